@@ -1,0 +1,46 @@
+# Two entry points: `make run` (service on the embedded default) and `make test` (the whole suite).
+# Both create .venv on first use and reinstall only when pyproject.toml changes.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: run test install install-test sysdeps lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+# torch first, from the CPU build on disk: otherwise sentence-transformers pulls a CUDA build.
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(VENV)/.installed $@
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+# System packages some tests drive (headless Chromium for the dashboard).
+sysdeps:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+run: install
+	$(BIN)/lastline serve
+
+test: install-test sysdeps
+	$(BIN)/python -m pytest -q
+
+lint: install-test
+	$(BIN)/ruff check core cache kb rules api tests bench
+	$(BIN)/mypy core
+
+bench: install-test
+	$(BIN)/python bench/embedders.py
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache

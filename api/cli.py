@@ -1,0 +1,135 @@
+"""The ``lastline`` command line: the same operations as the Python API, with the same names.
+
+Domain errors print one readable line and exit with code 2; data goes to stdout, as JSON with
+``--json``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from ipaddress import ip_address
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from lastline import ConfigError, LastlineError, __version__, load_settings
+
+from .runtime import Runtime
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="lastline",
+    help="The tier an LLM agent calls when every model provider is down.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+DbOption = Annotated[Path | None, typer.Option("--db", help="SQLite file (default: LASTLINE_DB or lastline.db).")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def open_runtime(db: Path | None) -> Runtime:
+    """Open the runtime with ``--db`` taking precedence over LASTLINE_DB."""
+    overrides: dict[str, Any] = {"db": db} if db is not None else {}
+    return Runtime.open(load_settings(**overrides))
+
+
+def emit(data: Any, as_json: bool) -> None:
+    """Print ``data`` as JSON, or as a two-column table for people."""
+    if as_json:
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+        return
+    table = Table(show_header=False)
+    for key, value in data.items():
+        table.add_row(str(key), str(value))
+    Console().print(table)
+
+
+@app.command()
+def version() -> None:
+    """Print the lastline version.
+
+    Example: lastline version
+    """
+    typer.echo(__version__)
+
+
+@app.command()
+def doctor(db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Check the installation: model, dimension, SQLite, sqlite-vec, FTS5, database path.
+
+    Example: lastline doctor --json
+    """
+    runtime = open_runtime(db)
+    started = time.perf_counter()
+    runtime.embedder.load()
+    load_s = time.perf_counter() - started
+    report = {
+        "version": __version__,
+        "embedder": runtime.settings.embedder,
+        "model_id": runtime.embedder.model_id,
+        "dim": runtime.embedder.dim,
+        "model_load_s": round(load_s, 3),
+        "db": str(runtime.storage.path.resolve()),
+        **runtime.storage.versions(),
+        "fts5": runtime.storage.fts5_available(),
+        "migrations": runtime.storage.applied_migrations(),
+        "tenants": sorted(set(runtime.settings.api_keys.values())) or ["default"],
+    }
+    runtime.close()
+    emit(report, as_json)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default 8765).")] = None,
+    db: DbOption = None,
+) -> None:
+    """Run the HTTP service.
+
+    Without API keys (LASTLINE_API_KEYS) it is single-tenant and only binds to loopback.
+
+    Example: lastline serve --port 8765 --db ./lastline.db
+    """
+    import uvicorn
+
+    from .app import create_app
+
+    overrides: dict[str, Any] = {}
+    if host is not None:
+        overrides["host"] = host
+    if port is not None:
+        overrides["port"] = port
+    if db is not None:
+        overrides["db"] = db
+    settings = load_settings(**overrides)
+    if not settings.api_keys and not _is_loopback(settings.host):
+        raise ConfigError(
+            f"LASTLINE_HOST: {settings.host} is not loopback; set LASTLINE_API_KEYS to serve other hosts"
+        )
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def main() -> None:
+    """Entry point: run the app, turning lastline errors into one line and exit code 2."""
+    try:
+        app()
+    except LastlineError as exc:
+        typer.echo(f"error: {exc.detail}", err=True)
+        sys.exit(2)

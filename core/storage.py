@@ -1,0 +1,187 @@
+"""SQLite storage: the source of truth, one file, WAL, migrations recorded in the database.
+
+Connection strategy: one connection per thread (SQLite connections must not be shared across
+threads mid-transaction), all opened the same way — WAL, foreign keys, a busy timeout, sqlite-vec
+loaded. Readers never block in WAL mode; writers take ``BEGIN IMMEDIATE`` inside :meth:`atomic`
+and wait up to the busy timeout for each other. Nested ``atomic()`` blocks become savepoints.
+
+Python's built-in ``sqlite3`` cannot load extensions on many builds, so connections come from
+``sqlean`` (same DB-API, extension loading enabled) and sqlite-vec is loaded into each.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import sqlean
+import sqlite_vec
+
+from .errors import ConfigError, StorageError
+
+__all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "Migration", "SQLiteStorage", "Storage", "open_storage"]
+
+DEFAULT_BUSY_TIMEOUT_MS = 10_000
+
+Connection = Any  # sqlean.Connection: the DB-API of sqlite3
+
+
+class Storage(Protocol):
+    """What the tiers may ask of a backend; SQLite is the embedded default."""
+
+    backend: str
+
+    def connection(self) -> Connection: ...
+    def atomic(self) -> AbstractContextManager[Connection]: ...
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]: ...
+    def migrate(self, migrations: Sequence[Migration]) -> list[str]: ...
+    def versions(self) -> dict[str, str]: ...
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema step; ``name`` is recorded once applied and never reused."""
+
+    name: str
+    apply: Callable[[Connection], None]
+
+
+class SQLiteStorage:
+    """A SQLite file with per-thread connections, ``atomic()`` blocks and named migrations."""
+
+    backend = "sqlite"
+
+    def __init__(self, path: str | Path, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> None:
+        self.path = Path(path).expanduser()
+        self.busy_timeout_ms = busy_timeout_ms
+        self._local = threading.local()
+        self._all: list[Connection] = []
+        self._all_lock = threading.Lock()
+        self._migrate_lock = threading.Lock()
+        conn = self.connection()  # fail now, by name, if the file cannot be used
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
+        )
+
+    def _open(self) -> Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlean.connect(str(self.path), isolation_level=None, check_same_thread=False)
+            conn.enable_load_extension(True)
+            sqlite_vec.load(conn)
+            conn.enable_load_extension(False)
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StorageError(f"could not enable WAL on {self.path} (journal_mode={mode})")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except (sqlean.Error, OSError) as exc:
+            raise ConfigError(f"LASTLINE_DB: cannot open {self.path}: {exc}") from exc
+        return conn
+
+    def connection(self) -> Connection:
+        """This thread's connection, opened on first use."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._open()
+            self._local.conn = conn
+            self._local.depth = 0
+            with self._all_lock:
+                self._all.append(conn)
+        return conn
+
+    @contextmanager
+    def atomic(self) -> Iterator[Connection]:
+        """All-or-nothing block; nests as savepoints. Storage errors surface as StorageError."""
+        conn = self.connection()
+        depth: int = self._local.depth
+        savepoint = f"sp{depth}"
+        try:
+            conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {savepoint}")
+        except sqlean.Error as exc:
+            raise StorageError(f"cannot start a write on {self.path}: {exc}") from exc
+        self._local.depth = depth + 1
+        try:
+            yield conn
+        except BaseException as exc:
+            self._local.depth = depth
+            if depth == 0:
+                conn.execute("ROLLBACK")
+            else:
+                conn.execute(f"ROLLBACK TO {savepoint}")
+                conn.execute(f"RELEASE {savepoint}")
+            if isinstance(exc, sqlean.Error):
+                raise StorageError(f"write to {self.path} failed: {exc}") from exc
+            raise
+        else:
+            self._local.depth = depth
+            try:
+                conn.execute("COMMIT" if depth == 0 else f"RELEASE {savepoint}")
+            except sqlean.Error as exc:
+                if depth == 0:
+                    conn.execute("ROLLBACK")
+                raise StorageError(f"commit to {self.path} failed: {exc}") from exc
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
+        """Run a read and return all rows (tuples)."""
+        try:
+            return list(self.connection().execute(sql, params).fetchall())
+        except sqlean.Error as exc:
+            raise StorageError(f"read from {self.path} failed: {exc}") from exc
+
+    def migrate(self, migrations: Sequence[Migration]) -> list[str]:
+        """Apply, in order, the migrations not yet recorded; return the names applied now."""
+        applied_now: list[str] = []
+        with self._migrate_lock:
+            done = {row[0] for row in self.query("SELECT name FROM schema_migrations")}
+            for migration in migrations:
+                if migration.name in done:
+                    continue
+                with self.atomic() as conn:
+                    if conn.execute(
+                        "SELECT 1 FROM schema_migrations WHERE name = ?", (migration.name,)
+                    ).fetchone():
+                        continue  # another process applied it meanwhile
+                    migration.apply(conn)
+                    conn.execute(
+                        "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                        (migration.name, time.time()),
+                    )
+                applied_now.append(migration.name)
+        return applied_now
+
+    def applied_migrations(self) -> list[str]:
+        return [row[0] for row in self.query("SELECT name FROM schema_migrations ORDER BY applied_at, name")]
+
+    def versions(self) -> dict[str, str]:
+        sqlite_version, vec_version = self.query("SELECT sqlite_version(), vec_version()")[0]
+        return {"sqlite": str(sqlite_version), "sqlite_vec": str(vec_version)}
+
+    def fts5_available(self) -> bool:
+        try:
+            conn = self.connection()
+            conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp._fts5_probe USING fts5(x)")
+            conn.execute("DROP TABLE temp._fts5_probe")
+        except sqlean.Error:
+            return False
+        return True
+
+    def close(self) -> None:
+        with self._all_lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+
+def open_storage(path: str | Path) -> SQLiteStorage:
+    """Open the embedded default backend."""
+    return SQLiteStorage(path)
