@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,3 +44,74 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"evaluation data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+class LiveServer:
+    """A real ``lastline serve`` process on 127.0.0.1 with its own database."""
+
+    def __init__(self, base_url: str, db: Path, process: "subprocess.Popen[bytes]") -> None:
+        self.base_url = base_url
+        self.db = db
+        self.process = process
+
+    def url(self, path: str) -> str:
+        return self.base_url + path
+
+
+def start_server(tmp: Path, env: dict[str, str] | None = None, timeout_s: float = 60.0) -> LiveServer:
+    """Start the CLI's server on a free loopback port and wait for /readyz."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    db = tmp / "server.db"
+    full_env = {**os.environ, "LASTLINE_DB": str(db), **(env or {})}
+    log = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed with the process
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lastline.api", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        env=full_env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError((tmp / "server.log").read_text())
+        try:
+            if httpx.get(base + "/readyz", timeout=1.0).status_code == 200:
+                return LiveServer(base, db, process)
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("server did not become ready:\n" + (tmp / "server.log").read_text())
+
+
+def stop_server(server: LiveServer) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=10)
+    except Exception:
+        server.process.kill()
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One shared server for the session (single-tenant, empty database)."""
+    server = start_server(tmp_path_factory.mktemp("live"))
+    yield server
+    stop_server(server)
+
+
+@pytest.fixture(scope="session")
+def tenant_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A shared server with two API keys: ``key-a`` → tenant ``acme``, ``key-b`` → ``globex``."""
+    env = {"LASTLINE_API_KEYS": '{"key-a": "acme", "key-b": "globex"}'}
+    server = start_server(tmp_path_factory.mktemp("tenants"), env)
+    yield server
+    stop_server(server)

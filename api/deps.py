@@ -1,0 +1,36 @@
+"""Request dependencies shared by every router: the runtime and the caller's tenant."""
+
+from __future__ import annotations
+
+import hmac
+
+from fastapi import Request
+
+from lastline import Unauthorized
+
+from .runtime import Runtime
+
+__all__ = ["DEFAULT_TENANT", "get_runtime", "get_tenant"]
+
+DEFAULT_TENANT = "default"
+
+
+def get_runtime(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+def get_tenant(request: Request) -> str:
+    """Tenant from ``Authorization: Bearer <key>``; single-tenant ``default`` when no keys are set."""
+    keys = get_runtime(request).settings.api_keys
+    if not keys:
+        return DEFAULT_TENANT
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("missing API key: send 'Authorization: Bearer <key>'")
+    token = token.strip()
+    for key, tenant in keys.items():
+        if hmac.compare_digest(key.encode(), token.encode()):
+            return tenant
+    raise Unauthorized("unknown API key")
