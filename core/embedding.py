@@ -67,7 +67,8 @@ class Embedder:
         return normalize_rows(raw)
 
     def encode_one(self, text: str) -> np.ndarray:
-        return self.encode([text])[0]
+        row: np.ndarray = self.encode([text])[0]
+        return row
 
 
 _instances: dict[tuple[str, int], Embedder] = {}

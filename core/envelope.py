@@ -7,7 +7,7 @@ degraded answer without writing that text itself.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -15,14 +15,14 @@ from pydantic import BaseModel, Field
 __all__ = ["DEPTH", "Answer", "Citation", "Confidence", "Source", "notice_for"]
 
 
-class Source(str, Enum):
+class Source(StrEnum):
     CACHE = "cache"
     RULES = "rules"
     KB = "kb"
     DEFAULT = "default"
 
 
-class Confidence(str, Enum):
+class Confidence(StrEnum):
     HIGH = "high"
     MEDIUM = "medium"
     LOW = "low"

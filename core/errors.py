@@ -21,8 +21,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 __all__ = [
-    "Conflict",
     "ConfigError",
+    "Conflict",
     "InvalidInput",
     "LastlineError",
     "ModelUnavailable",

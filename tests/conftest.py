@@ -12,7 +12,7 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from lastline import Embedder, SQLiteStorage, get_embedder, open_storage  # noqa: E402
+from lastline import Embedder, SQLiteStorage, get_embedder, open_storage
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -49,7 +49,7 @@ def shared_data() -> Path:
 class LiveServer:
     """A real ``lastline serve`` process on 127.0.0.1 with its own database."""
 
-    def __init__(self, base_url: str, db: Path, process: "subprocess.Popen[bytes]") -> None:
+    def __init__(self, base_url: str, db: Path, process: subprocess.Popen[bytes]) -> None:
         self.base_url = base_url
         self.db = db
         self.process = process
