@@ -1,0 +1,74 @@
+"""Shared pieces of the benchmark scripts: where the evaluation data is, the machine, pair files."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import os
+import platform
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("LASTLINE_EVAL_DATA", ROOT.parent / "shared" / "data"))
+
+
+def machine() -> str:
+    """One line naming the CPU, cores, memory, Python and today's date, for result tables."""
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        mem_kb = int(next(ln for ln in Path("/proc/meminfo").read_text().splitlines()
+                          if ln.startswith("MemTotal")).split()[1])
+        mem = f"{mem_kb / 1024 / 1024:.0f} GB"
+    except (OSError, StopIteration, ValueError):
+        mem = "? GB"
+    return (f"{cpu}, {os.cpu_count()} cores, {mem}, Python {platform.python_version()}, "
+            f"{dt.date.today().isoformat()}")
+
+
+def read_pairs(name: str, limit: int | None = None) -> tuple[list[str], list[str], np.ndarray]:
+    """``question1``, ``question2`` and 0/1 labels of a labelled pair file in ``cache/``."""
+    q1: list[str] = []
+    q2: list[str] = []
+    labels: list[int] = []
+    with open(DATA / "cache" / name, newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            q1.append(row["question1"])
+            q2.append(row["question2"])
+            labels.append(int(float(row["is_duplicate"])))
+            if limit and len(labels) >= limit:
+                break
+    return q1, q2, np.asarray(labels, dtype=np.int8)
+
+
+def recall_at_fpr(scores: np.ndarray, labels: np.ndarray, max_fpr: float) -> tuple[float, float, float]:
+    """Best hit rate on duplicates with false hits on non-duplicates ≤ ``max_fpr``: (recall, fpr, threshold)."""
+    neg = np.sort(scores[labels == 0])[::-1]
+    pos = scores[labels == 1]
+    allowed = int(np.floor(max_fpr * len(neg)))
+    # Threshold just above the (allowed+1)-th highest negative score.
+    threshold = float(np.nextafter(neg[allowed], np.float32(np.inf))) if allowed < len(neg) else float(neg[-1])
+    fpr = float(np.mean(neg >= threshold))
+    return float(np.mean(pos >= threshold)), fpr, threshold
+
+
+def roc_auc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """Area under the ROC curve via the rank-sum statistic (ties averaged)."""
+    order = np.argsort(scores, kind="mergesort")
+    ranks = np.empty(len(scores), dtype=np.float64)
+    sorted_scores = scores[order]
+    i = 0
+    while i < len(scores):
+        j = i
+        while j + 1 < len(scores) and sorted_scores[j + 1] == sorted_scores[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    n_pos = int(labels.sum())
+    n_neg = len(labels) - n_pos
+    return float((ranks[labels == 1].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))

