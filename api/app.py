@@ -1,50 +1,92 @@
-"""The FastAPI application: HTTP face of lastline."""
+"""The FastAPI application: HTTP face of lastline.
+
+``create_app(settings)`` opens the runtime (storage, embedder, tiers), installs the error shape
+(``{error, detail}`` everywhere), the body-size limit and request counting, and mounts one router
+per concern. The model loads and each wired tier is built (the cache's index rebuilt from SQLite)
+during start-up, before ``/readyz`` says yes.
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from lastline import LastlineError, Settings, __version__
+from lastline import Settings, __version__
 
+from . import routes_fallback, routes_ops
+from .http_errors import install_error_handlers
+from .limits import BodySizeLimit
+from .metrics import Metrics
 from .runtime import Runtime
 
 __all__ = ["create_app"]
+
+_TIERS = ("cache", "rules", "kb")
+
+
+def _build_tiers(runtime: Runtime) -> None:
+    """Load the model and build every tier the runtime wires (each is a lazy property)."""
+    runtime.embedder.load()
+    for tier in _TIERS:
+        getattr(runtime, tier, None)
+
+
+class RequestCounter:
+    """Counts every request by method, matched route template (not raw path) and status."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        status = 500
+
+        async def send_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_status)
+        finally:
+            route = scope.get("route")
+            template = getattr(route, "path", None) or "unmatched"
+            self.metrics.requests.labels(method=scope.get("method", ""), route=template, status=str(status)).inc()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app; storage opens and the model loads at start-up, before /readyz says yes."""
     runtime = Runtime.open(settings)
+    # Built now, on one thread: request threads then share one registry, one event store.
+    metrics, _, _ = runtime.metrics, runtime.events, runtime.defaults
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await run_in_threadpool(runtime.embedder.load)
+        await run_in_threadpool(_build_tiers, runtime)
         app.state.ready = True
         yield
         runtime.close()
 
-    app = FastAPI(title="lastline", version=__version__, lifespan=lifespan)
+    app = FastAPI(
+        title="lastline",
+        version=__version__,
+        lifespan=lifespan,
+        description="The tier an LLM agent calls when every model provider is down.",
+    )
     app.state.runtime = runtime
     app.state.ready = False
+    install_error_handlers(app)
+    app.add_middleware(BodySizeLimit, max_bytes=runtime.settings.max_body_bytes)
+    app.add_middleware(RequestCounter, metrics=metrics)
 
-    @app.exception_handler(LastlineError)
-    async def _lastline_error(request: Request, exc: LastlineError) -> JSONResponse:
-        return JSONResponse(exc.to_dict(), status_code=exc.status)
-
-    @app.get("/healthz", tags=["ops"])
-    def healthz() -> dict[str, str]:
-        """Liveness: the process answers."""
-        return {"status": "ok"}
-
-    @app.get("/readyz", tags=["ops"])
-    def readyz() -> JSONResponse:
-        """Readiness: storage open and the model loaded."""
-        ready = bool(app.state.ready) and runtime.embedder.loaded
-        body = {"status": "ready" if ready else "starting", "model": runtime.embedder.name}
-        return JSONResponse(body, status_code=200 if ready else 503)
-
+    app.include_router(routes_ops.router)
+    app.include_router(routes_fallback.router)
     return app

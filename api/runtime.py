@@ -6,9 +6,15 @@ Tiers attach here as they are built, so both faces of the API get the same objec
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from lastline import Embedder, Settings, SQLiteStorage, get_embedder, load_settings, open_storage
+
+if TYPE_CHECKING:
+    from .defaults import DefaultsStore
+    from .events import EventStore
+    from .metrics import Metrics
 
 __all__ = ["Runtime"]
 
@@ -27,6 +33,28 @@ class Runtime:
         storage = open_storage(settings.db)
         embedder = get_embedder(settings.embedder, settings.embed_threads)
         return cls(settings=settings, storage=storage, embedder=embedder)
+
+    @cached_property
+    def events(self) -> EventStore:
+        """Degradation events (api_0001_events), hashes only unless log_content."""
+        from .events import EventStore
+
+        return EventStore(self.storage, log_content=self.settings.log_content)
+
+    @cached_property
+    def defaults(self) -> DefaultsStore:
+        """Declared per-task defaults and side-effect flags (file + api_0002_defaults)."""
+        from .defaults import DefaultsStore
+
+        return DefaultsStore(self.storage, self.settings.defaults_file)
+
+    @cached_property
+    def metrics(self) -> Metrics:
+        """Prometheus counters on a registry owned by this runtime (one per app)."""
+        from .metrics import Metrics
+        from .reports import cache_entry_counts
+
+        return Metrics(entries_source=lambda: cache_entry_counts(self))
 
     def close(self) -> None:
         self.storage.close()

@@ -1,0 +1,229 @@
+"""The fallback ladder: what ``POST /v1/fallback`` (and the OpenAI-compatible endpoint) answer with.
+
+    guard     write, or a task declared with side effects → 409 no_degraded_writes (nothing read)
+    L0 / L1   cache: exact / fuzzy (depth 0), semantic kNN + calibrated threshold + slot guard (depth 1)
+    L2        rules: a pack whose triggers fit the task extracts fields (confidence medium)
+    L3        knowledge base: FAQ match or hybrid search, extractive, with citations
+    L4        the declared default for the task (or the route-wide ``*``), confidence low
+    else      404 no_fallback_answer
+
+Each rung is one small function that returns an :class:`Answer` or ``None`` and notes what it
+saw in the trail (``cache:below_threshold rules:no_match kb:no_answer``), which goes into the
+degradation event with the prompt's hash — never its text unless the operator opted in. A tier
+that is not wired into the runtime is skipped, so the ladder works with whatever is installed.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from lastline import (
+    DEPTH,
+    Answer,
+    Confidence,
+    ModelUnavailable,
+    NoDegradedWrites,
+    NoFallbackAnswer,
+    Source,
+    language_of,
+    normalize_text,
+    notice_for,
+    text_hash,
+)
+
+from .events import NewEvent
+from .limits import HARD_MAX_TEXT_CHARS, check_text_lengths
+from .runtime import Runtime
+
+__all__ = ["FallbackRequest", "run_ladder"]
+
+Context = str | dict[str, Any] | list[Any] | None
+
+
+class FallbackRequest(BaseModel):
+    """One degraded request. Only ``prompt`` is required."""
+
+    prompt: str = Field(min_length=1, max_length=HARD_MAX_TEXT_CHARS, description="The user's question.")
+    context: Context = Field(
+        None, description="Context fingerprint (system prompt, model, tool name…); must match exactly."
+    )
+    task: str | None = Field(None, max_length=200, description="Task or route name (rules, defaults).")
+    text: str | None = Field(
+        None, max_length=HARD_MAX_TEXT_CHARS, description="Document text for rule extraction (else the prompt)."
+    )
+    operation: Literal["read", "write"] = Field("read", description="write → 409, never degraded.")
+    idempotency_key: str | None = Field(None, max_length=200, description="Echoed back on a refused write.")
+    mode: Literal["intercept", "fallback"] = Field("fallback", description="Cache threshold mode.")
+    threshold: float | None = Field(None, ge=-1.0, le=1.0, description="Override the calibrated threshold.")
+    reason: str | None = Field(
+        None, max_length=200, description="Why the caller degraded (e.g. upstream_timeout), for events."
+    )
+
+
+def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: str = "fallback") -> Answer:
+    """Answer ``req`` from the highest rung that can; raise 409 for writes, 404 when none can."""
+    started = time.perf_counter()
+    context_text = req.context if isinstance(req.context, str) else None
+    check_text_lengths(runtime.settings, prompt=req.prompt, text=req.text, context=context_text)
+    trail: list[str] = []
+
+    def record(tier: str, answer: Answer | None) -> None:
+        runtime.events.record(
+            NewEvent(
+                tenant=tenant, route=route, tier=tier, path=" ".join(trail),
+                prompt_hash=text_hash(normalize_text(req.prompt)),
+                duration_ms=(time.perf_counter() - started) * 1000,
+                source=answer.source.value if answer else None, reason=req.reason,
+                depth=answer.degradation_depth if answer else None,
+                confidence=answer.confidence.value if answer else None,
+                entry_id=answer.entry_id if answer else None, task=req.task,
+                prompt=req.prompt, answer=_answer_text(answer),
+            )
+        )
+
+    if req.operation == "write" or runtime.defaults.has_side_effects(tenant=tenant, task=req.task):
+        why = "operation=write" if req.operation == "write" else f"task {req.task!r} has side effects"
+        trail.append(f"guard:{'write' if req.operation == 'write' else 'side_effects'}")
+        record("refused", None)
+        runtime.metrics.fallback.labels(outcome="refused_write").inc()
+        raise NoDegradedWrites(
+            f"refusing to degrade a write ({why}): nothing cached, defaulted or replayed",
+            idempotency_key=req.idempotency_key,
+        )
+
+    lang = language_of(req.prompt)
+    for rung in (_from_cache, _from_rules, _from_kb, _from_default):
+        answer = rung(runtime, tenant, req, lang, trail)
+        if answer is not None:
+            record(answer.layer or answer.source.value, answer)
+            runtime.metrics.count_answer(answer.source.value, answer.confidence.value)
+            return answer
+    record("none", None)
+    runtime.metrics.fallback.labels(outcome="no_answer").inc()
+    raise NoFallbackAnswer(
+        "no tier could answer: " + (" ".join(trail) or "no tier is configured"), path=" ".join(trail)
+    )
+
+
+def _answer_text(answer: Answer | None) -> str | None:
+    if answer is None:
+        return None
+    if answer.answer is not None:
+        return answer.answer
+    return str(answer.fields) if answer.fields else None
+
+
+def _value(x: Any) -> Any:
+    return getattr(x, "value", x)
+
+
+def _from_cache(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, trail: list[str]) -> Answer | None:
+    """L0/L1: one cache lookup covers exact, fuzzy and semantic layers, cheapest first."""
+    cache = getattr(runtime, "cache", None)
+    if cache is None:
+        trail.append("cache:absent")
+        return None
+    started = time.perf_counter()
+    try:
+        res = cache.lookup(
+            req.prompt, tenant=tenant, context=req.context, mode=req.mode, threshold=req.threshold
+        )
+    except ModelUnavailable:
+        trail.append("cache:model_unavailable")
+        return None
+    layer = _value(res.layer)
+    runtime.metrics.count_lookup(
+        hit=bool(res.hit), layer=layer, duration_s=time.perf_counter() - started, endpoint="fallback"
+    )
+    if not res.hit:
+        trail.append(f"cache:{_value(res.reason) or 'miss'}")
+        return None
+    trail.append(f"cache:{layer}")
+    stale = bool(res.stale)
+    return Answer(
+        answer=res.answer, source=Source.CACHE, confidence=Confidence(_value(res.confidence)),
+        degradation_depth=DEPTH.get(layer, 1), stale=stale, age_s=res.age_s, similarity=res.similarity,
+        notice=notice_for(Source.CACHE, lang, stale), layer=layer, entry_id=res.entry_id,
+    )
+
+
+def _from_rules(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, trail: list[str]) -> Answer | None:
+    """L2: a rule pack whose triggers fit the task extracts fields from the text (or the prompt)."""
+    engine = getattr(runtime, "rules", None)
+    if engine is None:
+        trail.append("rules:absent")
+        return None
+    text = req.text or req.prompt
+    pack = engine.match_task(req.task, text)
+    if pack is None:
+        trail.append("rules:no_match")
+        return None
+    name = getattr(pack, "name", pack)
+    result = engine.extract(text, pack=name)
+    fields = {k: v for k, v in dict(result.fields).items()}
+    if not any(v not in (None, "", [], {}) for v in fields.values()):
+        trail.append(f"rules:{name}:no_fields")
+        return None
+    trail.append(f"rules:{name}")
+    return Answer(
+        answer=_render_fields(engine, pack, fields), source=Source.RULES, confidence=Confidence.MEDIUM,
+        degradation_depth=DEPTH["rules"], fields=fields, notice=notice_for(Source.RULES, lang),
+        layer="rules", entry_id=",".join(getattr(result, "rule_ids", []) or []) or None,
+    )
+
+
+def _render_fields(engine: Any, pack: Any, fields: dict[str, Any]) -> str:
+    """The pack's own template when it has one, else one ``name: value`` line per found field."""
+    template = getattr(pack, "template", None)
+    if template:
+        return str(engine.render(template=template, data=fields))
+    return "\n".join(f"{k}: {_plain(v)}" for k, v in fields.items() if v not in (None, "", [], {}))
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, dict) and "amount" in value:
+        return " ".join(str(value[k]) for k in ("amount", "currency") if value.get(k))
+    return str(value)
+
+
+def _from_kb(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, trail: list[str]) -> Answer | None:
+    """L3: an extractive answer from the tenant's documents or FAQ, with citations."""
+    kb = getattr(runtime, "kb", None)
+    if kb is None:
+        trail.append("kb:absent")
+        return None
+    try:
+        found = kb.answer(req.prompt, tenant=tenant)
+    except ModelUnavailable:
+        trail.append("kb:model_unavailable")
+        return None
+    if found is None:
+        trail.append("kb:no_answer")
+        return None
+    trail.append("kb:answer")
+    return found.model_copy(
+        update={
+            "degradation_depth": DEPTH["kb"],
+            "notice": found.notice or notice_for(Source.KB, lang),
+            "layer": found.layer or "kb",
+        }
+    )
+
+
+def _from_default(
+    runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, trail: list[str]
+) -> Answer | None:
+    """L4: the operator's declared default for this task, else the route-wide ``*`` default."""
+    found = runtime.defaults.answer_for(tenant=tenant, task=req.task)
+    if found is None:
+        trail.append("default:none")
+        return None
+    task, text = found
+    trail.append(f"default:{task}")
+    return Answer(
+        answer=text, source=Source.DEFAULT, confidence=Confidence.LOW, degradation_depth=DEPTH["default"],
+        notice=notice_for(Source.DEFAULT, lang), layer="default", entry_id=f"default:{task}",
+    )

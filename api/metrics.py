@@ -1,0 +1,97 @@
+"""Prometheus metrics, on a registry owned by one app (never the process-global one).
+
+A per-app registry keeps two apps in one process (tests, embedding in another service) from
+double-registering or mixing counts. Names, as DESIGN.md promises:
+
+- ``lastline_cache_lookups_total{layer,result}`` — cache layers are tried in order, so a lookup
+  that hits at ``semantic`` counts ``exact``/``fuzzy`` misses and a ``semantic`` hit; a lookup
+  restricted to the exact layer counts only ``exact``.
+- ``lastline_lookup_duration_seconds{endpoint}`` — wall time of one cache lookup.
+- ``lastline_answers_total{source,confidence}`` — degraded answers served.
+- ``lastline_fallback_total{outcome}`` — ladder outcomes: answered, no_answer, refused_write.
+- ``lastline_cache_entries{tenant}`` — read from storage at scrape time.
+- ``lastline_http_requests_total{method,route,status}`` — by route template, not raw path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+__all__ = ["CACHE_LAYERS", "CONTENT_TYPE", "Metrics"]
+
+CACHE_LAYERS = ("exact", "fuzzy", "semantic")
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class _EntriesCollector(Collector):
+    """Asks storage for cache entry counts per tenant at scrape time (cheap COUNT queries)."""
+
+    def __init__(self, source: Callable[[], dict[str, int]]) -> None:
+        self.source = source
+
+    def collect(self) -> Iterator[Metric]:
+        family = GaugeMetricFamily("lastline_cache_entries", "Cache entries stored, by tenant.", labels=["tenant"])
+        for tenant, count in sorted(self.source().items()):
+            family.add_metric([tenant], float(count))
+        yield family
+
+    def describe(self) -> Iterable[Metric]:
+        return [GaugeMetricFamily("lastline_cache_entries", "Cache entries stored, by tenant.", labels=["tenant"])]
+
+
+class Metrics:
+    """All counters of one app; ``entries_source`` returns ``{tenant: n}`` from storage."""
+
+    def __init__(self, entries_source: Callable[[], dict[str, int]] | None = None) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.cache_lookups = Counter(
+            "lastline_cache_lookups_total", "Cache lookups by layer and result.", ["layer", "result"],
+            registry=self.registry,
+        )
+        self.lookup_duration = Histogram(
+            "lastline_lookup_duration_seconds", "Cache lookup wall time.", ["endpoint"],
+            buckets=_BUCKETS, registry=self.registry,
+        )
+        self.answers = Counter(
+            "lastline_answers_total", "Degraded answers by source and confidence.", ["source", "confidence"],
+            registry=self.registry,
+        )
+        self.fallback = Counter(
+            "lastline_fallback_total", "Fallback ladder outcomes.", ["outcome"], registry=self.registry
+        )
+        self.requests = Counter(
+            "lastline_http_requests_total", "HTTP requests by method, route template and status.",
+            ["method", "route", "status"], registry=self.registry,
+        )
+        if entries_source is not None:
+            self.registry.register(_EntriesCollector(entries_source))
+
+    def count_lookup(self, *, hit: bool, layer: str | None, exact_only: bool = False,
+                     duration_s: float, endpoint: str) -> None:
+        """Count one cache lookup down the layers it passed through."""
+        self.lookup_duration.labels(endpoint=endpoint).observe(duration_s)
+        layers = CACHE_LAYERS[:1] if exact_only else CACHE_LAYERS
+        for name in layers:
+            if hit and name == layer:
+                self.cache_lookups.labels(layer=name, result="hit").inc()
+                return
+            self.cache_lookups.labels(layer=name, result="miss").inc()
+
+    def count_answer(self, source: str, confidence: str) -> None:
+        self.answers.labels(source=source, confidence=confidence).inc()
+        self.fallback.labels(outcome="answered").inc()
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
+    def value(self, name: str, **labels: Any) -> float:
+        """A sample's current value (0 when absent); for reports and tests."""
+        got = self.registry.get_sample_value(name, {k: str(v) for k, v in labels.items()})
+        return float(got or 0.0)

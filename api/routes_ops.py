@@ -1,0 +1,82 @@
+"""Operations: liveness, readiness, Prometheus ``/metrics``, the dashboard and its JSON report."""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+
+from .deps import get_runtime, get_tenant
+from .metrics import CONTENT_TYPE
+from .reports import hit_rate_report
+from .runtime import Runtime
+
+__all__ = ["is_ready", "router"]
+
+router = APIRouter(tags=["ops"])
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+TenantDep = Annotated[str, Depends(get_tenant)]
+
+
+def is_ready(request: Request) -> tuple[bool, dict[str, bool]]:
+    """Model loaded and every wired tier built (the cache's index rebuilt from SQLite)."""
+    runtime: Runtime = request.app.state.runtime
+    checks = {"started": bool(request.app.state.ready), "model_loaded": runtime.embedder.loaded}
+    for tier in ("cache", "kb", "rules"):
+        if hasattr(type(runtime), tier):
+            checks[f"{tier}_built"] = tier in vars(runtime)
+    return all(checks.values()), checks
+
+
+@router.get("/healthz")
+def healthz() -> dict[str, str]:
+    """Liveness: the process answers."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz", responses={503: {"description": "Still starting."}})
+def readyz(request: Request) -> JSONResponse:
+    """Readiness: storage open, the model loaded and the cache index built."""
+    ready, checks = is_ready(request)
+    runtime: Runtime = request.app.state.runtime
+    body = {"status": "ready" if ready else "starting", "model": runtime.embedder.name, "checks": checks}
+    return JSONResponse(body, status_code=200 if ready else 503)
+
+
+@router.get("/metrics", response_class=Response)
+def metrics(runtime: RuntimeDep) -> Response:
+    """Prometheus text exposition of this app's registry."""
+    return Response(runtime.metrics.render(), media_type=CONTENT_TYPE)
+
+
+@router.get("/dashboard", response_class=HTMLResponse)
+def dashboard() -> HTMLResponse:
+    """Hit rate over time, hits by layer, answers by source/confidence, recent events.
+
+    Multi-tenant servers: open ``/dashboard#key=<API key>``; the key stays in the browser.
+    """
+    html = resources.files("lastline.api").joinpath("static/dashboard.html").read_text(encoding="utf-8")
+    return HTMLResponse(html)
+
+
+@router.get("/dashboard/{name}", include_in_schema=False)
+def dashboard_asset(name: str) -> Response:
+    types = {"dashboard.js": "text/javascript", "dashboard.css": "text/css"}
+    if name not in types:
+        return JSONResponse({"error": "not_found", "detail": f"no asset {name}"}, status_code=404)
+    data = resources.files("lastline.api").joinpath(f"static/{name}").read_bytes()
+    return Response(data, media_type=types[name])
+
+
+@router.get("/v1/reports/hit-rate", tags=["reports"])
+def hit_rate(
+    runtime: RuntimeDep,
+    tenant: TenantDep,
+    window: Annotated[int, Query(ge=60, le=90 * 86400, description="Seconds back from now.")] = 3600,
+    buckets: Annotated[int, Query(ge=1, le=48, description="Points in the series.")] = 12,
+) -> dict[str, object]:
+    """The dashboard's data: cache hit rate (as /v1/cache/stats), its series, layers, answers."""
+    return hit_rate_report(runtime, tenant, window_s=window, buckets=buckets)
