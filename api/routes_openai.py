@@ -1,0 +1,182 @@
+"""The OpenAI-compatible face: lastline as the last model of any OpenAI-speaking fallback chain.
+
+- ``POST /v1/chat/completions`` answers the last user message through the fallback ladder (context:
+  :func:`lastline.api.chat_context.chat_prompt`), as a ``chat.completion`` or an SSE stream, with
+  provenance in ``x-lastline-*`` headers and a ``lastline`` body field (every stream chunk that
+  carries it: the first and the final one).
+- ``GET /v1/models`` (and ``/v1/models/{id}``) lists lastline's model ids.
+- ``POST /v1/chat/completions/writeback`` stores an upstream model's good answer under the same
+  (prompt, context) key that a later chat completion will look up.
+
+Writes (``x-lastline-operation: write`` + ``Idempotency-Key``, or ``{"lastline": {"operation":
+"write", "idempotency_key": …}}`` in the body or ``metadata``) are refused with 409
+``no_degraded_writes`` and the key echoed. Errors come in OpenAI's shape (see ``openai_errors``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+
+from lastline import Answer, InvalidInput, NoDegradedWrites, StorageError
+
+from .chat_context import MODEL_IDS, ChatPrompt, chat_prompt, model_scope
+from .deps import get_runtime, get_tenant
+from .ladder import FallbackRequest, run_ladder
+from .openai_errors import OpenAIRoute, openai_error
+from .openai_format import (
+    answer_text,
+    completion_body,
+    model_list,
+    model_object,
+    provenance_headers,
+    sse_events,
+    usage,
+)
+from .openai_models import ChatCompletionRequest, ChatWritebackRequest, LastlineOptions, lastline_options
+from .runtime import Runtime
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1", tags=["openai"], route_class=OpenAIRoute)
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+TenantDep = Annotated[str, Depends(get_tenant)]
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"description": "Invalid request (OpenAI error shape)"},
+    401: {"description": "Missing or unknown API key"},
+    404: {"description": "`no_fallback_answer`: no tier could answer"},
+    409: {"description": "`no_degraded_writes`: a write is never answered in degraded mode"},
+}
+
+
+def _is_served(model_id: str) -> bool:
+    return model_id in MODEL_IDS or (model_id.startswith("lastline/") and model_scope(model_id) is not None)
+
+
+@router.get("/models", summary="List lastline's model ids (OpenAI shape)")
+def list_models(tenant: TenantDep) -> dict[str, Any]:
+    """``lastline`` and its aliases all mean "answer through the whole fallback ladder"."""
+    return model_list()
+
+
+@router.get("/models/{model_id:path}", summary="One model (OpenAI shape)", responses={404: {}})
+def get_model(model_id: str, tenant: TenantDep) -> Response:
+    """A listed id, or ``lastline/<upstream model>`` (the ladder, scoped to that model's answers)."""
+    if not _is_served(model_id):
+        return openai_error(404, f"The model '{model_id}' does not exist", "model_not_found", param="model")
+    return JSONResponse(model_object(model_id))
+
+
+def _refuse_write(options: LastlineOptions) -> NoDegradedWrites:
+    return NoDegradedWrites(
+        "writes are never served in degraded mode; retry against the primary when it is back",
+        idempotency_key=options.idempotency_key,
+    )
+
+
+@router.post("/chat/completions", summary="Chat completion from the fallback ladder", responses=_ERRORS)
+def chat_completions(
+    body: ChatCompletionRequest,
+    request: Request,
+    runtime: RuntimeDep,
+    tenant: TenantDep,
+) -> Response:
+    """OpenAI ``chat.completion`` (or an SSE stream with ``stream: true``) whose content is lastline's
+    degraded answer; ``lastline`` field and ``x-lastline-source`` / ``x-lastline-confidence`` headers
+    carry its provenance. Sampling options are accepted and ignored; ``usage`` is an estimate."""
+    options = lastline_options(body, request.headers)
+    messages = [m.model_dump(exclude_none=True) for m in body.messages]
+    try:
+        chat = chat_prompt(messages, model=body.model, tools=body.tools or body.functions)
+    except InvalidInput:
+        if options.operation == "write":
+            raise _refuse_write(options) from None
+        raise
+    answer = _ask_ladder(runtime, tenant, chat, options)
+    content = answer_text(answer, notice_in_content=options.notice_in_content)
+    headers = provenance_headers(answer)
+    if body.stream:
+        include_usage = bool(body.stream_options and body.stream_options.include_usage)
+        events = sse_events(
+            answer, content, model=body.model, n=body.n,
+            token_usage=usage(messages, content) if include_usage else None,
+        )
+        stream_headers = {**headers, "cache-control": "no-cache", "x-accel-buffering": "no"}
+        return StreamingResponse(events, media_type="text/event-stream", headers=stream_headers)
+    payload = completion_body(answer, content, model=body.model, n=body.n, token_usage=usage(messages, content))
+    return JSONResponse(payload, headers=headers)
+
+
+def _ask_ladder(runtime: Runtime, tenant: str, chat: ChatPrompt, options: LastlineOptions) -> Answer:
+    request = FallbackRequest(
+        prompt=chat.prompt,
+        context=chat.context,
+        task=options.task,
+        text=options.text,
+        operation=options.operation,
+        idempotency_key=options.idempotency_key,
+        mode=options.mode or "fallback",
+        threshold=options.threshold,
+    )
+    answer = run_ladder(runtime, tenant, request, route="chat_completions")
+    if options.operation == "write":  # the ladder refuses writes; never let one through regardless
+        raise _refuse_write(options)
+    return answer
+
+
+def _upstream_content(completion: dict[str, Any]) -> str:
+    """The first choice's text of an upstream ``chat.completion``; refuses what must not be cached."""
+    if "lastline" in completion:
+        raise InvalidInput("completion: this answer came from lastline itself; only upstream answers are stored")
+    choices = completion.get("choices") or []
+    if not choices or not isinstance(choices[0], dict):
+        raise InvalidInput("completion.choices: no choice to store")
+    choice = choices[0]
+    if choice.get("finish_reason") not in (None, "stop"):
+        reason = choice.get("finish_reason")
+        raise InvalidInput(f"completion.choices[0].finish_reason: {reason!r} is not a complete answer")
+    message = choice.get("message") or {}
+    if message.get("tool_calls") or message.get("function_call"):
+        raise InvalidInput("completion.choices[0].message: tool calls are not stored as answers")
+    content = message.get("content")
+    if not isinstance(content, str) or not content.strip():
+        raise InvalidInput("completion.choices[0].message.content: no text to store")
+    return content
+
+
+@router.post(
+    "/chat/completions/writeback", status_code=201, summary="Store an upstream chat answer",
+    responses={400: _ERRORS[400], 401: _ERRORS[401]},
+)
+def chat_writeback(
+    body: ChatWritebackRequest,
+    runtime: RuntimeDep,
+    tenant: TenantDep,
+) -> dict[str, Any]:
+    """Cache a good upstream answer under prompt = last user message, context = the fingerprint of
+    the rest, so a later chat completion with the same conversation finds it. Returns ``{id, context}``."""
+    if body.content is not None:
+        content = body.content
+    elif body.completion is not None:
+        content = _upstream_content(body.completion)
+    else:
+        raise InvalidInput("content or completion: one of them is required")
+    if not content.strip():
+        raise InvalidInput("content: no text to store")
+    messages = [m.model_dump(exclude_none=True) for m in body.messages]
+    chat = chat_prompt(messages, model=body.model, tools=body.tools)
+    metadata = {**(body.metadata or {}), "via": "chat_writeback"}
+    if body.completion and isinstance(body.completion.get("model"), str):
+        metadata["upstream_model"] = body.completion["model"]
+    cache = getattr(runtime, "cache", None)
+    if cache is None:
+        raise StorageError("the cache tier is not installed on this server")
+    entry_id = cache.put(
+        chat.prompt, content, tenant=tenant, context=chat.context,
+        ttl_s=body.ttl_s, tags=tuple(body.tags), metadata=metadata,
+    )
+    return {"id": entry_id, "context": chat.context}
