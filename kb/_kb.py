@@ -1,0 +1,277 @@
+"""The knowledge base: one object that ingests, searches and answers, over one storage and one embedder."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from lastline.embedding import Embedder
+from lastline.envelope import Answer
+from lastline.errors import InvalidInput
+from lastline.storage import SQLiteStorage
+from lastline.text import text_hash
+
+from ._answer import compose_answer
+from ._chunking import DEFAULT_MAX_CHARS, DEFAULT_OVERLAP, chunk_document
+from ._filters import Filters, parse_filters
+from ._ingest import IngestReport, Progress, content_hash, ingest_path
+from ._parse_markup import parse_markdown
+from ._parsed import ParsedDocument, ParseError
+from ._parsers import parse_file
+from ._results import SearchResult
+from ._schema import MIGRATIONS
+from ._search import DEFAULT_RRF_K, Ranked, faq_exact, keyword_search, rrf, vector_search
+from ._segment import SEGMENTERS
+from ._store import delete_document, embedding_text, fts_text, hydrate, write_document
+from ._vectors import ensure_vector_table, get_meta, set_meta
+
+__all__ = ["DEFAULT_SEGMENTER", "KBConfig", "KnowledgeBase", "Mode"]
+
+Mode = Literal["hybrid", "keyword", "vector"]
+DEFAULT_SEGMENTER = "char+bigram"
+EXACT_FAQ_BONUS = 1.0  # larger than any RRF score: an exact FAQ question match ranks first
+MAX_K = 1000
+MAX_QUERY_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class KBConfig:
+    """Tuning knobs; defaults come from bench/kb_eval.py on SciFact and BQ FAQ (docs/benchmarks.md)."""
+
+    max_chars: int = DEFAULT_MAX_CHARS
+    overlap: int = DEFAULT_OVERLAP
+    segmenter: str = DEFAULT_SEGMENTER
+    rrf_k: float = DEFAULT_RRF_K
+    keyword_weight: float = 1.0
+    vector_weight: float = 1.0
+    candidates: int = 100  # depth of each ranked list before fusion
+    # Answer floors, for the default USE model (cosines differ per model; set them per model).
+    faq_min_similarity: float = 0.80
+    faq_min_fuzz: float = 0.92
+    passage_min_similarity: float = 0.30
+    passage_medium_similarity: float = 0.50
+    answer_candidates: int = 5
+    answer_passages: int = 2
+
+
+class KnowledgeBase:
+    """Documents → chunks → FTS5 + sqlite-vec; hybrid search; extractive answers with citations."""
+
+    def __init__(self, storage: SQLiteStorage, embedder: Embedder, config: KBConfig | None = None) -> None:
+        self.storage = storage
+        self.embedder = embedder
+        self.config = config or KBConfig()
+        if self.config.segmenter not in SEGMENTERS:
+            raise InvalidInput(f"segmenter: choose one of {', '.join(SEGMENTERS)}")
+        storage.migrate(MIGRATIONS)
+        ensure_vector_table(storage, embedder)
+        self._ensure_segmenter()
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def ingest(
+        self, path: str | Path, *, tenant: str = "default", collection: str = "default", sync: bool = False,
+        progress: Progress | None = None,
+    ) -> IngestReport:
+        """Ingest a file or folder incrementally (see :mod:`lastline.kb._ingest`)."""
+        return ingest_path(self, path, tenant=tenant, collection=collection, sync=sync, progress=progress)
+
+    def add_document(
+        self, *, tenant: str = "default", title: str, text: str, source: str | None = None,
+        metadata: Mapping[str, Any] | None = None, doc_id: str | None = None, collection: str = "default",
+        tags: list[str] | None = None,
+    ) -> tuple[str, int]:
+        """Add or replace one document from text; Markdown headings are used when ``source`` is ``.md``."""
+        if not text.strip():
+            raise InvalidInput("text: must not be empty")
+        if source and source.lower().endswith((".md", ".markdown")):
+            with tempfile.TemporaryDirectory() as tmp:
+                tmp_file = Path(tmp) / "doc.md"
+                tmp_file.write_text(text, encoding="utf-8")
+                document = parse_markdown(tmp_file)[0]
+            document.title = title or document.title
+        else:
+            document = ParsedDocument.plain(text, title)
+        document.metadata = dict(metadata or {})
+        document.tags = list(tags or [])
+        doc_id = doc_id or "doc_" + text_hash(f"{title}\n{text}")[:16]
+        digest = content_hash(document, self.config.max_chars, self.config.overlap)
+        chunks = self._write_batch(tenant, collection, source, [(doc_id, document, digest)])
+        return doc_id, chunks
+
+    def add_file(
+        self, filename: str, data: bytes, *, tenant: str = "default", collection: str = "default"
+    ) -> list[tuple[str, int]]:
+        """Parse uploaded bytes as the type ``filename`` names; one (doc_id, chunks) per document."""
+        name = Path(filename).name or "upload"
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / name
+            path.write_bytes(data)
+            try:
+                documents = parse_file(path)
+            except ParseError as exc:
+                raise InvalidInput(f"file: {name}: {exc}") from exc
+        out = []
+        for document in documents:
+            doc_id = document.doc_id or name + document.key
+            digest = content_hash(document, self.config.max_chars, self.config.overlap)
+            out.append((doc_id, self._write_batch(tenant, collection, name, [(doc_id, document, digest)])))
+        return out
+
+    def delete_document(self, doc_id: str, *, tenant: str = "default") -> bool:
+        return bool(self._delete_many(tenant, [doc_id]))
+
+    def seed(self, path: str | Path, *, tenant: str = "default") -> IngestReport | None:
+        """Ingest ``path`` when ``tenant`` has no documents yet (first start of a service)."""
+        if self.count(tenant=tenant):
+            return None
+        return self.ingest(path, tenant=tenant, collection="default")
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def count(self, *, tenant: str = "default") -> int:
+        return int(self.storage.query("SELECT count(*) FROM kb_documents WHERE tenant = ?", (tenant,))[0][0])
+
+    def get_document(self, doc_id: str, *, tenant: str = "default") -> dict[str, Any] | None:
+        rows = self.storage.query(
+            "SELECT d.doc_id, d.title, d.source, d.collection, d.kind, d.metadata, d.tags, d.text,"
+            " d.created_at, d.updated_at, (SELECT count(*) FROM kb_chunks c WHERE c.doc = d.id)"
+            " FROM kb_documents d WHERE d.tenant = ? AND d.doc_id = ?",
+            (tenant, doc_id),
+        )
+        if not rows:
+            return None
+        r = rows[0]
+        return {
+            "id": r[0], "title": r[1], "source": r[2], "collection": r[3], "kind": r[4],
+            "metadata": json.loads(r[5]), "tags": json.loads(r[6]), "text": r[7], "created_at": r[8],
+            "updated_at": r[9], "chunks": r[10],
+        }
+
+    def search(
+        self, query: str, *, tenant: str = "default", k: int = 10,
+        filters: Mapping[str, Any] | Filters | None = None, mode: Mode = "hybrid",
+    ) -> list[SearchResult]:
+        """Top ``k`` chunks for ``query`` in ``tenant``, filtered inside the search."""
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("query: must not be empty")
+        if len(query) > MAX_QUERY_CHARS:
+            raise InvalidInput(f"query: at most {MAX_QUERY_CHARS} characters")
+        if not 1 <= k <= MAX_K:
+            raise InvalidInput(f"k: between 1 and {MAX_K}")
+        if mode not in ("hybrid", "keyword", "vector"):
+            raise InvalidInput("mode: hybrid, keyword or vector")
+        parsed = parse_filters(filters)
+        conn = self.storage.connection()
+        depth = max(k, self.config.candidates)
+        keyword: list[Ranked] = []
+        vector: list[Ranked] = []
+        if mode != "vector":
+            keyword = keyword_search(
+                conn, query, tenant=tenant, filters=parsed, limit=depth, segmenter=self.config.segmenter
+            )
+        if mode != "keyword":
+            qvec = self.embedder.encode([query])[0]
+            vector = vector_search(conn, qvec, tenant=tenant, filters=parsed, limit=depth)
+        exact = faq_exact(conn, query, tenant=tenant, filters=parsed)
+        if mode == "hybrid":
+            scores = rrf([keyword, vector], [self.config.keyword_weight, self.config.vector_weight], self.config.rrf_k)
+        else:
+            scores = {r.rowid: r.score for r in (keyword or vector)}
+        top_score = max(scores.values(), default=0.0)
+        for rowid in exact:
+            scores[rowid] = top_score + EXACT_FAQ_BONUS + scores.get(rowid, 0.0)
+        ranked = sorted(scores, key=lambda rowid: -scores[rowid])[:k]
+        rows = hydrate(conn, tenant, ranked)
+        kw_rank = {r.rowid: i for i, r in enumerate(keyword, start=1)}
+        vec_rank = {r.rowid: i for i, r in enumerate(vector, start=1)}
+        cosine = {r.rowid: r.score for r in vector}
+        return [
+            SearchResult(
+                doc_id=row.doc_id, chunk_id=row.chunk_id, title=row.title, text=row.text,
+                score=round(scores[rowid], 6), source=row.source, span=(row.start, row.end), heading=row.heading,
+                collection=row.collection, kind=row.kind, metadata=row.metadata, tags=row.tags,
+                similarity=round(cosine[rowid], 6) if rowid in cosine else None,
+                keyword_rank=kw_rank.get(rowid), vector_rank=vec_rank.get(rowid),
+                question=row.question, answer=row.answer,
+            )
+            for rowid in ranked
+            if (row := rows.get(rowid)) is not None
+        ]
+
+    def answer(
+        self, query: str, *, tenant: str = "default", filters: Mapping[str, Any] | Filters | None = None
+    ) -> Answer | None:
+        """An extractive answer (FAQ or cited passages) with a confidence, or None below the floor."""
+        results = self.search(query, tenant=tenant, k=self.config.answer_candidates, filters=filters)
+        return compose_answer(query, results, self.config)
+
+    # -- internals used by ingest --------------------------------------------------------------
+
+    def _existing(self, tenant: str) -> dict[str, tuple[int, str, str, str | None]]:
+        rows = self.storage.query(
+            "SELECT doc_id, id, content_hash, collection, source FROM kb_documents WHERE tenant = ?", (tenant,)
+        )
+        return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
+
+    def _write_batch(
+        self, tenant: str, collection: str, source: str | None, items: list[tuple[str, ParsedDocument, str]]
+    ) -> int:
+        """Chunk and embed ``items`` (doc_id, document, hash), then write them in one transaction."""
+        if not tenant or not collection:
+            raise InvalidInput("tenant and collection must not be empty")
+        planned = []
+        texts: list[str] = []
+        for doc_id, document, digest in items:
+            chunks = chunk_document(document, self.config.max_chars, self.config.overlap)
+            planned.append((doc_id, document, digest, chunks))
+            texts.extend(
+                embedding_text(document.kind, document.title, c.heading, c.text, document.question) for c in chunks
+            )
+        vectors = self.embedder.encode(texts) if texts else np.zeros((0, self.embedder.dim), np.float32)
+        written = 0
+        with self.storage.atomic() as conn:
+            for doc_id, document, digest, chunks in planned:
+                n = len(chunks)
+                written += write_document(
+                    conn, tenant=tenant, collection=collection, doc_id=doc_id, document=document, source=source,
+                    content_hash=digest, chunks=chunks, vectors=vectors[:n], segmenter=self.config.segmenter,
+                )
+                vectors = vectors[n:]
+        return written
+
+    def _delete_many(self, tenant: str, doc_ids: list[str]) -> list[str]:
+        removed = []
+        with self.storage.atomic() as conn:
+            for doc_id in doc_ids:
+                row = conn.execute(
+                    "SELECT id FROM kb_documents WHERE tenant = ? AND doc_id = ?", (tenant, doc_id)
+                ).fetchone()
+                if row is not None:
+                    delete_document(conn, row[0])
+                    removed.append(doc_id)
+        return removed
+
+    def _ensure_segmenter(self) -> None:
+        """Re-index FTS when the Chinese segmenter differs from the one the index was built with."""
+        if get_meta(self.storage, "segmenter") == self.config.segmenter:
+            return
+        rows = self.storage.query(
+            "SELECT c.id, d.kind, d.title, c.heading, c.text FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc"
+        )
+        with self.storage.atomic() as conn:
+            conn.execute("DELETE FROM kb_fts")
+            conn.executemany(
+                "INSERT INTO kb_fts (rowid, body) VALUES (?, ?)",
+                [(r[0], fts_text(r[1], r[2], tuple(json.loads(r[3])), r[4], self.config.segmenter)) for r in rows],
+            )
+            set_meta(conn, "segmenter", self.config.segmenter)
+
+
+

@@ -1,0 +1,87 @@
+"""KB tables, created by numbered migrations (``kb_0001_…``).
+
+- ``kb_documents``: one row per document (tenant, collection, source path, content hash, title,
+  metadata and tags as JSON, the full text so spans can be resolved), unique per (tenant, doc_id).
+- ``kb_doc_tags``: tags as rows, so tag filters run inside the search query.
+- ``kb_chunks``: chunk text with heading path and span; tenant/collection copied for filtering.
+- ``kb_faq``: the question of each FAQ chunk, normalized, for direct matching.
+- ``kb_fts``: contentless FTS5 over segmented chunk text (rowid = chunk id), porter stemming;
+  written explicitly in the same transaction as the chunk (Chinese segmentation happens in Python,
+  so a trigger cannot do it).
+- ``kb_meta``: key/value (embedding model id and dimension, Chinese segmenter).
+The vector table (sqlite-vec ``vec0``) depends on the embedder's dimension and is created by
+:mod:`lastline.kb._vectors`, not here.
+"""
+
+from __future__ import annotations
+
+from lastline.storage import Connection, Migration
+
+__all__ = ["MIGRATIONS"]
+
+
+def _run(conn: Connection, script: str) -> None:
+    """Execute ``;``-separated statements one by one (``executescript`` would COMMIT the migration)."""
+    for statement in script.split(";\n"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def _documents(conn: Connection) -> None:
+    _run(
+        conn,
+        """
+        CREATE TABLE kb_documents (
+            id INTEGER PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            doc_id TEXT NOT NULL,
+            collection TEXT NOT NULL,
+            kind TEXT NOT NULL DEFAULT 'doc',
+            source TEXT,
+            content_hash TEXT NOT NULL,
+            title TEXT NOT NULL DEFAULT '',
+            metadata TEXT NOT NULL DEFAULT '{}',
+            tags TEXT NOT NULL DEFAULT '[]',
+            text TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            UNIQUE (tenant, doc_id)
+        );
+        CREATE INDEX kb_documents_source ON kb_documents (tenant, source);
+        CREATE INDEX kb_documents_collection ON kb_documents (tenant, collection);
+        CREATE TABLE kb_doc_tags (
+            doc INTEGER NOT NULL REFERENCES kb_documents (id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (doc, tag)
+        );
+        CREATE INDEX kb_doc_tags_tag ON kb_doc_tags (tag);
+        CREATE TABLE kb_chunks (
+            id INTEGER PRIMARY KEY,
+            doc INTEGER NOT NULL REFERENCES kb_documents (id) ON DELETE CASCADE,
+            tenant TEXT NOT NULL,
+            collection TEXT NOT NULL,
+            ord INTEGER NOT NULL,
+            heading TEXT NOT NULL DEFAULT '[]',
+            start INTEGER NOT NULL,
+            "end" INTEGER NOT NULL,
+            text TEXT NOT NULL
+        );
+        CREATE INDEX kb_chunks_doc ON kb_chunks (doc);
+        CREATE INDEX kb_chunks_tenant ON kb_chunks (tenant, collection);
+        CREATE TABLE kb_faq (
+            chunk INTEGER PRIMARY KEY REFERENCES kb_chunks (id) ON DELETE CASCADE,
+            tenant TEXT NOT NULL,
+            question TEXT NOT NULL,
+            question_norm TEXT NOT NULL,
+            answer TEXT NOT NULL
+        );
+        CREATE INDEX kb_faq_norm ON kb_faq (tenant, question_norm);
+        CREATE VIRTUAL TABLE kb_fts USING fts5 (
+            body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2'
+        );
+        CREATE TABLE kb_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)
+        """
+    )
+
+
+MIGRATIONS = [Migration("kb_0001_documents_chunks_fts", _documents)]

@@ -1,0 +1,81 @@
+"""Tokens for FTS5: Chinese runs segmented, everything else left to the porter/unicode61 tokenizer.
+
+FTS5's unicode61 tokenizer sees a run of Chinese characters as one token, so Chinese is segmented
+here, before indexing and before querying, and stored space-separated. Three segmenters are offered
+(``jieba`` words, single ``char``\\ s, overlapping ``bigram``\\ s; ``char+bigram`` both) — which one is
+the default was picked on ``bq_faq_dev`` by ``bench/kb_eval.py`` (see docs/benchmarks.md).
+
+:func:`match_expression` is the only road from user text to ``MATCH``: it extracts word tokens and
+quotes each one, so ``"``, ``*``, ``NEAR``, ``-``, ``AND``, ``:`` and parentheses are never syntax.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+
+__all__ = ["SEGMENTERS", "index_text", "match_expression", "tokens"]
+
+SEGMENTERS = ("jieba", "char", "bigram", "char+bigram")
+MAX_QUERY_TOKENS = 64
+
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[^\W_]+")
+_IS_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# Query-side only: function words that carry no topic; BM25 would down-weight them anyway,
+# but dropping them keeps big OR queries cheap.
+_STOP = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "do", "does", "for", "from",
+    "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "of", "on", "or", "so",
+    "than", "that", "the", "their", "then", "there", "these", "this", "to", "was", "were", "what",
+    "when", "where", "which", "who", "why", "will", "with", "you", "your",
+})
+
+
+def _cjk(run: str, segmenter: str) -> list[str]:
+    if segmenter == "jieba":
+        import jieba
+
+        return [w for w in jieba.lcut(run, HMM=True) if w.strip()]
+    chars = list(run)
+    bigrams = [run[i : i + 2] for i in range(len(run) - 1)] or chars
+    if segmenter == "char":
+        return chars
+    if segmenter == "bigram":
+        return bigrams
+    return chars + bigrams if len(run) > 1 else chars
+
+
+def tokens(text: str, segmenter: str) -> Iterator[str]:
+    """Word tokens of ``text`` (NFKC, case-folded), Chinese runs segmented by ``segmenter``."""
+    if segmenter not in SEGMENTERS:
+        raise ValueError(f"unknown segmenter {segmenter!r}")
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    for match in _CJK_RUN.finditer(folded):
+        run = match.group()
+        if _IS_CJK.match(run):
+            yield from _cjk(run, segmenter)
+        else:
+            yield run
+
+
+def index_text(text: str, segmenter: str) -> str:
+    """The text FTS5 indexes: tokens joined by spaces (the porter tokenizer stems English ones)."""
+    return " ".join(tokens(text, segmenter))
+
+
+def match_expression(query: str, segmenter: str) -> str | None:
+    """A safe FTS5 query: each distinct token quoted, OR-ed together; None when no token is left."""
+    seen: dict[str, None] = {}
+    all_tokens = list(tokens(query, segmenter))
+    for token in all_tokens:
+        if token in _STOP and len(all_tokens) > 1:
+            continue
+        seen.setdefault(token, None)
+        if len(seen) >= MAX_QUERY_TOKENS:
+            break
+    if not seen and all_tokens:
+        seen = dict.fromkeys(all_tokens[:MAX_QUERY_TOKENS])
+    if not seen:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in seen)
