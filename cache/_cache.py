@@ -1,0 +1,262 @@
+"""``SemanticCache``: put an answer, look it up again — exactly, nearly, or by meaning — safely.
+
+A lookup tries the cheapest layer first and stops at the first hit:
+
+1. ``exact``    normalized-text hash in the same tenant + context (one indexed SQLite read);
+2. ``fuzzy``    rapidfuzz ``ratio`` on normalized text, among the partition's prompts when the
+                partition is small, else among the kNN neighbours (never a scan of everything);
+3. ``semantic`` FAISS kNN in the (tenant, context) partition, cosine ≥ the tenant's threshold;
+
+fuzzy and semantic candidates must pass the slot guard (values agree), and every candidate must
+be fresh — except in ``fallback`` mode, where an expired entry answers as ``stale``, confidence low.
+
+Writes follow house rule 5: the SQLite transaction commits, then the FAISS partition is updated
+in the same call; at construction the index is rebuilt from SQLite, and every FAISS id a search
+returns is re-read from SQLite (tenant and context re-checked) before it can answer.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from lastline import Embedder, InvalidInput, NotFound, Storage
+
+from . import _validate as v
+from ._config import CacheConfig, LookupResult, Mode
+from ._index import VectorIndex
+from ._store import EntryRow, NewEntry, Store, context_hash
+from ._thresholds_api import ThresholdsMixin
+from .slot_guard import SlotGuard
+
+__all__ = ["SemanticCache", "entry_dict"]
+
+_UNSET: Any = object()
+_PRUNE_EVERY = 10_000
+
+
+class SemanticCache(ThresholdsMixin):
+    """The semantic cache over one storage and one embedder (see the module docstring)."""
+
+    def __init__(self, storage: Storage, embedder: Embedder, config: CacheConfig | None = None) -> None:
+        self.storage = storage
+        self.embedder = embedder
+        self.config = config or CacheConfig()
+        self.guard = SlotGuard()
+        self._store = Store(storage)
+        self.model_id = embedder.model_id
+        self._lookups = 0
+        self._write_lock = threading.Lock()  # orders SQLite commit + FAISS update per write
+        self.index = self._new_index()
+        self.rebuild()
+
+    # -- index ---------------------------------------------------------------------------------
+    def _new_index(self) -> VectorIndex:
+        c = self.config
+        return VectorIndex(self.embedder.dim, hnsw_threshold=c.hnsw_threshold, hnsw_m=c.hnsw_m,
+                           ef_search=c.hnsw_ef_search, ef_construction=c.hnsw_ef_construction,
+                           fuzzy_scan_limit=c.fuzzy_scan_limit)
+
+    def rebuild(self) -> int:
+        """Re-embed rows of another model id, then rebuild FAISS from SQLite; return vector count."""
+        import numpy as np
+
+        with self._write_lock:
+            while rows := self._store.foreign_model_rows(self.model_id, 512):
+                self._store.set_vectors(self.model_id, [r[0] for r in rows],
+                                        self.embedder.encode([self._embed_text(r[1]) for r in rows]))
+            index = self._new_index()
+            for batch in self._store.vectors(self.model_id):
+                groups: dict[tuple[str, str], list[Any]] = {}
+                for row in batch:
+                    groups.setdefault((row[1], row[2]), []).append(row)
+                for key, rows in groups.items():
+                    vecs = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32)
+                    index.add(key, [r[0] for r in rows], vecs, [r[3] for r in rows])
+            self.index = index
+            return len(index)
+
+    @staticmethod
+    def _embed_text(prompt: str) -> str:
+        from lastline import normalize_text
+
+        return normalize_text(prompt)
+
+    # -- writes --------------------------------------------------------------------------------
+    def put(self, prompt: str, response: str, *, tenant: str = "default", context: Any = None,
+            ttl_s: float | None = None, tags: Iterable[str] = (), metadata: dict[str, Any] | None = None,
+            exact_only: bool = False) -> str:
+        """Store ``response`` for ``prompt``; returns the entry id (same id when replacing a key).
+
+        ``exact_only`` entries (e.g. a tool's last good result keyed by its canonical arguments)
+        answer only exact lookups: they get no vector and never match by similarity.
+        """
+        item = {"prompt": prompt, "response": response, "context": context, "ttl_s": ttl_s,
+                "tags": tags, "metadata": metadata, "exact_only": exact_only}
+        return self.put_many([item], tenant=tenant)[0]
+
+    def put_many(self, items: Iterable[dict[str, Any]], *, tenant: str = "default") -> list[str]:
+        """Store many entries with one encode call and one transaction (for imports)."""
+        v.check_tenant(tenant)
+        now = time.time()
+        prepared: list[tuple[dict[str, Any], str, str, str, float | None]] = []
+        for n, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise InvalidInput(f"item {n} must be an object with prompt and response")
+            norm, phash = v.check_prompt(item.get("prompt"), self.config.max_prompt_chars)
+            response = item.get("response")
+            if not isinstance(response, str):
+                raise InvalidInput("response must be a string", field="response", item=n)
+            if len(response) > self.config.max_response_chars:
+                raise InvalidInput(f"response exceeds {self.config.max_response_chars} characters",
+                                   field="response", item=n)
+            ttl = v.check_ttl(item.get("ttl_s"))
+            ttl = self.config.default_ttl_s if ttl is None else ttl
+            ctx = context_hash(v.check_context(item.get("context")))
+            prepared.append((item, norm, phash, ctx, None if ttl is None else now + ttl))
+        if not prepared:
+            return []
+        semantic = [i for i, p in enumerate(prepared) if not p[0].get("exact_only")]
+        vectors = self.embedder.encode([prepared[i][1] for i in semantic]) if semantic else None
+        vec_of = {i: vectors[j] for j, i in enumerate(semantic)} if vectors is not None else {}
+        entries = [
+            NewEntry(tenant=tenant, context_hash=ctx, prompt=item["prompt"], prompt_norm=norm,
+                     prompt_hash=phash, response=item["response"], vector=vec_of.get(i),
+                     model_id=self.model_id if i in vec_of else None, expires_at=expires,
+                     tags=v.check_tags(item.get("tags")), metadata=v.check_metadata(item.get("metadata")))
+            for i, (item, norm, phash, ctx, expires) in enumerate(prepared)
+        ]
+        with self._write_lock:
+            written = self._store.insert(entries, now)
+            self.index.remove([old for _, _, old in written if old is not None])
+            for i, ((_, seq, _), entry) in enumerate(zip(written, entries, strict=True)):
+                if i in vec_of:
+                    self.index.add((tenant, entry.context_hash), [seq], vec_of[i], [entry.prompt_norm])
+            self.index.remove(self._store.evict_lru(tenant, self.config.max_entries, self.config.max_bytes))
+        return [entry_id for entry_id, _, _ in written]
+
+    def delete(self, entry_id: str, *, tenant: str = "default") -> bool:
+        """Remove one entry (SQLite row and vector); False when the tenant has no such id."""
+        with self._write_lock:
+            seqs = self._store.delete_where(v.check_tenant(tenant), "id = ?", (entry_id,))
+            self.index.remove(seqs)
+        return bool(seqs)
+
+    def invalidate(self, *, tenant: str = "default", tags: Iterable[str] | None = None,
+                   older_than_s: float | None = None, context: Any = _UNSET, everything: bool = False) -> int:
+        """Remove the tenant's entries matching every given criterion; returns how many.
+
+        ``tags`` matches entries carrying any of them; ``older_than_s`` those created longer ago;
+        ``context`` those stored under that context (``None`` is the no-context partition).
+        With no criterion nothing is removed unless ``everything=True``.
+        """
+        v.check_tenant(tenant)
+        where, params = [], []
+        if tags is not None:
+            tag_list = v.check_tags(tags)
+            if not tag_list:
+                raise InvalidInput("tags must name at least one tag", field="tags")
+            marks = ",".join("?" * len(tag_list))
+            where.append(f"seq IN (SELECT seq FROM cache_entry_tags WHERE tenant = ? AND tag IN ({marks}))")
+            params += [tenant, *tag_list]
+        if older_than_s is not None:
+            if isinstance(older_than_s, bool) or not isinstance(older_than_s, int | float) or older_than_s < 0:
+                raise InvalidInput("older_than_s must be a non-negative number", field="older_than_s")
+            where.append("created_at <= ?")
+            params.append(time.time() - older_than_s)
+        if context is not _UNSET:
+            where.append("context_hash = ?")
+            params.append(context_hash(v.check_context(context)))
+        if not where and not everything:
+            raise InvalidInput("invalidate needs tags, older_than_s or context (or everything=True)")
+        with self._write_lock:
+            seqs = self._store.delete_where(tenant, " AND ".join(where) or "1", params)
+            self.index.remove(seqs)
+        return len(seqs)
+
+    # -- reads ---------------------------------------------------------------------------------
+    def lookup(self, prompt: str, *, tenant: str = "default", context: Any = None, mode: Mode = "intercept",
+               threshold: float | None = None, exact_only: bool = False) -> LookupResult:
+        """Find a cached answer for ``prompt`` (layers, guard and age as in the module docstring)."""
+        from ._lookup import run_lookup
+
+        return run_lookup(self, prompt, tenant=tenant, context=context, mode=mode, threshold=threshold,
+                          exact_only=exact_only)
+
+    def score(self, prompt: str, *, tenant: str = "default", context: Any = None) -> tuple[str | None, float | None]:
+        """Nearest entry and its cosine in the partition — no threshold, no guard, no age check."""
+        v.check_tenant(tenant)
+        norm, _ = v.check_prompt(prompt, self.config.max_prompt_chars)
+        key = (tenant, context_hash(v.check_context(context)))
+        if not self.index.partition_size(key):
+            return None, None
+        hits = self.index.search(key, self.embedder.encode([norm])[0], self.config.knn_k)
+        rows = self._store.by_seqs(tenant, key[1], [s for s, _ in hits])
+        for seq, cos in hits:
+            if seq in rows:
+                return rows[seq].id, cos
+        return None, None
+
+    def get(self, entry_id: str, *, tenant: str = "default") -> dict[str, Any]:
+        """One entry as a dict (no vector); NotFound when the tenant has no such id."""
+        row = self._store.by_id(v.check_tenant(tenant), entry_id)
+        if row is None:
+            raise NotFound(f"no cache entry {entry_id!r}", entry_id=entry_id)
+        return entry_dict(row)
+
+    def feedback(self, *, tenant: str = "default", correct: bool, entry_id: str | None = None,
+                 lookup_id: str | None = None) -> None:
+        """Record whether a served answer was right; wrong ones count as false hits in stats."""
+        v.check_tenant(tenant)
+        if not isinstance(correct, bool):
+            raise InvalidInput("correct must be true or false", field="correct")
+        if entry_id is None and lookup_id is None:
+            raise InvalidInput("feedback needs entry_id or lookup_id")
+        layer = similarity = None
+        if lookup_id is not None:
+            record = self._store.lookup_record(tenant, lookup_id)
+            if record is None:
+                raise NotFound(f"no lookup {lookup_id!r}", lookup_id=lookup_id)
+            if entry_id is not None and record[0] not in (None, entry_id):
+                raise InvalidInput("entry_id does not match the lookup's entry", field="entry_id")
+            entry_id, layer, similarity = record[0] or entry_id, record[1], record[2]
+        elif self._store.by_id(tenant, entry_id) is None:  # type: ignore[arg-type]
+            raise NotFound(f"no cache entry {entry_id!r}", entry_id=entry_id)
+        self._store.add_feedback(tenant=tenant, entry_id=entry_id, lookup_id=lookup_id, layer=layer,
+                                 similarity=similarity, correct=correct, now=time.time())
+
+    def _record(self, *, tenant: str, mode: str, outcome: str, now: float, hit: EntryRow | None,
+                layer: str | None, similarity: float | None) -> str | None:
+        """Count the lookup in its window, bump the served entry's LRU time, keep the lookup id."""
+        lookup_id = self._store.record_lookup(
+            tenant=tenant, mode=mode, outcome=outcome, bucket=int(now // self.config.stats_bucket_s), now=now,
+            hit=hit, layer=layer, similarity=similarity, record=self.config.record_lookups)
+        self._lookups += 1
+        if self._lookups % _PRUNE_EVERY == 0:
+            self._store.prune_lookups(now - self.config.lookup_retention_s)
+        return lookup_id
+
+    def slot_guard_ok(self, a: str, b: str) -> bool:
+        """The value-agreement check used on fuzzy and semantic candidates."""
+        return self.guard.ok(a, b)
+
+    def count(self, *, tenant: str = "default") -> int:
+        return self._store.usage(v.check_tenant(tenant))[0]
+
+    def stats(self, *, tenant: str = "default", window_s: float | None = None) -> dict[str, Any]:
+        """Hits by layer, misses by reason, hit rate, entries, feedback and thresholds."""
+        from ._stats import build_stats
+
+        return build_stats(self, v.check_tenant(tenant), window_s)
+
+
+def entry_dict(row: EntryRow) -> dict[str, Any]:
+    return {
+        "id": row.id, "prompt": row.prompt, "response": row.response, "created_at": row.created_at,
+        "expires_at": row.expires_at, "last_hit_at": row.last_hit_at, "hit_count": row.hit_count,
+        "bytes": row.bytes, "tags": list(row.tags), "metadata": row.metadata, "model_id": row.model_id,
+        "exact_only": row.model_id is None,
+    }
+

@@ -1,0 +1,149 @@
+"""Value classes of the cache API: its configuration, a threshold, a lookup's result.
+
+Settings are plain frozen dataclasses with ``DEFAULT_*`` constants so the Python API, the HTTP
+face and the CLI agree on one set of defaults, and a test can build a small cache (tiny HNSW
+switch-over, tiny LRU caps) without touching the environment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "DEFAULT_FUZZY_MIN_RATIO",
+    "DEFAULT_FUZZY_SCAN_LIMIT",
+    "DEFAULT_HNSW_THRESHOLD",
+    "DEFAULT_KNN_K",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_ENTRIES",
+    "DEFAULT_MAX_PROMPT_CHARS",
+    "DEFAULT_MAX_RESPONSE_CHARS",
+    "DEFAULT_TTL_S",
+    "CacheConfig",
+    "Layer",
+    "LookupResult",
+    "Mode",
+    "Threshold",
+]
+
+Mode = Literal["intercept", "fallback"]
+Layer = Literal["exact", "fuzzy", "semantic"]
+
+#: Default lifetime of an entry: a week. ``None`` in the config means "never expires".
+DEFAULT_TTL_S: float | None = 7 * 24 * 3600.0
+#: Per-tenant caps; the least recently used entries go first when either is exceeded.
+DEFAULT_MAX_ENTRIES = 1_000_000
+DEFAULT_MAX_BYTES = 2_000_000_000
+#: A partition's FAISS index switches from exact flat search to HNSW past this many vectors.
+DEFAULT_HNSW_THRESHOLD = 20_000
+#: Neighbours fetched per semantic lookup: the guard may reject the first ones.
+DEFAULT_KNN_K = 8
+#: rapidfuzz ``ratio`` (0–100) on normalized text that counts as a near-exact hit.
+DEFAULT_FUZZY_MIN_RATIO = 95.0
+#: Partitions up to this size are scanned by rapidfuzz before any embedding; bigger ones take
+#: fuzzy candidates from the kNN neighbours instead (a lookup never scans a million strings).
+DEFAULT_FUZZY_SCAN_LIMIT = 5_000
+DEFAULT_MAX_PROMPT_CHARS = 32_000
+DEFAULT_MAX_RESPONSE_CHARS = 1_000_000
+
+
+@dataclass(frozen=True)
+class CacheConfig:
+    """How one :class:`SemanticCache` behaves; every field has a zero-configuration default."""
+
+    default_ttl_s: float | None = DEFAULT_TTL_S
+    max_entries: int = DEFAULT_MAX_ENTRIES
+    max_bytes: int = DEFAULT_MAX_BYTES
+    hnsw_threshold: int = DEFAULT_HNSW_THRESHOLD
+    hnsw_m: int = 32
+    hnsw_ef_search: int = 64
+    hnsw_ef_construction: int = 80
+    knn_k: int = DEFAULT_KNN_K
+    fuzzy_min_ratio: float = DEFAULT_FUZZY_MIN_RATIO
+    fuzzy_scan_limit: int = DEFAULT_FUZZY_SCAN_LIMIT
+    max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS
+    max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS
+    slot_guard: bool = True
+    #: Record every lookup (id → entry, layer, similarity) so feedback can name a lookup id.
+    record_lookups: bool = True
+    #: Lookup records older than this are pruned (feedback must arrive within it).
+    lookup_retention_s: float = 7 * 24 * 3600.0
+    #: Width of one hit/miss counter bucket used by ``stats(window_s=…)``.
+    stats_bucket_s: int = 60
+    #: Thresholds used when a tenant has none stored, by model id (overrides the shipped table).
+    default_thresholds: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.default_ttl_s is not None and self.default_ttl_s <= 0:
+            raise ValueError("default_ttl_s must be positive or None")
+        for name in ("max_entries", "max_bytes", "hnsw_threshold", "knn_k", "max_prompt_chars"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1")
+        if not 0 <= self.fuzzy_min_ratio <= 100:
+            raise ValueError("fuzzy_min_ratio must be within [0, 100]")
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """A cosine threshold for one tenant, model and mode, with the evidence behind it.
+
+    ``calibrated`` is False for the shipped default; a calibrated value records the target
+    false-hit rate, the upper confidence bound it reached and how many labelled
+    non-duplicates that bound rests on.
+    """
+
+    value: float
+    calibrated: bool = False
+    target: float | None = None
+    bound: float | None = None
+    n_negatives: int | None = None
+    model_id: str | None = None
+    mode: Mode = "intercept"
+    source: str = "default"
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= float(self.value) <= 1.0:
+            raise ValueError(f"threshold value {self.value} is outside [0, 1]")
+        if self.mode not in ("intercept", "fallback"):
+            raise ValueError(f"unknown mode {self.mode!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "value": self.value, "calibrated": self.calibrated, "target": self.target,
+            "bound": self.bound, "n_negatives": self.n_negatives, "model_id": self.model_id,
+            "mode": self.mode, "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class LookupResult:
+    """What one lookup found, and why not when it found nothing.
+
+    ``similarity`` is the served entry's score (cosine for ``semantic``, rapidfuzz ratio / 100
+    for ``fuzzy``, 1.0 for ``exact``); ``best_similarity`` is the nearest candidate's cosine even
+    on a miss, so replays can sweep thresholds without a second lookup.
+    """
+
+    hit: bool
+    answer: str | None = None
+    entry_id: str | None = None
+    layer: Layer | None = None
+    similarity: float | None = None
+    confidence: str | None = None
+    stale: bool = False
+    age_s: float | None = None
+    lookup_id: str | None = None
+    reason: str | None = None
+    best_similarity: float | None = None
+    threshold: float | None = None
+    mode: Mode = "intercept"
+    metadata: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hit": self.hit, "answer": self.answer, "entry_id": self.entry_id, "layer": self.layer,
+            "similarity": self.similarity, "confidence": self.confidence, "stale": self.stale,
+            "age_s": self.age_s, "lookup_id": self.lookup_id, "reason": self.reason,
+            "best_similarity": self.best_similarity, "threshold": self.threshold, "mode": self.mode,
+        }

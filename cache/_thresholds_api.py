@@ -1,0 +1,68 @@
+"""Per-tenant thresholds: stored calibrated values, else the shipped default for the model.
+
+A stored value is per (tenant, model id, mode). When a tenant calibrated only the intercept
+threshold, fallback keeps the shipped gap below it (uncalibrated, and reported as derived).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from lastline import InvalidInput
+
+from . import _validate as v
+from ._config import Mode, Threshold
+from .thresholds import default_threshold
+
+if TYPE_CHECKING:
+    from ._config import CacheConfig
+    from ._store import Store
+
+__all__ = ["ThresholdsMixin"]
+
+
+class ThresholdsMixin:
+    _store: Store
+    config: CacheConfig
+    model_id: str
+
+    def get_threshold(self, *, tenant: str = "default", mode: Mode = "intercept") -> Threshold:
+        """The threshold lookups use for ``tenant`` in ``mode`` with this cache's model."""
+        v.check_tenant(tenant)
+        v.check_mode(mode)
+        stored = self._store.get_threshold(tenant, self.model_id, mode)
+        if stored is not None:
+            return stored
+        default = default_threshold(self.model_id, mode, self.config.default_thresholds)
+        if mode == "fallback":
+            strict = self._store.get_threshold(tenant, self.model_id, "intercept")
+            if strict is not None:
+                base = default_threshold(self.model_id, "intercept", self.config.default_thresholds)
+                gap = base.value - default.value
+                value = min(max(strict.value - gap, 0.0), 1.0)
+                return replace(default, value=round(value, 6), source="derived_from_intercept")
+        return default
+
+    def set_threshold(self, *, tenant: str = "default", threshold: Threshold) -> None:
+        """Store ``threshold`` for ``tenant`` (its ``mode``; its model id, else this cache's)."""
+        v.check_tenant(tenant)
+        if not isinstance(threshold, Threshold):
+            raise InvalidInput("threshold must be a Threshold", field="threshold")
+        v.check_threshold(threshold.value)
+        model_id = threshold.model_id or self.model_id
+        source = threshold.source if threshold.source != "default" else (
+            "calibrated" if threshold.calibrated else "manual")
+        self._store.set_threshold(tenant, model_id, replace(threshold, model_id=model_id, source=source))
+
+    def reset_threshold(self, *, tenant: str = "default", mode: Mode | None = None) -> int:
+        """Forget stored thresholds (one mode or both); the shipped default applies again."""
+        v.check_tenant(tenant)
+        modes = ("intercept", "fallback") if mode is None else (v.check_mode(mode),)
+        removed = 0
+        with self._store.storage.atomic() as conn:
+            for m in modes:
+                removed += conn.execute(
+                    "DELETE FROM cache_thresholds WHERE tenant = ? AND model_id = ? AND mode = ?",
+                    (tenant, self.model_id, m)).rowcount
+        return removed

@@ -1,0 +1,145 @@
+"""The slot guard: two prompts may share an answer only if the values in them agree.
+
+"refund order 123" and "refund order 456" embed almost identically; a cosine threshold cannot
+tell them apart, so every fuzzy or semantic candidate passes through here. Values, not
+characters: both prompts go through ``lastline.rules.find_entities`` and the *normalized* values
+are compared by kind — "5000元", "五千元" and "¥5,000" agree, "2 tickets" and "3 tickets" do not.
+
+Kinds compared (a multiset per kind must be equal):
+  ``amount``  numbers, ordinals and money amounts (currencies compared when both name one)
+  ``percent`` percentages
+  ``when``    dates, datetimes, times and durations (relative dates resolved at one reference time)
+  ``ident``   emails, URLs, phone numbers, ID-card and order numbers
+
+English negation ("not", "n't", "never", …) must agree as well. Chinese negation does not take
+part: 不/没/无 occur in a third of true paraphrases of banking questions and the measurement on
+BQ/LCQMC duplicates showed the check blocking far more right answers than wrong ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from typing import Any
+
+try:  # the rules tier owns entity extraction; a stand-in serves until it lands
+    from lastline.rules import find_entities
+except ImportError:  # pragma: no cover - removed once lastline.rules.find_entities exists
+    from ._entities_shim import find_entities
+
+__all__ = ["SlotGuard", "Slots", "extract_slots", "slot_guard_ok"]
+
+_KIND = {
+    "number": "amount", "ordinal": "amount", "money": "amount",
+    "percent": "percent",
+    "date": "when", "datetime": "when", "time": "when", "duration": "when",
+    "email": "ident", "url": "ident", "phone": "ident", "id_card": "ident", "order_id": "ident",
+}
+_EN_NEGATION = re.compile(r"\b(?:not|never|no|nobody|nothing|cannot|none|neither|nor)\b|n't\b", re.I)
+
+
+@dataclass(frozen=True)
+class Slots:
+    """The comparable values of one prompt."""
+
+    values: tuple[tuple[str, str], ...]  # sorted (kind, normalized value) pairs, repeats kept
+    currencies: frozenset[str]
+    negated_en: bool
+
+    def by_kind(self) -> dict[str, Counter[str]]:
+        out: dict[str, Counter[str]] = {}
+        for kind, value in self.values:
+            out.setdefault(kind, Counter())[value] += 1
+        return out
+
+
+def _decimal(value: Any) -> str:
+    try:
+        number = Decimal(str(value).replace(",", "").strip())
+    except (InvalidOperation, ValueError):
+        return str(value).strip().lower()
+    if not number.is_finite():
+        return str(number)
+    text = format(number.normalize(), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _normalize(entity: Any) -> tuple[str, str, str | None] | None:
+    kind = _KIND.get(entity.type)
+    if kind is None:
+        return None
+    value, currency = entity.value, None
+    if entity.type == "money" and isinstance(value, dict):
+        currency = value.get("currency")
+        value = value.get("amount")
+    if kind in ("amount", "percent"):
+        return kind, _decimal(value), currency
+    return kind, str(value).strip().lower(), None
+
+
+# One fixed reference time per process keeps "tomorrow" equal to "tomorrow" across calls.
+_REFERENCE = datetime(2000, 1, 3, 12, 0, 0)
+
+
+@lru_cache(maxsize=65_536)
+def extract_slots(text: str) -> Slots:
+    """The values in ``text`` (cached: a candidate's prompt is checked again and again)."""
+    try:
+        entities = find_entities(text, reference_time=_REFERENCE)
+    except Exception:  # the contract says never raise; if it does, compare nothing rather than crash
+        entities = []
+    values: list[tuple[str, str]] = []
+    currencies: set[str] = set()
+    for entity in entities:
+        norm = _normalize(entity)
+        if norm is None:
+            continue
+        kind, value, currency = norm
+        values.append((kind, value))
+        if currency:
+            currencies.add(str(currency).upper())
+    return Slots(tuple(sorted(values)), frozenset(currencies), bool(_EN_NEGATION.search(text)))
+
+
+@dataclass(frozen=True)
+class SlotGuard:
+    """The value-agreement check; the switches exist so a bench can measure each rule's worth."""
+
+    values: bool = True
+    negation_en: bool = True
+
+    def ok(self, a: str, b: str) -> bool:
+        """True when ``a`` and ``b`` may share one answer as far as their values go."""
+        sa, sb = extract_slots(a), extract_slots(b)
+        if self.values:
+            if sa.values != sb.values:
+                return False
+            if sa.currencies and sb.currencies and sa.currencies != sb.currencies:
+                return False
+        return not (self.negation_en and sa.negated_en != sb.negated_en)
+
+    def why(self, a: str, b: str) -> str | None:
+        """The first rule that fails, for diagnostics (``None`` when the pair passes)."""
+        sa, sb = extract_slots(a), extract_slots(b)
+        if self.values:
+            ka, kb = sa.by_kind(), sb.by_kind()
+            for kind in sorted(set(ka) | set(kb)):
+                if ka.get(kind) != kb.get(kind):
+                    return kind
+            if sa.currencies and sb.currencies and sa.currencies != sb.currencies:
+                return "currency"
+        if self.negation_en and sa.negated_en != sb.negated_en:
+            return "negation"
+        return None
+
+
+_DEFAULT = SlotGuard()
+
+
+def slot_guard_ok(a: str, b: str) -> bool:
+    """The default guard: values must agree, and so must English negation."""
+    return _DEFAULT.ok(a, b)

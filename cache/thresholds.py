@@ -1,0 +1,36 @@
+"""Shipped default thresholds, per model id: what applies before a tenant calibrates its own.
+
+Cosine scales differ per model and thresholds do not transfer between data sets (a banking
+threshold gives ≈13% false hits on open-domain questions), so the shipped value is the
+*conservative* one: for each model, the highest of the per-set thresholds that keep false hits
+on labelled non-duplicates of the development sets (QQP val, LCQMC dev, BQ dev; normalized text,
+whole files) at ≤1% for ``intercept`` and ≤2% for ``fallback``, rounded up. Numbers and the script:
+``docs/cache.md`` and ``bench/`` (the measurement is re-run there). These are uncalibrated:
+``stats()`` says so, and ``lastline cache calibrate`` replaces them per tenant.
+"""
+
+from __future__ import annotations
+
+from ._config import Mode, Threshold
+
+__all__ = ["SHIPPED_THRESHOLDS", "UNKNOWN_MODEL_THRESHOLDS", "default_threshold"]
+
+#: model id → (intercept, fallback) cosine.
+SHIPPED_THRESHOLDS: dict[str, tuple[float, float]] = {
+    "use-multilingual-v3": (0.98, 0.97),
+    "all-MiniLM-L6-v2": (0.97, 0.95),
+    "all-MiniLM-L6-v2-int8": (0.97, 0.95),
+    "multilingual-e5-small-q4": (0.98, 0.97),
+}
+#: A model nobody measured (``st:…``): strict enough that it rarely serves a wrong answer.
+UNKNOWN_MODEL_THRESHOLDS = (0.98, 0.96)
+
+
+def default_threshold(model_id: str, mode: Mode, overrides: dict[str, tuple[float, float]] | None = None
+                      ) -> Threshold:
+    """The uncalibrated threshold for ``model_id`` in ``mode``."""
+    table = {**SHIPPED_THRESHOLDS, **(overrides or {})}
+    intercept, fallback = table.get(model_id, UNKNOWN_MODEL_THRESHOLDS)
+    value = intercept if mode == "intercept" else fallback
+    source = "shipped" if model_id in table else "unknown_model"
+    return Threshold(value=value, calibrated=False, model_id=model_id, mode=mode, source=source)
