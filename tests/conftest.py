@@ -81,14 +81,18 @@ def start_server(tmp: Path, env: dict[str, str] | None = None, timeout_s: float 
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
+            log.close()
             raise RuntimeError((tmp / "server.log").read_text())
         try:
             if httpx.get(base + "/readyz", timeout=1.0).status_code == 200:
-                return LiveServer(base, db, process)
+                server = LiveServer(base, db, process)
+                server.log = log  # closed by stop_server (an unclosed file is a ResourceWarning)
+                return server
         except httpx.HTTPError:
             pass
         time.sleep(0.1)
     process.kill()
+    log.close()
     raise RuntimeError("server did not become ready:\n" + (tmp / "server.log").read_text())
 
 
@@ -98,6 +102,9 @@ def stop_server(server: LiveServer) -> None:
         server.process.wait(timeout=10)
     except Exception:
         server.process.kill()
+    log = getattr(server, "log", None)
+    if log is not None:
+        log.close()
 
 
 @pytest.fixture(scope="session")
