@@ -1,0 +1,140 @@
+"""Dates, times, date ranges and durations → ISO 8601, against a reference time for relative forms.
+
+Values: ``2024-06-15`` (date; ``2024-06`` / ``2024`` / ``2024-W02`` when only that is known),
+``15:00:00`` (time), ``2024-06-19T15:00:00`` (datetime), ``P3Y`` / ``PT1H30M`` (duration) and
+``start/end`` intervals with ``..`` for an open end (daterange). Chinese forms live in
+``dates_zh``, English ones in ``dates_en``; this module joins them into ranges.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import date, datetime, timedelta
+
+from ._types import Entity
+
+__all__ = ["DateHit", "add_months", "find_dates", "iso_date", "join_ranges", "week_of"]
+
+
+class DateHit:
+    """A recognized temporal span before it becomes an :class:`Entity`."""
+
+    __slots__ = ("end", "start", "type", "value")
+
+    def __init__(self, type_: str, start: int, end: int, value: str) -> None:
+        self.type, self.start, self.end, self.value = type_, start, end, value
+
+
+def iso_date(d: date) -> str:
+    return d.isoformat()
+
+
+def add_months(d: date, months: int) -> date:
+    """``d`` moved by whole months, clamping the day (Jan 31 + 1 month → Feb 28/29)."""
+    y, m = divmod(d.month - 1 + months, 12)
+    year, month = d.year + y, m + 1
+    for day in (d.day, 30, 29, 28):
+        try:
+            return date(year, month, min(day, d.day))
+        except ValueError:
+            continue
+    return date(year, month, 28)
+
+
+def week_of(d: date) -> str:
+    """ISO week label of ``d``: ``2017-W14``."""
+    year, week, _ = d.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+_JOIN = re.compile(r"\s*(?:到|至|~|～|-|—|－|–|与|和|to|until|through)\s*$")
+_FROM = re.compile(r"(?:从|自|從|from|between)\s*$")
+_BETWEEN = re.compile(r"\s*(?:之间|之間|间|間)")
+_AFTER = re.compile(
+    r"(?:\s*(?:或|及|以及|或者)?\s*(?:之后|以后|以後|之後|以来|起|开始|開始|后|後)|\s+or later|\s+onwards?)"
+)
+_BEFORE = re.compile(r"(?:\s*(?:或|及|以及|或者)?\s*(?:之前|以前)|\s+or earlier)")
+_BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|before|until)\s*$")
+_DATEISH = ("date", "datetime", "time")
+
+
+def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
+    """``A 到 B`` → one ``daterange`` ``A/B``; ``A 之后`` → ``A/..``; ``A 之前`` → ``../A``."""
+    hits = sorted(hits, key=lambda h: h.start)
+    out: list[DateHit] = []
+    i = 0
+    while i < len(hits):
+        h = hits[i]
+        nxt = hits[i + 1] if i + 1 < len(hits) else None
+        if nxt and h.type in _DATEISH and nxt.type in _DATEISH and _JOIN.search(folded[h.end:nxt.start]) \
+                and len(folded[h.end:nxt.start]) <= 4:
+            start = h.start
+            m = _FROM.search(folded, 0, h.start)
+            if m:
+                start = m.start()
+            end = nxt.end
+            b = _BETWEEN.match(folded, end)
+            if b:
+                end = b.end()
+            kind = "daterange" if h.type == "date" else f"{h.type}range" if h.type == nxt.type else "daterange"
+            if kind == "datetimerange":
+                kind = "daterange"
+            second = _inherit(folded[nxt.start:nxt.end], h.value, nxt.value)
+            out.append(DateHit(kind, start, end, f"{h.value}/{second}"))
+            i += 2
+            continue
+        if h.type in ("date", "datetime"):
+            a = _AFTER.match(folded, h.end)
+            b = _BEFORE.match(folded, h.end)
+            p = _BEFORE_PREFIX.search(folded, 0, h.start)
+            if a and not _is_relative_offset(folded, h):
+                h = DateHit("daterange", h.start, a.end(), f"{h.value}/..")
+            elif b and not _is_relative_offset(folded, h):
+                h = DateHit("daterange", h.start, b.end(), f"../{h.value}")
+            elif p:
+                h = DateHit("daterange", p.start(), h.end, f"../{h.value}")
+        out.append(h)
+        i += 1
+    return out
+
+
+def _is_relative_offset(folded: str, h: DateHit) -> bool:
+    return bool(re.search(r"[天年月周日时分秒]$", folded[h.start:h.end])) and folded[h.end:h.end + 1] in "前后後"\
+        and not re.search(r"[日号號]$", folded[h.start:h.end])
+
+
+def _inherit(second_text: str, first: str, second: str) -> str:
+    """The end of ``2016年1月10日到12日`` takes its year and month from the start, not from today."""
+    if not re.match(r"\d{4}-\d{2}", first) or not re.match(r"\d{4}-\d{2}-\d{2}", second):
+        return second
+    if re.search(r"[年/]|\d{4}", second_text):
+        return second
+    if "月" not in second_text and "-" not in second_text:
+        return first[:8] + second[8:]
+    return first[:5] + second[5:]
+
+
+def find_dates(text: str, folded: str, reference: datetime) -> Iterator[Entity]:
+    """Temporal entities of ``text`` (Chinese and English), ranges joined."""
+    from .dates_en import find_en
+    from .dates_zh import find_zh
+
+    hits = list(find_zh(folded, reference)) + list(find_en(folded, reference))
+    hits = _drop_overlaps(hits)
+    for h in join_ranges(folded, hits):
+        yield Entity(h.type, text[h.start:h.end], h.start, h.end, h.value)
+
+
+def _drop_overlaps(hits: list[DateHit]) -> list[DateHit]:
+    hits.sort(key=lambda h: (h.start, -(h.end - h.start)))
+    out: list[DateHit] = []
+    for h in hits:
+        if out and h.start < out[-1].end:
+            continue
+        out.append(h)
+    return out
+
+
+def shift_days(reference: datetime, days: int) -> date:
+    return (reference + timedelta(days=days)).date()

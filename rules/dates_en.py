@@ -1,0 +1,150 @@
+"""English and numeric dates: ``2024-06-15``, ``2024/6/15``, ``06/15/2024``, ``June 15, 2024``,
+``15 June 2024``, ``June 2024``, ``tomorrow``, ``next Friday``, ``3pm``, ``in 3 days``, ``2 weeks``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import date, datetime, timedelta
+
+from .dates import DateHit
+
+__all__ = ["find_en"]
+
+_MONTHS = {m: i + 1 for i, ms in enumerate((
+    "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
+    "august aug", "september sep sept", "october oct", "november nov", "december dec")) for m in ms.split()}
+_MON = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DAYS = {d: i for i, ds in enumerate(("monday mon", "tuesday tue tues", "wednesday wed", "thursday thu thurs",
+                                      "friday fri", "saturday sat", "sunday sun")) for d in ds.split()}
+_DAY = "|".join(sorted(_DAYS, key=len, reverse=True))
+_TIME = (r"(?:\s*(?:at\s+)?(?P<th>[01]?\d|2[0-3])(?::(?P<tm>[0-5]\d))?(?::(?P<ts>[0-5]\d))?"
+         r"\s*(?P<ap>[ap]\.?m\.?)?(?![\w:]))?")
+_PATTERNS = [
+    ("iso", r"(?<![\d.])(?P<y>\d{4})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?![\d])"
+            r"(?:[T ](?P<ih>[01]\d|2[0-3]):(?P<im>[0-5]\d)(?::(?P<is>[0-5]\d))?)?"),
+    ("num", r"(?<![\d./-])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{4}|\d{2})(?![\d./-])"),
+    ("mdy", rf"\b(?P<mon>{_MON})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s*(?P<y>\d{{4}}))?\b" + _TIME),
+    ("dmy", rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MON})\.?(?:,?\s*(?P<y>\d{{4}}))?\b" + _TIME),
+    ("my", rf"\b(?P<mon>{_MON})\s+(?P<y>\d{{4}})\b"),
+    ("rel", r"\b(?P<rel>today|tomorrow|yesterday|the day after tomorrow|the day before yesterday)\b" + _TIME),
+    ("wd", rf"\b(?P<which>next|last|this|coming)\s+(?P<wd>{_DAY})\b" + _TIME),
+    ("in", r"\b(?:in\s+(?P<n1>\d+)\s+(?P<u1>day|week|month|year)s?\b"
+           r"|(?P<n2>\d+)\s+(?P<u2>day|week|month|year)s?\s+ago\b)"),
+    ("dur", r"\b(?P<n>\d+(?:\.\d+)?)\s*(?P<u>years?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"),
+    ("clock", r"(?<![\d:.])(?P<th>[01]?\d|2[0-3])(?::(?P<tm>[0-5]\d))?(?::(?P<ts>[0-5]\d))?"
+              r"\s*(?P<ap>[ap]\.?m\.?)(?![a-z])"),
+]
+_COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
+_DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
+
+
+def find_en(folded: str, ref: datetime) -> Iterator[DateHit]:
+    if not re.search(r"[0-9A-Za-z]", folded):
+        return
+    for name, rx in _COMPILED:
+        for m in rx.finditer(folded):
+            hit = _hit(name, m, ref)
+            if hit is not None:
+                yield hit
+
+
+def _safe_date(y: int, m: int, d: int) -> date | None:
+    try:
+        return date(y, m, d)
+    except ValueError:
+        return None
+
+
+def _clock(m: re.Match[str]) -> str | None:
+    g = m.groupdict()
+    if g.get("th") is None:
+        return None
+    h, mi, s = int(g["th"]), int(g["tm"] or 0), int(g["ts"] or 0)
+    ap = (g.get("ap") or "").replace(".", "").lower()
+    if not ap and g.get("tm") is None:
+        return None
+    if ap == "pm" and h < 12:
+        h += 12
+    elif ap == "am" and h == 12:
+        h = 0
+    return f"{h:02d}:{mi:02d}:{s:02d}"
+
+
+def _hit(name: str, m: re.Match[str], ref: datetime) -> DateHit | None:
+    g = m.groupdict()
+    today = ref.date()
+    if name == "iso":
+        d = _safe_date(int(g["y"]), int(g["m"]), int(g["d"]))
+        if d is None:
+            return None
+        if g["ih"]:
+            t = f"{int(g['ih']):02d}:{g['im']}:{g['is'] or '00'}"
+            return DateHit("datetime", m.start(), m.end(), f"{d.isoformat()}T{t}")
+        return DateHit("date", m.start(), m.end(), d.isoformat())
+    if name == "num":
+        a, b, c = int(g["a"]), int(g["b"]), int(g["c"])
+        year = c if len(g["c"]) == 4 else 2000 + c
+        month, day = (b, a) if g["sep"] == "." or a > 12 else (a, b)  # 06/15/2024; 15.06.2024
+        d = _safe_date(year, month, day)
+        return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
+    if name in ("mdy", "dmy", "my"):
+        month = _MONTHS[g["mon"].lower()]
+        if name == "my":
+            return DateHit("date", m.start(), m.end(), f"{int(g['y']):04d}-{month:02d}")
+        if g["mon"].lower() in ("may", "mar", "sun", "sat") and not g["y"] and g["mon"].islower():
+            return None
+        d = _safe_date(int(g["y"]) if g["y"] else today.year, month, int(g["d"]))
+        return _with_time(m, d)
+    if name == "rel":
+        shift = {"today": 0, "tomorrow": 1, "yesterday": -1, "the day after tomorrow": 2,
+                 "the day before yesterday": -2}[g["rel"].lower()]
+        return _with_time(m, today + timedelta(days=shift))
+    if name == "wd":
+        target = _DAYS[g["wd"].lower()]
+        which = g["which"].lower()
+        delta = (target - today.weekday()) % 7
+        if which == "next":  # the weekday of next week, like 下周三
+            delta = target - today.weekday() + 7
+        elif which == "coming":
+            delta = delta or 7
+        elif which == "last":
+            delta = -((today.weekday() - target) % 7 or 7)
+        return _with_time(m, today + timedelta(days=delta))
+    if name == "in":
+        n = int(g["n1"] or g["n2"])
+        unit = (g["u1"] or g["u2"]).lower()
+        sign = 1 if g["n1"] else -1
+        days = {"day": 1, "week": 7}.get(unit)
+        if days:
+            d = today + timedelta(days=sign * n * days)
+        else:
+            months = n * (12 if unit == "year" else 1) * sign
+            y, mo = divmod(today.month - 1 + months, 12)
+            d = _safe_date(today.year + y, mo + 1, min(today.day, 28))
+        return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
+    if name == "dur":
+        u = g["u"].lower()
+        key = "mo" if u.startswith("mo") else "mi" if u.startswith("mi") else u[0]
+        n = g["n"]
+        code = _DUR[key]
+        return DateHit("duration", m.start(), m.end(), f"PT{n}{code}" if key in ("h", "mi", "s") else f"P{n}{code}")
+    if name == "clock":
+        t = _clock(m)
+        return DateHit("time", m.start(), m.end(), t) if t else None
+    return None
+
+
+def _with_time(m: re.Match[str], d: date | None) -> DateHit | None:
+    if d is None:
+        return None
+    t = _clock(m)
+    if t is None:
+        end = m.start("th") if m.groupdict().get("th") is not None else m.end()
+        text_end = end
+        while text_end > m.start() and m.string[text_end - 1] in " \t":
+            text_end -= 1
+        if m.string[m.start():text_end].lower().endswith(" at"):
+            text_end -= 3
+        return DateHit("date", m.start(), text_end, d.isoformat())
+    return DateHit("datetime", m.start(), m.end(), f"{d.isoformat()}T{t}")

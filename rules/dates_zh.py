@@ -1,0 +1,222 @@
+"""Chinese dates and times: ``2024年6月15日``, ``二〇二四年六月十五日``, ``下周三下午3点``, ``明天``,
+``本月十日``, ``15时20分``, ``两年`` (duration), ``5天前``; see :mod:`lastline.rules.dates`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import date, datetime, timedelta
+
+from .dates import DateHit, add_months, week_of
+from .numbers import DIGIT_VALUES, parse_number
+
+__all__ = ["find_zh"]
+
+_C = "零〇○一二两兩三四五六七八九十"
+_REL_DAY = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨夜": -1, "今天": 0, "今日": 0,
+            "今晨": 0, "今早": 0, "今晚": 0, "明天": 1, "明日": 1, "明早": 1, "明晚": 1, "后天": 2, "後天": 2,
+            "大后天": 3, "大後天": 3}
+_REL_YEAR = {"今年": 0, "明年": 1, "去年": -1, "前年": -2, "后年": 2, "後年": 2}
+_REL_MONTH = {"本月": 0, "这个月": 0, "這個月": 0, "上个月": -1, "上個月": -1, "上月": -1, "下个月": 1,
+              "下個月": 1, "下月": 1}
+_WEEK_SHIFT = {"上上": -2, "下下": 2, "上": -1, "下": 1, "本": 0, "这": 0, "這": 0, "": 0}
+_PM = ("下午", "午后", "傍晚", "晚上", "晚间", "夜里", "夜间", "今晚", "明晚", "昨晚", "昨夜")
+_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "1": 0, "2": 1, "3": 2,
+            "4": 3, "5": 4, "6": 5, "7": 6}
+
+
+def _alt(words: dict[str, int]) -> str:
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+_DATE = (
+    rf"(?P<dp>(?:农历|農曆)?(?:(?P<rel>{_alt(_REL_DAY)})"
+    r"|(?P<wk>上上|下下|上|下|本|这|這)?(?:个|個)?(?:周|星期|礼拜|禮拜|週)(?P<wd>[一二三四五六日天1-7])?"
+    rf"|(?:(?P<ry>{_alt(_REL_YEAR)})|(?P<y>\d{{4}}|\d{{2}}|[零〇○一二三四五六七八九]{{4}})\s*年)?(?:的)?\s*"
+    rf"(?:(?P<rm>{_alt(_REL_MONTH)})|(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]|正)\s*月份?)?\s*"
+    r"(?:(?P<d>3[01]|[12]\d|0?[1-9]|三十一?|二十[一二三四五六七八九]?|十[一二三四五六七八九]?"
+    r"|初[一二三四五六七八九十]|[一二三四五六七八九])\s*[日号號])?))?"
+)
+_TIME = (
+    r"\s*(?P<p>凌晨|清晨|早上|早晨|早间|上午|中午|午后|下午|傍晚|晚上|晚间|夜里|夜间)?\s*"
+    rf"(?:(?P<h>2[0-4]|[01]?\d|[{_C}]{{1,3}})\s*(?:点钟|点|點|时|時)"
+    rf"(?:\s*(?P<mi>[0-5]\d|[1-9](?=\s*分)|[{_C}]{{2,3}}|[{_C}](?=\s*分))\s*分?|(?P<half>半)|(?P<q>一刻|三刻))?"
+    rf"(?:\s*(?P<s>[0-5]?\d|[{_C}]{{1,3}})\s*秒)?"
+    r"|(?P<ch>2[0-3]|[01]?\d):(?P<cm>[0-5]\d)(?::(?P<cs>[0-5]\d))?(?!\d))?"
+)
+DATETIME_RE = re.compile(r"(?=[0-9" + _C + r"今明昨前后後大上下本这這周星礼禮週凌清早中午傍晚夜去正初农農])"
+                         + _DATE + _TIME)
+_UNIT_S = {"年": "Y", "个月": "M", "個月": "M", "月": "M", "周": "W", "星期": "W", "礼拜": "W", "禮拜": "W",
+           "週": "W", "天": "D", "日": "D", "小时": "H", "小時": "H", "钟头": "H", "鐘頭": "H", "个钟头": "H",
+           "分钟": "MIN", "分鐘": "MIN", "秒钟": "S", "秒鐘": "S", "秒": "S", "时": "H"}
+_DUR_UNITS = "年|个月|個月|周|星期|礼拜|禮拜|週|天|小时|小時|钟头|鐘頭|分钟|分鐘|秒钟|秒鐘|秒"
+DURATION_RE = re.compile(
+    rf"(?P<n>\d+(?:\.\d+)?|[{_C}百]+|半)\s*(?P<half1>半)?\s*(?:个|個)?\s*(?P<u>{_DUR_UNITS})(?P<half2>半)?"
+    r"(?:\s*(?:之|以)?(?P<dir>前|后|後)(?!天))?"
+)
+
+
+def find_zh(folded: str, ref: datetime) -> Iterator[DateHit]:
+    for m in DATETIME_RE.finditer(folded):
+        if m.end() == m.start():
+            continue
+        hit = _datetime_hit(m, ref)
+        if hit is not None:
+            yield hit
+    yield from _durations(folded, ref)
+
+
+def _num(s: str | None) -> int | None:
+    if not s:
+        return None
+    s = s.replace(" ", "")
+    if s.startswith("初"):
+        s = s[1:]
+    if s == "正":
+        return 1
+    if s.isdigit():
+        return int(s)
+    if len(s) == 4 and all(ch in DIGIT_VALUES for ch in s):
+        return int("".join(str(DIGIT_VALUES[ch]) for ch in s))
+    v = parse_number(s)
+    return int(v) if v is not None and v == int(v) else None
+
+
+def _datetime_hit(m: re.Match[str], ref: datetime) -> DateHit | None:
+    g = m.groupdict()
+    day_value, precision = _date_part(g, ref, m)
+    hour = None
+    if g["h"] is not None or g["ch"] is not None:
+        hour = _num(g["h"] if g["h"] is not None else g["ch"])
+    end = m.end()
+    if hour is None:
+        if day_value is None:
+            return None
+        end = m.end("dp")
+        return DateHit("date", m.start("dp"), end, day_value)
+    minute = _num(g["mi"] if g["h"] is not None else g["cm"]) or 0
+    second = _num(g["s"] if g["h"] is not None else g["cs"]) or 0
+    if g["half"]:
+        minute = 30
+    elif g["q"]:
+        minute = 15 if g["q"] == "一刻" else 45
+    period = g["p"] or (g["rel"] if g["rel"] in _PM else None)
+    if period and ((period in _PM and hour < 12) or (period == "中午" and hour < 5)):
+        hour += 12
+    if hour == 24:
+        hour = 0
+    if hour > 23 or minute > 59 or second > 59:
+        return None
+    if g["h"] is not None and not g["p"] and day_value is None and not _clock_context(m):
+        return None
+    clock = f"{hour:02d}:{minute:02d}:{second:02d}"
+    start = m.start("dp") if day_value is not None else (m.start("p") if g["p"] else m.start("h") if g["h"]
+                                                         else m.start("ch"))
+    if day_value is None:
+        return DateHit("time", start, end, clock)
+    if precision != "day":
+        return DateHit("date", m.start("dp"), m.end("dp"), day_value)
+    return DateHit("datetime", start, end, f"{day_value}T{clock}")
+
+
+def _clock_context(m: re.Match[str]) -> bool:
+    """A bare ``3点`` is a time only with minutes, 钟 or a digit hour; ``三点建议`` is not."""
+    g = m.groupdict()
+    return bool(g["mi"] or g["half"] or g["q"] or g["s"] or (g["h"] and g["h"].isdigit())
+                or "钟" in m.group())
+
+
+def _date_part(g: dict[str, str | None], ref: datetime, m: re.Match[str]) -> tuple[str | None, str]:
+    today = ref.date()
+    if g["rel"]:
+        return (today + timedelta(days=_REL_DAY[g["rel"]])).isoformat(), "day"
+    if m.group("dp") and re.search("周|星期|礼拜|禮拜|週", m.group("dp") or "") and not (g["y"] or g["m"]):
+        shift = _WEEK_SHIFT[g["wk"] or ""]
+        monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
+        if g["wd"]:
+            return (monday + timedelta(days=_WEEKDAY[g["wd"]])).isoformat(), "day"
+        if g["wk"] is None:
+            return None, ""
+        return week_of(monday), "week"
+    year = month = day = None
+    if g["ry"]:
+        year = today.year + _REL_YEAR[g["ry"]]
+    elif g["y"]:
+        year = _num(g["y"])
+        if year is not None and len(g["y"]) == 2:
+            if not (g["m"] or g["y"].startswith("0") or year >= 30):
+                return None, ""
+            year += 2000 if year < 30 else 1900
+    if g["rm"]:
+        shifted = add_months(today.replace(day=1), _REL_MONTH[g["rm"]])
+        year, month = shifted.year, shifted.month
+    elif g["m"]:
+        month = _num(g["m"])
+    if g["d"]:
+        day = _num(g["d"])
+        if month is None and not (m.group("dp") or "").endswith("日"):
+            return None, ""  # a bare "12号" is too often a room or a size
+    if year is None and month is None and day is None:
+        return None, ""
+    if day is not None:
+        month = month or today.month
+        year = year or today.year
+        try:
+            return date(year, month, day).isoformat(), "day"
+        except ValueError:
+            return None, ""
+    if month is not None:
+        if not 1 <= month <= 12:
+            return None, ""
+        return f"{year or today.year:04d}-{month:02d}", "month"
+    return f"{year:04d}", "year"
+
+
+def _durations(folded: str, ref: datetime) -> Iterator[DateHit]:
+    for m in DURATION_RE.finditer(folded):
+        raw, unit = m.group("n"), m.group("u")
+        if raw == "半":
+            n = 0.5
+        else:
+            v = parse_number(raw)
+            if v is None:
+                continue
+            n = float(v)
+        if unit == "年" and raw.isdigit() and (len(raw) >= 3 or raw.startswith("0")):
+            continue  # 2009年 is a year, not 2009 years
+        if m.group("half1") or m.group("half2"):
+            n += 0.5
+        code = _UNIT_S[unit]
+        if m.group("dir"):
+            hit = _offset(m, n, code, ref)
+            if hit:
+                yield hit
+            continue
+        yield DateHit("duration", m.start(), m.end(), _iso_duration(n, code))
+
+
+def _iso_duration(n: float, code: str) -> str:
+    num = str(int(n)) if n == int(n) else str(n)
+    if code in ("H", "MIN", "S"):
+        return f"PT{num}{code[0]}"
+    return f"P{num}{code}"
+
+
+def _offset(m: re.Match[str], n: float, code: str, ref: datetime) -> DateHit | None:
+    sign = -1 if m.group("dir") == "前" else 1
+    if n != int(n):
+        return None
+    k = int(n) * sign
+    if code in ("H", "MIN", "S"):
+        delta = {"H": timedelta(hours=k), "MIN": timedelta(minutes=k), "S": timedelta(seconds=k)}[code]
+        return DateHit("datetime", m.start(), m.end(), (ref + delta).replace(microsecond=0).isoformat())
+    d = ref.date()
+    if code == "D":
+        d += timedelta(days=k)
+    elif code == "W":
+        d += timedelta(weeks=k)
+    elif code == "M":
+        d = add_months(d, k)
+    else:
+        d = add_months(d, 12 * k)
+    return DateHit("date", m.start(), m.end(), d.isoformat())

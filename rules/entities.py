@@ -1,0 +1,88 @@
+"""``find_entities``: every typed value in a text, with exact spans and normalized values.
+
+Recognizers run on a width-folded copy of the text (offsets unchanged) and propose candidates;
+overlaps are resolved longest-first, then by a fixed precedence (an ID number beats the phone it
+looks like, money beats the bare number inside it). Any recognizer that fails on odd input is
+skipped rather than raised: the semantic cache calls this on every candidate answer.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection, Iterable
+from datetime import datetime
+
+from lastline.text import is_cjk_dominant
+
+from ._types import ENTITY_TYPES, Entity, fold
+from .dates import find_dates
+from .money import find_money
+from .numbers import find_numbers
+from .patterns import find_patterns
+from .percent import find_percent
+
+__all__ = ["ENTITY_TYPES", "Entity", "find_entities"]
+
+log = logging.getLogger(__name__)
+
+#: Lower wins a tie between overlapping candidates of equal length.
+PRECEDENCE = {t: i for i, t in enumerate((
+    "email", "url", "id_card", "money", "percent", "datetime", "daterange", "date", "time", "duration",
+    "phone", "order_id", "ordinal", "number",
+))}
+MAX_CHARS = 200_000
+
+
+def find_entities(
+    text: str,
+    *,
+    reference_time: datetime | None = None,
+    types: Collection[str] | None = None,
+) -> list[Entity]:
+    """All entities in ``text``, sorted by position, non-overlapping.
+
+    ``reference_time`` anchors relative dates (``明天``, ``next Friday``); it defaults to now.
+    ``types`` keeps only those types (overlaps are still resolved against all of them, so
+    ``2024年6月15日`` never yields the number 2024). Never raises on any string.
+    """
+    if not isinstance(text, str) or not text:
+        return []
+    text = text[:MAX_CHARS]
+    try:
+        folded = fold(text)
+        cjk = is_cjk_dominant(text)
+    except Exception:  # pragma: no cover - fold is total on str
+        return []
+    ref = reference_time or datetime.now()
+    if ref.tzinfo is not None:
+        ref = ref.replace(tzinfo=None)
+    recognizers: list[Callable[[], Iterable[Entity]]] = [
+        lambda: find_patterns(text, folded),
+        lambda: find_money(text, folded, cjk),
+        lambda: find_percent(text, folded),
+        lambda: find_dates(text, folded, ref),
+        lambda: find_numbers(text, folded),
+    ]
+    candidates: list[Entity] = []
+    for recognize in recognizers:
+        try:
+            candidates.extend(recognize())
+        except Exception:  # a recognizer bug must not take the caller down
+            log.exception("entity recognizer failed; skipped")
+    chosen = _resolve(candidates)
+    if types is not None:
+        wanted = set(types)
+        chosen = [e for e in chosen if e.type in wanted]
+    return chosen
+
+
+def _resolve(candidates: list[Entity]) -> list[Entity]:
+    ordered = sorted(
+        (c for c in candidates if c.end > c.start),
+        key=lambda e: (-(e.end - e.start), PRECEDENCE.get(e.type, 99), e.start),
+    )
+    taken: list[Entity] = []
+    for cand in ordered:
+        if all(cand.end <= t.start or cand.start >= t.end for t in taken):
+            taken.append(cand)
+    return sorted(taken, key=lambda e: e.start)

@@ -1,0 +1,89 @@
+"""Money: an amount with its currency, from ``人民币伍拾万元整``, ``¥1,200.50``, ``$3k``, ``USD 20``,
+``5千元``, ``五千块``, ``50元6角三分`` or ``1200亿美元``.
+
+The value is ``{"amount": "<decimal>", "currency": "<ISO 4217>"}`` so ``五千元``, ``5000元`` and
+``5,000元`` compare equal. ``¥`` is read as CNY in Chinese text and JPY otherwise; a bare ``$`` is USD.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from decimal import Decimal
+
+from ._types import Entity, format_decimal
+from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, parse_number
+
+__all__ = ["CURRENCIES", "find_money", "parse_money"]
+
+#: Written currency → ISO 4217 code (keys are matched longest first).
+CURRENCIES = {
+    "US$": "USD", "HK$": "HKD", "NT$": "TWD", "A$": "AUD", "C$": "CAD", "S$": "SGD", "$": "USD",
+    "€": "EUR", "£": "GBP", "₩": "KRW", "₹": "INR", "¥": "CNY",
+    "RMB": "CNY", "CNY": "CNY", "USD": "USD", "EUR": "EUR", "GBP": "GBP", "JPY": "JPY", "HKD": "HKD",
+    "人民币": "CNY", "元人民币": "CNY", "元": "CNY", "块钱": "CNY", "块": "CNY", "塊": "CNY", "圆": "CNY",
+    "圓": "CNY", "美元": "USD", "美圆": "USD", "美圓": "USD", "美金": "USD", "欧元": "EUR", "歐元": "EUR",
+    "英镑": "GBP", "英鎊": "GBP", "日元": "JPY", "日圆": "JPY", "港元": "HKD", "港币": "HKD", "港幣": "HKD",
+    "新台币": "TWD", "台币": "TWD", "台幣": "TWD", "韩元": "KRW", "澳元": "AUD", "加元": "CAD",
+    "卢布": "RUB", "dollars": "USD", "dollar": "USD", "yuan": "CNY", "euros": "EUR", "euro": "EUR",
+    "pounds": "GBP", "yen": "JPY",
+}
+_PREFIXES = ["US$", "HK$", "NT$", "A$", "C$", "S$", "RMB", "CNY", "USD", "EUR", "GBP", "JPY", "HKD",
+             "人民币", "$", "€", "£", "¥", "₩", "₹"]
+_SUFFIXES = sorted((k for k in CURRENCIES if k not in ("$", "€", "£", "¥", "₩", "₹", "US$", "HK$", "NT$",
+                                                      "A$", "C$", "S$")), key=len, reverse=True)
+_NUM = (rf"(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[十百千万亿萬億](?:\d+|[{CN_DIGITS}])?)*"
+        rf"|[{CN_NUM_CHARS}]+(?:[点點][{CN_DIGITS}]+)?")
+_CENT_DIGIT = f"[0-9{CN_DIGITS}]"
+MONEY_RE = re.compile(
+    r"(?<![A-Za-z])(?P<pre>" + "|".join(re.escape(p) for p in _PREFIXES) + r")?[ ]{0,2}"
+    rf"(?P<num>{_NUM})(?P<k>[kKmM](?![A-Za-z])|[ ]?(?:million|billion|thousand|mn|bn)\b)?[ ]{{0,2}}"
+    r"(?P<suf>" + "|".join(re.escape(s) for s in _SUFFIXES) + r")?(?P<zheng>整|正)?"
+    rf"(?:(?P<jiao>{_CENT_DIGIT})[角毛])?(?:(?P<fen>{_CENT_DIGIT})分)?"
+)
+_MAG = {"k": 1000, "K": 1000, "m": 10**6, "M": 10**6, "thousand": 1000, "million": 10**6, "mn": 10**6,
+        "billion": 10**9, "bn": 10**9}
+_ASCII_SUFFIX = re.compile(r"[A-Za-z]+")
+
+
+def parse_money(match: re.Match[str], cjk: bool) -> tuple[Decimal, str] | None:
+    """Amount and ISO code of one :data:`MONEY_RE` match, or ``None`` if it names no currency."""
+    pre, suf = match.group("pre"), match.group("suf")
+    if not pre and not suf:
+        return None
+    amount = parse_number(match.group("num"))
+    if amount is None:
+        return None
+    if match.group("k"):
+        amount *= _MAG[match.group("k").strip()]
+    if match.group("jiao"):
+        amount += Decimal(_digit(match.group("jiao"))) / 10
+    if match.group("fen"):
+        amount += Decimal(_digit(match.group("fen"))) / 100
+    code = CURRENCIES[suf] if (suf and suf not in ("元", "块", "块钱", "塊", "圆", "圓")) or not pre \
+        else CURRENCIES[pre]
+    if pre == "¥" and not cjk and not suf:
+        code = "JPY"
+    return amount, code
+
+
+def _digit(ch: str) -> int:
+    return int(ch) if ch.isdigit() else DIGIT_VALUES[ch]
+
+
+def find_money(text: str, folded: str, cjk: bool) -> Iterator[Entity]:
+    """Amounts with a currency sign, code or unit; bare numbers are left to ``find_numbers``."""
+    for m in MONEY_RE.finditer(folded):
+        suf = m.group("suf")
+        if suf and _ASCII_SUFFIX.fullmatch(suf) and m.end("suf") < len(folded) \
+                and folded[m.end("suf")].isalpha():
+            continue  # "5 euroland" is not money
+        parsed = parse_money(m, cjk)
+        if parsed is None:
+            continue
+        amount, code = parsed
+        start, end = m.span()
+        while end > start and folded[end - 1] == " ":
+            end -= 1
+        yield Entity("money", text[start:end], start, end,
+                     {"amount": format_decimal(amount), "currency": code})

@@ -1,0 +1,156 @@
+"""Numbers written in Arabic digits, Chinese numerals, financial capitals, or a mix of them.
+
+``parse_number`` turns one numeral (``3万5千``, ``壹拾贰万``, ``1,200.50``, ``二〇二四``,
+``两千四百五``, ``36.57亿``) into an exact :class:`~decimal.Decimal`; ``find_numbers`` finds them in
+text. Written by hand because cn2an rejects mixed forms like ``3万5千`` in strict mode and
+accepts nonsense in smart mode; the bench compares both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from decimal import Decimal, InvalidOperation
+
+from ._types import Entity, format_decimal
+
+__all__ = ["CN_DIGITS", "CN_NUM_CHARS", "NUMBER_RE", "find_numbers", "parse_number"]
+
+DIGIT_VALUES = {
+    "零": 0, "〇": 0, "○": 0, "洞": 0,
+    "一": 1, "壹": 1, "幺": 1, "二": 2, "贰": 2, "貳": 2, "两": 2, "兩": 2, "俩": 2,
+    "三": 3, "叁": 3, "參": 3, "仨": 3, "四": 4, "肆": 4, "五": 5, "伍": 5, "六": 6, "陆": 6, "陸": 6,
+    "七": 7, "柒": 7, "八": 8, "捌": 8, "九": 9, "玖": 9,
+}
+SMALL_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
+BIG_UNITS = {"万": 10**4, "萬": 10**4, "亿": 10**8, "億": 10**8, "兆": 10**12}
+POINT = "点點"
+CN_DIGITS = "零〇○一壹二贰貳两兩三叁參四肆五伍六陆陸七柒八捌九玖"
+CN_NUM_CHARS = CN_DIGITS + "十拾百佰千仟万萬亿億"
+_ARABIC = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_CN = f"[{CN_NUM_CHARS}]"
+_UNITS = "十拾百佰千仟万萬亿億"
+#: One numeral: Arabic (with thousands separators) and/or Chinese parts, optional Chinese decimals.
+NUMBER_RE = re.compile(
+    rf"(?:(?<![0-9A-Za-z])[-+]|[负負])?(?:(?:{_ARABIC})(?:[{_UNITS}](?:{_ARABIC}|[{CN_DIGITS}])?)*[kKmMwW]?(?![\d.])"
+    rf"|{_CN}+(?:[{POINT}][{CN_DIGITS}]+)?)"
+)
+# Words that contain a numeral character but are not quantities.
+_NOT_NUMBERS = (
+    "一切", "一些", "一起", "一样", "一般", "一直", "一定", "一旦", "一致", "一向", "一再", "一边", "一度",
+    "一律", "一同", "一面", "一下", "一点", "一会", "一番", "一带", "一概", "一行", "一共", "万一", "统一",
+    "唯一", "之一", "千万", "万分", "十分", "百分", "一方", "一经", "一并", "第一", "同一", "单一", "一贯",
+    "乙方", "甲方", "三方", "双方", "一切", "九州", "五金", "八卦", "千克", "一旦", "万物", "万岁",
+)
+_SUFFIX_MULT = {"k": 1000, "K": 1000, "m": 10**6, "M": 10**6, "w": 10**4, "W": 10**4}
+_TOKEN = re.compile(rf"{_ARABIC}|[{CN_DIGITS}]|[{_UNITS}]|[{POINT}]")
+
+
+def parse_number(text: str) -> Decimal | None:
+    """Exact value of one numeral, or ``None`` when ``text`` is not a well-formed numeral."""
+    s = text.strip().replace(" ", "")
+    if not s:
+        return None
+    sign = 1
+    if s[0] in "-负負":
+        sign, s = -1, s[1:]
+    elif s[0] == "+":
+        s = s[1:]
+    mult = 1
+    if s and s[-1] in _SUFFIX_MULT:
+        mult, s = _SUFFIX_MULT[s[-1]], s[:-1]
+    if not s:
+        return None
+    try:
+        value = _parse_unsigned(s)
+    except (InvalidOperation, ValueError, KeyError):
+        return None
+    return None if value is None else sign * value * mult
+
+
+def _parse_unsigned(s: str) -> Decimal | None:
+    if re.fullmatch(_ARABIC, s):
+        return Decimal(s.replace(",", ""))
+    frac = ""
+    for p in POINT:
+        if p in s:
+            s, frac = s.split(p, 1)
+            if not frac or any(ch not in DIGIT_VALUES for ch in frac):
+                return None
+            frac = "".join(str(DIGIT_VALUES[ch]) for ch in frac)
+            break
+    integer = _parse_integer(s) if s else Decimal(0)
+    if integer is None:
+        return None
+    return integer + (Decimal("0." + frac) if frac else 0)
+
+
+def _parse_integer(s: str) -> Decimal | None:
+    tokens = _TOKEN.findall(s)
+    if "".join(tokens) != s:
+        return None
+    if all(t in DIGIT_VALUES for t in tokens) and len(tokens) > 1:  # 二〇二四: digit by digit
+        return Decimal("".join(str(DIGIT_VALUES[t]) for t in tokens))
+    total = wan = section = Decimal(0)
+    num: Decimal | None = None
+    last_unit = 0  # value of the unit just before a trailing bare digit (两千四百五 → 50)
+    zero_seen = False
+    for tok in tokens:
+        if tok in DIGIT_VALUES:
+            digit = DIGIT_VALUES[tok]
+            if digit == 0:
+                zero_seen, num = True, None
+                continue
+            num = Decimal(digit) if num is None or last_unit else num * 10 + digit
+            if num is not None and last_unit and zero_seen:
+                last_unit = 0
+        elif tok in SMALL_UNITS:
+            unit = SMALL_UNITS[tok]
+            section += (num if num is not None else Decimal(1)) * unit
+            num, last_unit, zero_seen = None, unit, False
+        elif tok in BIG_UNITS:
+            unit = BIG_UNITS[tok]
+            if unit == 10**4:
+                wan = (wan + section + (num or 0)) * unit if wan and not section and num is None \
+                    else wan + (section + (num or 0)) * unit
+            else:
+                total = (total + wan + section + (num or 0)) * unit
+                wan = Decimal(0)
+            section, num, last_unit, zero_seen = Decimal(0), None, unit, False
+        else:  # an Arabic run inside a mixed numeral: 3万5千, 36.57亿
+            num = Decimal(tok.replace(",", ""))
+            last_unit, zero_seen = 0, True  # "3万5" is not shorthand for 3万5千 in writing
+    if num is not None and last_unit >= 10 and not zero_seen:
+        num *= Decimal(last_unit) / 10  # 两千四百五 = 2450, 一万五 = 15000
+    return total + wan + section + (num or 0)
+
+
+def find_numbers(text: str, folded: str) -> Iterator[Entity]:
+    """Numerals in ``folded`` (see :func:`fold`); skips words like 一切, 统一 that only look numeric."""
+    for m in NUMBER_RE.finditer(folded):
+        start, end = m.span()
+        raw = m.group()
+        if _inside_word(folded, start, end) or (raw[-1] in "kKmMwW" and _letter_after(folded, end)):
+            continue
+        value = parse_number(raw)
+        if value is None:
+            if raw[0] in "-+负負" and len(raw) > 1:
+                value, start = parse_number(raw[1:]), start + 1
+            if value is None:
+                continue
+        yield Entity("number", text[start:end], start, end, format_decimal(value))
+
+
+def _letter_after(folded: str, end: int) -> bool:
+    return end < len(folded) and folded[end].isalpha()
+
+
+def _inside_word(folded: str, start: int, end: int) -> bool:
+    window = folded[max(0, start - 1): end + 1]
+    return any(w in window and _overlaps(folded, w, start, end) for w in _NOT_NUMBERS)
+
+
+def _overlaps(folded: str, word: str, start: int, end: int) -> bool:
+    lo = max(0, start - len(word) + 1)
+    pos = folded.find(word, lo, end + len(word) - 1)
+    return pos != -1 and pos < end and pos + len(word) > start

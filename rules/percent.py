@@ -1,0 +1,73 @@
+"""Percentages and rates: ``15%``, ``百分之十五``, ``千分之五``, ``12个百分点``, ``15 percent``,
+``八折`` / ``八五折`` (a price rate: 80 / 85) and ``七成`` (70).
+
+The value is the percent number as a decimal string: ``15%`` → ``"15"``, ``千分之五`` → ``"0.5"``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from decimal import Decimal
+
+from ._types import Entity, format_decimal
+from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, parse_number
+
+__all__ = ["find_percent"]
+
+_N = rf"(?:(?<![0-9A-Za-z])[-+]|[负負])?(?:[0-9{CN_NUM_CHARS}点點.,](?:[ ]*[0-9{CN_NUM_CHARS}点點.,])*)[kK]?"
+_SP = "[ ]*"
+_FRACTION = {"百": 1, "佰": 1, "千": Decimal("0.1"), "仟": Decimal("0.1"), "万": Decimal("0.01"),
+             "萬": Decimal("0.01"), "百万": Decimal("0.0001"), "百萬": Decimal("0.0001"),
+             "万万": Decimal("0.000001"), "萬萬": Decimal("0.000001")}
+PERCENT_RE = re.compile(
+    rf"(?P<neg>[负負-])?(?P<of>百万|百萬|万万|萬萬|[百佰千仟万萬]){_SP}分{_SP}之{_SP}(?P<n1>{_N}|百)"
+    rf"|(?P<n2>{_N}){_SP}(?:%|[个個]{_SP}百{_SP}分{_SP}[点點]|[ ]?(?:percent|per cent|pct)\b)"
+    rf"|(?P<half>对折|半成)"
+    rf"|(?P<n3>[0-9{CN_DIGITS}十](?:[ ]*[0-9{CN_DIGITS}点點.])*){_SP}(?P<unit>[折成])(?P<tail>{_SP}[{CN_DIGITS}])?"
+)
+_SKIP_CHENG = re.compile(r"成(?:为|功|本|立|交|年|员|就|绩|果|熟|长|都|品|分|人|型|全|效|事)")
+
+
+def find_percent(text: str, folded: str) -> Iterator[Entity]:
+    """Percent values; ``折``/``成`` only when the numeral reads as a rate (one or two digits)."""
+    for m in PERCENT_RE.finditer(folded):
+        value = _value(m, folded)
+        if value is None:
+            continue
+        start, end = m.span()
+        while end > start and folded[end - 1] == " ":
+            end -= 1
+        yield Entity("percent", text[start:end], start, end, format_decimal(value))
+
+
+def _value(m: re.Match[str], folded: str) -> Decimal | None:
+    if m.group("of"):
+        n = Decimal(100) if m.group("n1") == "百" else parse_number(m.group("n1"))
+        if n is None:
+            return None
+        n *= _FRACTION[m.group("of")]
+        return -n if m.group("neg") else n
+    if m.group("n2"):
+        n = parse_number(m.group("n2").replace("負", "负"))
+        return n
+    if m.group("half"):
+        return Decimal(50) if m.group("half") == "对折" else Decimal(5)
+    if m.group("unit") == "成" and _SKIP_CHENG.match(folded, m.end("unit") - 1) and not m.group("tail"):
+        return None
+    return _rate(m.group("n3").replace(" ", ""), m.group("unit"), (m.group("tail") or "").strip())
+
+
+def _rate(num: str, unit: str, tail: str) -> Decimal | None:
+    """``八`` → 80, ``八五`` → 85, ``8.5``/``八点五`` → 85, ``七成六`` → 76, ``十成`` → 100."""
+    if len(num) == 2 and all(ch.isdigit() or ch in DIGIT_VALUES for ch in num):
+        digits = [int(ch) if ch.isdigit() else DIGIT_VALUES[ch] for ch in num]
+        value = Decimal(digits[0] * 10 + digits[1])
+    else:
+        n = parse_number(num)
+        if n is None or n < 0 or n > 10 or (n == 10 and unit == "折"):
+            return None
+        value = n * 10
+    if tail:
+        value += DIGIT_VALUES.get(tail, 0)
+    return value if 0 < value <= 100 else None

@@ -1,0 +1,141 @@
+"""find_entities: spans, normalized values, equal values for equal quantities, never raising."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+import cn2an
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lastline.rules import Entity, find_entities, parse_number
+
+REF = datetime(2024, 6, 12, 10, 0)  # a Wednesday
+
+
+def values(text: str, type_: str | None = None) -> list[object]:
+    return [e.value for e in find_entities(text, reference_time=REF) if type_ is None or e.type == type_]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("3万5千", "35000"), ("壹拾贰万", "120000"), ("1,200.50", "1200.5"), ("两千四百五", "2450"),
+    ("36.57亿", "3657000000"), ("一千零五", "1005"), ("肆佰陸拾", "460"), ("1.2万亿", "1200000000000"),
+    ("四亿五千六百四十二万零一十五", "456420015"), ("负1.1", "-1.1"),
+])
+def test_numbers_normalize_to_decimal_strings(text: str, expected: str) -> None:
+    assert values(text, "number") == [expected]
+
+
+@pytest.mark.parametrize(("text", "amount", "currency"), [
+    ("人民币伍拾万元整", "500000", "CNY"), ("价格¥1,200.50", "1200.5", "CNY"), ("$3k", "3000", "USD"),
+    ("USD 20", "20", "USD"), ("5千元", "5000", "CNY"), ("五千块", "5000", "CNY"), ("1200亿美元", "120000000000", "USD"),
+    ("50元6角三分", "50.63", "CNY"), ("€15.5", "15.5", "EUR"), ("3.5 million dollars", "3500000", "USD"),
+])
+def test_money_has_amount_and_iso_currency(text: str, amount: str, currency: str) -> None:
+    assert values(text, "money") == [{"amount": amount, "currency": currency}]
+
+
+def test_equal_amounts_written_differently_have_equal_values() -> None:
+    forms = ["借五千元", "借5000元", "借5,000元", "借5千元", "借伍仟元"]
+    assert len({str(values(f, "money")) for f in forms}) == 1
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("15%", "15"), ("百分之十五", "15"), ("打八折", "80"), ("九五折", "95"), ("七成", "70"),
+    ("千分之五", "0.5"), ("12个百分点", "12"), ("15 percent", "15"), ("负3.9%", "-3.9"),
+])
+def test_percentages_are_percent_numbers(text: str, expected: str) -> None:
+    assert values(text, "percent") == [expected]
+
+
+@pytest.mark.parametrize(("text", "type_", "expected"), [
+    ("2024年6月15日", "date", "2024-06-15"), ("二〇二四年六月十五日", "date", "2024-06-15"),
+    ("2024-06-15", "date", "2024-06-15"), ("June 15, 2024", "date", "2024-06-15"),
+    ("15 June 2024", "date", "2024-06-15"), ("明天", "date", "2024-06-13"),
+    ("下周三下午3点", "datetime", "2024-06-19T15:00:00"), ("next Friday", "date", "2024-06-21"),
+    ("tomorrow at 3pm", "datetime", "2024-06-13T15:00:00"), ("下午5:00", "time", "17:00:00"),
+    ("合同期限三年", "duration", "P3Y"), ("2018年10月", "date", "2018-10"),
+    ("2015年1月1日或之后", "daterange", "2015-01-01/.."),
+    ("从2016年一月十日到十二日", "daterange", "2016-01-10/2016-01-12"),
+])
+def test_dates_are_iso_8601_against_the_reference_time(text: str, type_: str, expected: str) -> None:
+    assert values(text, type_) == [expected]
+
+
+@pytest.mark.parametrize(("text", "type_", "expected"), [
+    ("电话 138 1234 5678", "phone", "+8613812345678"), ("+86-13812345678", "phone", "+8613812345678"),
+    ("座机010-62288559", "phone", "01062288559"), ("call +1 541-754-3010", "phone", "+15417543010"),
+    ("mail Bob@Example.COM now", "email", "bob@example.com"),
+    ("see https://Example.com/a?b=1.", "url", "https://example.com/a?b=1"),
+    ("身份证11010519491231002X", "id_card", "11010519491231002X"),
+    ("refund order 123456", "order_id", "123456"), ("订单号：AB12345", "order_id", "AB12345"),
+])
+def test_fixed_shape_entities(text: str, type_: str, expected: str) -> None:
+    assert values(text, type_) == [expected]
+
+
+def test_id_number_with_a_bad_checksum_is_not_an_id_card() -> None:
+    assert values("身份证110105194912310021", "id_card") == []
+
+
+def test_words_that_only_contain_numerals_are_not_numbers() -> None:
+    assert values("一切都好，统一安排") == []
+
+
+def test_types_filter_keeps_overlap_resolution() -> None:
+    found = find_entities("2024年6月15日付款", reference_time=REF, types={"number"})
+    assert found == []
+
+
+def test_spans_are_offsets_into_the_original_text_with_full_width_digits() -> None:
+    text = "金额：１２，０００元，比例５％"
+    for e in find_entities(text, reference_time=REF):
+        assert text[e.start:e.end] == e.text
+    assert values(text, "percent") == ["5"]
+
+
+def test_refund_orders_with_different_numbers_differ() -> None:
+    assert values("refund order 123") != values("refund order 456")
+
+
+@given(st.integers(min_value=0, max_value=10**12 - 1))
+@settings(max_examples=300, deadline=None)
+def test_chinese_numerals_round_trip(n: int) -> None:
+    assert parse_number(cn2an.an2cn(n, "low")) == n
+    assert parse_number(cn2an.an2cn(n, "up")) == n
+    assert parse_number(f"{n:,}") == n
+
+
+@given(st.decimals(min_value=0, max_value=10**9, places=2, allow_nan=False))
+@settings(max_examples=200, deadline=None)
+def test_money_values_round_trip_across_writings(d: Decimal) -> None:
+    plain = format(d, "f")
+    for text in (f"付款{plain}元", f"付款{d:,}元", f"付款¥{d:,}"):
+        [money] = values(text)
+        assert money["currency"] == "CNY"
+        assert Decimal(money["amount"]) == d
+        assert "E" not in money["amount"] and not (("." in money["amount"]) and money["amount"].endswith("0"))
+    assert values(f"付款{plain}元") == values(f"付款{d:,}元") == values(f"付款¥{d:,}")
+
+
+@given(st.integers(min_value=1, max_value=10**8))
+@settings(max_examples=200, deadline=None)
+def test_chinese_and_arabic_money_agree(n: int) -> None:
+    assert values(f"借{cn2an.an2cn(n, 'low')}元") == values(f"借{n}元") == values(f"借{n:,}元")
+
+
+@given(st.text(max_size=200))
+@settings(max_examples=300, deadline=None)
+def test_find_entities_never_raises_and_spans_match(text: str) -> None:
+    for e in find_entities(text, reference_time=REF):
+        assert isinstance(e, Entity)
+        assert text[e.start:e.end] == e.text
+
+
+@given(st.text(alphabet="0123456789一二三四五六七八九十百千万亿零两年月日号点分%元$¥,.-:/ 周下上午后天", max_size=60))
+@settings(max_examples=400, deadline=None)
+def test_find_entities_never_raises_on_numeric_soup(text: str) -> None:
+    for e in find_entities(text, reference_time=REF):
+        assert text[e.start:e.end] == e.text
