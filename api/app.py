@@ -17,7 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lastline import Settings, __version__
 
-from . import routes_fallback, routes_openai, routes_ops
+from . import routes_cache, routes_fallback, routes_openai, routes_ops
 from .http_errors import install_error_handlers
 from .limits import BodySizeLimit
 from .metrics import Metrics
@@ -90,4 +90,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(routes_ops.router)
     app.include_router(routes_fallback.router)
     app.include_router(routes_openai.router)
+    app.include_router(routes_cache.router)
     return app

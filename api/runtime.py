@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 from lastline import Embedder, Settings, SQLiteStorage, get_embedder, load_settings, open_storage
 
 if TYPE_CHECKING:
+    from lastline.cache import SemanticCache
+
     from .defaults import DefaultsStore
     from .events import EventStore
     from .metrics import Metrics
@@ -55,6 +57,17 @@ class Runtime:
         from .reports import cache_entry_counts
 
         return Metrics(entries_source=lambda: cache_entry_counts(self))
+
+    @cached_property
+    def cache(self) -> SemanticCache:
+        """The semantic cache (cache_0001…); its FAISS index is rebuilt from SQLite here."""
+        from lastline.cache import CacheConfig, SemanticCache
+
+        s = self.settings
+        config = CacheConfig(default_ttl_s=s.cache_ttl_s, max_entries=s.cache_max_entries,
+                             max_bytes=s.cache_max_bytes, hnsw_threshold=s.cache_hnsw_threshold,
+                             max_prompt_chars=s.max_prompt_chars)
+        return SemanticCache(self.storage, self.embedder, config)
 
     def close(self) -> None:
         self.storage.close()

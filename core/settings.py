@@ -63,6 +63,10 @@ class Settings(BaseSettings):
     defaults_file: Path | None = Field(
         None, description="YAML/JSON of declared per-task defaults and side-effect flags (ladder L4)."
     )
+    cache_ttl_s: float | None = Field(7 * 24 * 3600.0, gt=0, description="Default cache entry lifetime; empty = never.")
+    cache_max_entries: int = Field(1_000_000, ge=1, description="Cache entries per tenant before LRU eviction.")
+    cache_max_bytes: int = Field(2_000_000_000, ge=1024, description="Cache bytes per tenant before LRU eviction.")
+    cache_hnsw_threshold: int = Field(20_000, ge=1, description="Partition size at which FAISS switches to HNSW.")
 
     @classmethod
     def settings_customise_sources(

@@ -1,0 +1,161 @@
+"""``/v1/cache/*``: the semantic cache over HTTP (entries, lookup, invalidation, feedback, stats).
+
+Thin on purpose: every check and decision lives in :class:`lastline.cache.SemanticCache`; this
+module maps JSON to its calls, the tenant from the API key, and its errors to ``{error, detail}``.
+The cache call runs in FastAPI's thread pool (sync endpoints), so one slow encode never blocks
+the event loop.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Path, Query, status
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from lastline import InvalidInput, NotFound
+
+from .deps import get_runtime, get_tenant
+from .limits import HARD_MAX_TEXT_CHARS
+from .runtime import Runtime
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1/cache", tags=["cache"])
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+TenantDep = Annotated[str, Depends(get_tenant)]
+
+_ERRORS: dict[int | str, dict[str, str]] = {
+    401: {"description": "Missing or unknown API key."},
+    413: {"description": "Prompt or body too large."},
+    422: {"description": "invalid_input: a field is wrong (empty prompt, bad TTL, threshold outside [0, 1])."},
+}
+Context = str | dict[str, Any] | list[Any] | None
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EntryIn(_Body):
+    prompt: str = Field(max_length=HARD_MAX_TEXT_CHARS, description="The question as the user asked it.")
+    response: str = Field(max_length=HARD_MAX_TEXT_CHARS, description="The answer to serve again.")
+    context: Context = Field(None, description="System prompt, model, tools, prior turns: must match exactly.")
+    ttl_s: float | None = Field(None, gt=0, description="Lifetime in seconds (default: the server's).")
+    tags: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(default_factory=list, max_length=64)
+    metadata: dict[str, Any] | None = None
+    exact_only: bool = Field(False, description="Answer exact lookups only (e.g. tool results by arguments).")
+
+
+class EntryCreated(BaseModel):
+    id: str
+
+
+class LookupIn(_Body):
+    prompt: str = Field(max_length=HARD_MAX_TEXT_CHARS)
+    context: Context = None
+    mode: Literal["intercept", "fallback"] = "intercept"
+    threshold: float | None = Field(None, ge=0.0, le=1.0, description="Per-call cosine threshold override.")
+    exact_only: bool = False
+
+
+class LookupOut(BaseModel):
+    hit: bool
+    answer: str | None
+    entry_id: str | None
+    layer: Literal["exact", "fuzzy", "semantic"] | None
+    similarity: float | None
+    confidence: Literal["high", "medium", "low"] | None
+    stale: bool
+    age_s: float | None
+    lookup_id: str | None = Field(None, description="Send it back with POST /v1/cache/feedback.")
+    reason: str | None = Field(None, description="Why a miss: empty, below_threshold, slot_mismatch, expired.")
+    best_similarity: float | None = None
+    threshold: float | None = None
+    mode: str
+
+
+class InvalidateIn(_Body):
+    tags: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(None, max_length=64)
+    older_than_s: float | None = Field(None, ge=0)
+    context: Context = Field(None, description="Present (even null) = only entries of that context.")
+    all: bool = Field(False, description="Remove every entry of the tenant (needed when no filter is given).")
+
+
+class Deleted(BaseModel):
+    deleted: int
+
+
+class FeedbackIn(_Body):
+    correct: bool
+    entry_id: str | None = Field(None, max_length=64)
+    lookup_id: str | None = Field(None, max_length=64)
+
+
+@router.post("/entries", status_code=status.HTTP_201_CREATED, response_model=EntryCreated, responses=_ERRORS)
+def put_entry(body: EntryIn, runtime: RuntimeDep, tenant: TenantDep) -> EntryCreated:
+    """Cache ``response`` for ``prompt`` (replacing the answer of the same normalized prompt + context)."""
+    entry_id = runtime.cache.put(
+        body.prompt, body.response, tenant=tenant, context=body.context, ttl_s=body.ttl_s,
+        tags=body.tags, metadata=body.metadata, exact_only=body.exact_only,
+    )
+    return EntryCreated(id=entry_id)
+
+
+@router.post("/lookup", response_model=LookupOut, responses=_ERRORS)
+def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> LookupOut:
+    """Exact → fuzzy → semantic, slot guard and age check; a miss says why in ``reason``."""
+    started = time.perf_counter()
+    res = runtime.cache.lookup(body.prompt, tenant=tenant, context=body.context, mode=body.mode,
+                               threshold=body.threshold, exact_only=body.exact_only)
+    runtime.metrics.count_lookup(hit=res.hit, layer=res.layer, exact_only=body.exact_only,
+                                 duration_s=time.perf_counter() - started, endpoint="cache")
+    return LookupOut(**res.to_dict())
+
+
+@router.get("/entries/{entry_id}", responses={404: {"description": "No such entry for this tenant."}})
+def get_entry(entry_id: Annotated[str, Path(max_length=64)], runtime: RuntimeDep, tenant: TenantDep
+              ) -> dict[str, Any]:
+    """One entry (prompt, response, times, hit count, tags, metadata)."""
+    return runtime.cache.get(entry_id, tenant=tenant)
+
+
+@router.delete("/entries/{entry_id}", response_model=Deleted,
+               responses={404: {"description": "No such entry for this tenant."}})
+def delete_entry(entry_id: Annotated[str, Path(max_length=64)], runtime: RuntimeDep, tenant: TenantDep) -> Deleted:
+    """Remove one entry (row and vector)."""
+    if not runtime.cache.delete(entry_id, tenant=tenant):
+        raise NotFound(f"no cache entry {entry_id!r}", entry_id=entry_id)
+    return Deleted(deleted=1)
+
+
+@router.post("/invalidate", response_model=Deleted, responses=_ERRORS)
+def invalidate(body: InvalidateIn, runtime: RuntimeDep, tenant: TenantDep) -> Deleted:
+    """Remove entries by ``tags`` (any of), ``older_than_s`` and/or ``context`` (all must match)."""
+    kwargs: dict[str, Any] = {"tags": body.tags, "older_than_s": body.older_than_s}
+    if "context" in body.model_fields_set:
+        kwargs["context"] = body.context
+    if body.all:
+        if body.model_fields_set & {"tags", "older_than_s", "context"}:
+            raise InvalidInput("all=true removes everything; do not combine it with filters", field="all")
+        kwargs["everything"] = True
+    return Deleted(deleted=runtime.cache.invalidate(tenant=tenant, **kwargs))
+
+
+@router.post("/feedback", status_code=status.HTTP_204_NO_CONTENT, response_class=Response,
+             responses={**_ERRORS, 404: {"description": "Unknown entry or lookup id."}})
+def feedback(body: FeedbackIn, runtime: RuntimeDep, tenant: TenantDep) -> Response:
+    """Say whether a served answer was right; wrong ones are counted as false hits."""
+    runtime.cache.feedback(tenant=tenant, correct=body.correct, entry_id=body.entry_id, lookup_id=body.lookup_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.get("/stats")
+def stats(runtime: RuntimeDep, tenant: TenantDep,
+          window_s: Annotated[float | None, Query(gt=0, description="Only the last N seconds.")] = None
+          ) -> dict[str, Any]:
+    """Hits by layer, misses by reason, hit rate, entries, feedback, thresholds (calibrated or not)."""
+    return runtime.cache.stats(tenant=tenant, window_s=window_s)
