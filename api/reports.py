@@ -35,26 +35,24 @@ def cache_entry_counts(runtime: Runtime) -> dict[str, int]:
 
 
 def _hits_lookups(stats: dict[str, Any]) -> tuple[int, int]:
-    hits = int(stats.get("hits", 0) or 0)
-    misses = int(stats.get("misses", 0) or 0)
-    lookups = int(stats.get("lookups", hits + misses) or 0)
-    return hits, lookups
+    hits = stats.get("hits_total", stats.get("hits", 0))
+    return int(hits or 0), int(stats.get("lookups", 0) or 0)
 
 
 def _by_layer(stats: dict[str, Any]) -> dict[str, int]:
-    layers = stats.get("hits_by_layer") or stats.get("by_layer") or {}
-    out: dict[str, int] = {}
-    for name, value in dict(layers).items():
-        out[str(name)] = int(value.get("hits", 0) if isinstance(value, dict) else value or 0)
-    return out
+    layers = stats.get("hits")
+    return {str(k): int(v or 0) for k, v in layers.items()} if isinstance(layers, dict) else {}
 
 
 def hit_rate_report(runtime: Runtime, tenant: str, *, window_s: int, buckets: int) -> dict[str, Any]:
     """Hit rate (as ``/v1/cache/stats`` reports it), its series, hits by layer, ladder outcomes."""
     buckets = max(1, min(buckets, MAX_BUCKETS))
-    step = max(1, window_s // buckets)
-    now = time.time()
+    # The cache counts in buckets of ``stats_bucket_s`` (60 s); a step finer than that is noise.
     cache = _cache(runtime)
+    grain = int(getattr(getattr(cache, "config", None), "stats_bucket_s", 60) or 60)
+    step = max(grain, (window_s // buckets) // grain * grain)
+    buckets = max(1, min(buckets, window_s // step))
+    now = time.time()
     report: dict[str, Any] = {
         "tenant": tenant, "window_s": window_s, "bucket_s": step, "generated_at": now,
         "cache": cache is not None, "hit_rate": None, "hits": 0, "lookups": 0, "entries": 0,

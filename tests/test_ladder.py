@@ -1,0 +1,111 @@
+"""The fallback ladder, rung by rung, on a real runtime (real model, real SQLite, every tier wired)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lastline import Embedder, NoDegradedWrites, NoFallbackAnswer, load_settings
+from lastline.api import Runtime
+from lastline.api.defaults import DeclaredDefault
+from lastline.api.ladder import FallbackRequest, run_ladder
+
+PROMPT = "How do I reset my password?"
+ANSWER = "Use the 'forgot password' link on the sign-in page."
+
+
+@pytest.fixture
+def runtime(db_path: Path, embedder: Embedder) -> Iterator[Runtime]:
+    rt = Runtime.open(load_settings(db=db_path))
+    yield rt
+    rt.close()
+
+
+def ask(rt: Runtime, tenant: str = "default", **fields: object) -> object:
+    return run_ladder(rt, tenant, FallbackRequest(**fields))
+
+
+def test_depth_0_exact_cache_hit_is_high_confidence(runtime: Runtime) -> None:
+    entry = runtime.cache.put(PROMPT, ANSWER)
+    got = ask(runtime, prompt="how do I reset my password")
+    assert (got.source.value, got.layer, got.degradation_depth) == ("cache", "exact", 0)
+    assert got.answer == ANSWER and got.entry_id == entry
+    assert got.confidence.value == "high" and got.stale is False
+    assert got.notice.startswith("Answered from a previously cached response")
+
+
+def test_depth_1_semantic_hit_with_threshold_override(runtime: Runtime) -> None:
+    runtime.cache.put(PROMPT, ANSWER)
+    got = ask(runtime, prompt="I forgot my password, how do I reset it?", threshold=0.85)
+    assert (got.source.value, got.layer, got.degradation_depth) == ("cache", "semantic", 1)
+    assert got.answer == ANSWER
+    assert 0.85 <= got.similarity < 1.0
+
+
+def test_cache_respects_context_fingerprint(runtime: Runtime) -> None:
+    runtime.cache.put(PROMPT, ANSWER, context="tool:accounts@v1")
+    with pytest.raises(NoFallbackAnswer):
+        ask(runtime, prompt=PROMPT, context="tool:accounts@v2")
+    assert ask(runtime, prompt=PROMPT, context="tool:accounts@v1").answer == ANSWER
+
+
+def test_depth_4_declared_default_for_the_task(runtime: Runtime) -> None:
+    runtime.defaults.put(tenant="default", task="order_status", default=DeclaredDefault(answer="Try later."))
+    got = ask(runtime, prompt="where is my parcel", task="order_status")
+    assert (got.source.value, got.confidence.value, got.degradation_depth) == ("default", "low", 4)
+    assert got.answer == "Try later."
+
+
+def test_route_wide_default_answers_any_task_in_the_request_language(runtime: Runtime) -> None:
+    runtime.defaults.put(tenant="default", task="*", default=DeclaredDefault(answer="稍后再试。"))
+    got = ask(runtime, prompt="我的订单到哪里了？", task="unknown_task")
+    assert got.degradation_depth == 4
+    assert got.notice == "服务暂时不可用，以下为预设的默认回复。"
+
+
+def test_nothing_answers_is_no_fallback_answer_with_the_path(runtime: Runtime) -> None:
+    with pytest.raises(NoFallbackAnswer) as info:
+        ask(runtime, prompt="a question nobody has asked before")
+    assert info.value.status == 404
+    assert "cache:" in info.value.detail and "default:none" in info.value.detail
+
+
+def test_write_is_refused_with_key_and_reads_no_cache(runtime: Runtime) -> None:
+    runtime.cache.put("pay invoice 42", "paid")
+    runtime.defaults.put(tenant="default", task="*", default=DeclaredDefault(answer="x"))
+    before = runtime.cache.stats(tenant="default")["lookups"]
+    with pytest.raises(NoDegradedWrites) as info:
+        ask(runtime, prompt="pay invoice 42", operation="write", idempotency_key="idem-7")
+    assert info.value.status == 409
+    assert info.value.to_dict()["idempotency_key"] == "idem-7"
+    assert runtime.cache.stats(tenant="default")["lookups"] == before
+    assert runtime.metrics.value("lastline_cache_lookups_total", layer="exact", result="hit") == 0
+    assert runtime.metrics.value("lastline_cache_lookups_total", layer="exact", result="miss") == 0
+
+
+def test_task_declared_with_side_effects_is_refused_like_a_write(runtime: Runtime) -> None:
+    runtime.cache.put("transfer 100 to bob", "done")
+    runtime.defaults.put(tenant="default", task="transfer", default=DeclaredDefault(side_effects=True))
+    before = runtime.cache.stats(tenant="default")["lookups"]
+    with pytest.raises(NoDegradedWrites):
+        ask(runtime, prompt="transfer 100 to bob", task="transfer", idempotency_key="k")
+    assert runtime.cache.stats(tenant="default")["lookups"] == before
+
+
+def test_tenants_do_not_see_each_others_cache_or_defaults(runtime: Runtime) -> None:
+    runtime.cache.put(PROMPT, ANSWER, tenant="acme")
+    runtime.defaults.put(tenant="acme", task="*", default=DeclaredDefault(answer="acme default"))
+    assert ask(runtime, "acme", prompt=PROMPT).answer == ANSWER
+    with pytest.raises(NoFallbackAnswer):
+        ask(runtime, "globex", prompt=PROMPT)
+
+
+def test_each_request_records_one_event_with_hash_only(runtime: Runtime) -> None:
+    runtime.cache.put(PROMPT, ANSWER)
+    ask(runtime, prompt=PROMPT, reason="upstream_timeout")
+    [event] = runtime.events.list(tenant="default")
+    assert (event.tier, event.depth, event.confidence, event.reason) == ("exact", 0, "high", "upstream_timeout")
+    assert len(event.prompt_hash) == 64 and event.prompt is None and event.answer is None
+
