@@ -57,7 +57,7 @@ class FallbackRequest(BaseModel):
     operation: Literal["read", "write"] = Field("read", description="write → 409, never degraded.")
     idempotency_key: str | None = Field(None, max_length=200, description="Echoed back on a refused write.")
     mode: Literal["intercept", "fallback"] = Field("fallback", description="Cache threshold mode.")
-    threshold: float | None = Field(None, ge=-1.0, le=1.0, description="Override the calibrated threshold.")
+    threshold: float | None = Field(None, ge=0.0, le=1.0, description="Override the calibrated threshold.")
     reason: str | None = Field(
         None, max_length=200, description="Why the caller degraded (e.g. upstream_timeout), for events."
     )

@@ -1,0 +1,62 @@
+"""Declared defaults: a YAML/JSON file for every tenant, per-tenant declarations over HTTP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import LiveServer
+
+from lastline import ConfigError, SQLiteStorage
+from lastline.api.defaults import DeclaredDefault, DefaultsStore, load_defaults_file
+
+YAML = """
+tasks:
+  order_status: {answer: "Orders cannot be looked up right now."}
+  transfer_money: {side_effects: true}
+  greeting: "Hello! The assistant is in reduced mode."
+  "*": {answer: "The assistant is temporarily unavailable."}
+"""
+
+
+def test_file_declarations_load_and_tenant_declarations_override(tmp_path: Path, storage: SQLiteStorage) -> None:
+    path = tmp_path / "defaults.yaml"
+    path.write_text(YAML, encoding="utf-8")
+    store = DefaultsStore(storage, path)
+    assert store.answer_for(tenant="t", task="order_status")[1] == "Orders cannot be looked up right now."
+    assert store.answer_for(tenant="t", task="greeting")[1].startswith("Hello!")
+    assert store.answer_for(tenant="t", task="other") == ("*", "The assistant is temporarily unavailable.")
+    assert store.has_side_effects(tenant="t", task="transfer_money")
+    assert store.answer_for(tenant="t", task="transfer_money") == ("*", "The assistant is temporarily unavailable.")
+    store.put(tenant="t", task="order_status", default=DeclaredDefault(answer="mine"))
+    assert store.answer_for(tenant="t", task="order_status") == ("order_status", "mine")
+    assert store.answer_for(tenant="u", task="order_status")[1].startswith("Orders")
+
+
+def test_bad_defaults_file_fails_by_setting_name(tmp_path: Path) -> None:
+    bad = tmp_path / "d.yaml"
+    bad.write_text("tasks: [1, 2]", encoding="utf-8")
+    with pytest.raises(ConfigError, match="LASTLINE_DEFAULTS_FILE"):
+        load_defaults_file(bad)
+    with pytest.raises(ConfigError, match="LASTLINE_DEFAULTS_FILE"):
+        load_defaults_file(tmp_path / "missing.yaml")
+
+
+def test_put_list_delete_defaults_over_http(live_server: LiveServer) -> None:
+    url = live_server.url("/v1/defaults/shipping_eta")
+    assert httpx.put(url, json={"answer": "2-5 days"}).json() == {"answer": "2-5 days", "side_effects": False}
+    listed = httpx.get(live_server.url("/v1/defaults")).json()["defaults"]
+    assert listed["shipping_eta"]["answer"] == "2-5 days"
+    got = httpx.post(live_server.url("/v1/fallback"), json={"prompt": "when will it ship", "task": "shipping_eta"})
+    assert got.json()["answer"] == "2-5 days" and got.json()["degradation_depth"] == 4
+    assert httpx.delete(url).status_code == 204
+    assert httpx.delete(url).json()["error"] == "not_found"
+
+
+def test_side_effect_task_over_http_is_409_with_key(live_server: LiveServer) -> None:
+    httpx.put(live_server.url("/v1/defaults/refund"), json={"side_effects": True}).raise_for_status()
+    r = httpx.post(live_server.url("/v1/fallback"),
+                   json={"prompt": "refund order 77", "task": "refund", "idempotency_key": "r-77"})
+    assert r.status_code == 409
+    assert r.json() == {"error": "no_degraded_writes", "detail": r.json()["detail"], "idempotency_key": "r-77"}

@@ -1,0 +1,60 @@
+"""``/metrics`` exposes the promised names, and they count what the API did."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from conftest import LiveServer, start_server, stop_server
+from prometheus_client.parser import text_string_to_metric_families
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    s = start_server(tmp_path_factory.mktemp("metrics"))
+    yield s
+    stop_server(s)
+
+
+def samples(server: LiveServer) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    r = httpx.get(server.url("/metrics"))
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
+    out = {}
+    for family in text_string_to_metric_families(r.text):
+        for s in family.samples:
+            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return out
+
+
+def value(all_samples: dict, name: str, **labels: str) -> float:
+    return all_samples.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def test_metric_names_from_the_design_are_exposed(server: LiveServer) -> None:
+    text = httpx.get(server.url("/metrics")).text
+    for name in ("lastline_cache_lookups_total", "lastline_lookup_duration_seconds", "lastline_answers_total",
+                 "lastline_cache_entries", "lastline_http_requests_total", "lastline_fallback_total"):
+        assert f"# TYPE {name.removesuffix('_total')}" in text, name
+
+
+def test_lookups_answers_and_entries_are_counted(server: LiveServer) -> None:
+    before = samples(server)
+    httpx.post(server.url("/v1/cache/entries"), json={"prompt": "What is 2+2?", "response": "4"}).raise_for_status()
+    assert httpx.post(server.url("/v1/fallback"), json={"prompt": "what is 2+2"}).json()["answer"] == "4"
+    assert httpx.post(server.url("/v1/cache/lookup"), json={"prompt": "unrelated words here"}).json()["hit"] is False
+    assert httpx.post(server.url("/v1/fallback"), json={"prompt": "x", "operation": "write"}).status_code == 409
+    after = samples(server)
+
+    def delta(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert delta("lastline_cache_lookups_total", layer="exact", result="hit") == 1
+    assert delta("lastline_cache_lookups_total", layer="exact", result="miss") == 1
+    assert delta("lastline_cache_lookups_total", layer="semantic", result="miss") == 1
+    assert delta("lastline_answers_total", source="cache", confidence="high") == 1
+    assert delta("lastline_fallback_total", outcome="refused_write") == 1
+    assert delta("lastline_lookup_duration_seconds_count", endpoint="fallback") == 1
+    assert delta("lastline_lookup_duration_seconds_count", endpoint="cache") == 1
+    assert value(after, "lastline_cache_entries", tenant="default") == 1
+    assert delta("lastline_http_requests_total", method="POST", route="/v1/fallback", status="409") == 1
