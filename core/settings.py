@@ -60,6 +60,7 @@ class Settings(BaseSettings):
     max_prompt_chars: int = Field(32_000, ge=1)
     max_body_bytes: int = Field(10_000_000, ge=1024)
     kb_seed: Path | None = Field(None, description="Folder ingested into an empty KB at start-up.")
+    rules_dir: Path = Field(Path("data/rules"), description="Folder of extra YAML rule packs (read if present).")
     defaults_file: Path | None = Field(
         None, description="YAML/JSON of declared per-task defaults and side-effect flags (ladder L4)."
     )

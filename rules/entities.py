@@ -38,19 +38,22 @@ def find_entities(
     *,
     reference_time: datetime | None = None,
     types: Collection[str] | None = None,
+    lang: str | None = None,
 ) -> list[Entity]:
     """All entities in ``text``, sorted by position, non-overlapping.
 
     ``reference_time`` anchors relative dates (``明天``, ``next Friday``); it defaults to now.
     ``types`` keeps only those types (overlaps are still resolved against all of them, so
-    ``2024年6月15日`` never yields the number 2024). Never raises on any string.
+    ``2024年6月15日`` never yields the number 2024). ``lang`` ("zh"/"en") overrides the language
+    guess that decides what a bare ``¥`` means (for a snippet cut from a longer document).
+    Never raises on any string.
     """
     if not isinstance(text, str) or not text:
         return []
     text = text[:MAX_CHARS]
     try:
         folded = fold(text)
-        cjk = is_cjk_dominant(text)
+        cjk = lang == "zh" if lang in ("zh", "en") else is_cjk_dominant(text)
     except Exception:  # pragma: no cover - fold is total on str
         return []
     ref = reference_time or datetime.now()

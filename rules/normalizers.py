@@ -1,0 +1,88 @@
+"""Per-field normalizers of rule packs: raw matched text → the value put in ``fields``.
+
+Entity normalizers (date, money, percent …) reuse :func:`find_entities` on the matched text, so a
+pack field and ``/v1/rules/entities`` always agree on what ``伍拾万元整`` is worth. A normalizer
+that finds nothing raises :class:`NormalizeError`; the field then stays ``null`` — never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from .entities import find_entities
+
+__all__ = ["NORMALIZERS", "SCHEMA_TYPES", "NormalizeError", "normalize"]
+
+MAX_TEXT_CHARS = 500
+
+
+class NormalizeError(ValueError):
+    """The matched text does not hold a value of the field's kind."""
+
+
+_TRIM = re.compile(r"^[\s:：|,，;；。.、\"'“”‘’（）()\[\]【】]+|[\s:：|,，;；。、\"'“”‘’\[\]【】]+$")
+
+
+def _text(raw: str, ref: datetime | None, lang: str | None = None) -> str:
+    value = re.sub(r"\s+", " ", _TRIM.sub("", raw)).strip()
+    value = _TRIM.sub("", value)
+    if not value:
+        raise NormalizeError("empty text")
+    return value[:MAX_TEXT_CHARS]
+
+
+def _entity(*types: str) -> Callable[[str, datetime | None, str | None], Any]:
+    def norm(raw: str, ref: datetime | None, lang: str | None = None) -> Any:
+        for entity in find_entities(raw, reference_time=ref, lang=lang):
+            if entity.type in types:
+                return entity.value
+        raise NormalizeError(f"no {' or '.join(types)} in {raw[:40]!r}")
+    return norm
+
+
+def _amount(raw: str, ref: datetime | None, lang: str | None = None) -> Any:
+    """Money whose currency may be implied (``500,000`` in a ``合同金额`` line): number → CNY-less amount."""
+    for entity in find_entities(raw, reference_time=ref, lang=lang):
+        if entity.type == "money":
+            return entity.value
+        if entity.type == "number":
+            return {"amount": entity.value, "currency": None}
+    raise NormalizeError(f"no amount in {raw[:40]!r}")
+
+
+NORMALIZERS: dict[str, Callable[[str, datetime | None, str | None], Any]] = {
+    "text": _text,
+    "upper": lambda raw, ref, lang=None: _text(raw, ref).upper(),
+    "lower": lambda raw, ref, lang=None: _text(raw, ref).lower(),
+    "date": _entity("date", "datetime"),
+    "datetime": _entity("datetime", "date"),
+    "daterange": _entity("daterange"),
+    "duration": _entity("duration"),
+    "time": _entity("time", "datetime"),
+    "money": _entity("money"),
+    "amount": _amount,
+    "percent": _entity("percent"),
+    "number": _entity("number", "percent"),
+    "phone": _entity("phone"),
+    "email": _entity("email"),
+    "url": _entity("url"),
+    "id_card": _entity("id_card"),
+    "order_id": _entity("order_id", "number"),
+}
+_MONEY_SCHEMA = {"type": "object", "properties": {"amount": {"type": "string"},
+                                                    "currency": {"type": ["string", "null"]}},
+                 "required": ["amount", "currency"]}
+#: JSON Schema of each normalizer's output (used when a pack declares no schema).
+SCHEMA_TYPES: dict[str, dict[str, Any]] = {name: {"type": "string"} for name in NORMALIZERS}
+SCHEMA_TYPES["money"] = SCHEMA_TYPES["amount"] = _MONEY_SCHEMA
+
+
+def normalize(name: str, raw: str, reference_time: datetime | None = None, lang: str | None = None) -> Any:
+    """Apply normalizer ``name``; raises :class:`NormalizeError` when the text holds no such value.
+
+    ``lang`` is the language of the whole document, so ``¥`` in a Chinese contract stays CNY.
+    """
+    return NORMALIZERS[name](raw, reference_time, lang)

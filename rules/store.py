@@ -1,0 +1,56 @@
+"""Uploaded rule packs, kept per tenant in SQLite (migration ``rules_0001_packs``)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from lastline.storage import Migration, Storage
+
+__all__ = ["MIGRATIONS", "PackStore"]
+
+
+def _create_packs(conn: Any) -> None:
+    conn.execute(
+        "CREATE TABLE rule_packs ("
+        " tenant TEXT NOT NULL, name TEXT NOT NULL, yaml TEXT NOT NULL,"
+        " created_at REAL NOT NULL, updated_at REAL NOT NULL,"
+        " PRIMARY KEY (tenant, name))"
+    )
+
+
+MIGRATIONS = [Migration("rules_0001_packs", _create_packs)]
+
+
+class PackStore:
+    """Raw YAML of uploaded packs; parsing and validation stay in :mod:`lastline.rules.packs`."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        storage.migrate(MIGRATIONS)
+
+    def put(self, tenant: str, name: str, yaml_text: str) -> bool:
+        """Insert or replace; returns True when the pack is new."""
+        now = time.time()
+        with self.storage.atomic() as conn:
+            existed = conn.execute(
+                "SELECT 1 FROM rule_packs WHERE tenant = ? AND name = ?", (tenant, name)).fetchone()
+            conn.execute(
+                "INSERT INTO rule_packs (tenant, name, yaml, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT (tenant, name) DO UPDATE SET yaml = excluded.yaml, updated_at = excluded.updated_at",
+                (tenant, name, yaml_text, now, now),
+            )
+        return existed is None
+
+    def get(self, tenant: str, name: str) -> str | None:
+        rows = self.storage.query("SELECT yaml FROM rule_packs WHERE tenant = ? AND name = ?", (tenant, name))
+        return str(rows[0][0]) if rows else None
+
+    def list(self, tenant: str) -> list[tuple[str, str]]:
+        rows = self.storage.query("SELECT name, yaml FROM rule_packs WHERE tenant = ? ORDER BY name", (tenant,))
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    def delete(self, tenant: str, name: str) -> bool:
+        with self.storage.atomic() as conn:
+            cur = conn.execute("DELETE FROM rule_packs WHERE tenant = ? AND name = ?", (tenant, name))
+            return bool(cur.rowcount)
