@@ -155,7 +155,7 @@ def feedback(body: FeedbackIn, runtime: RuntimeDep, tenant: TenantDep) -> Respon
 
 @router.get("/stats")
 def stats(runtime: RuntimeDep, tenant: TenantDep,
-          window_s: Annotated[float | None, Query(gt=0, description="Only the last N seconds.")] = None
+          window_s: Annotated[float | None, Query(gt=0, le=3.2e8, description="Last N seconds.")] = None
           ) -> dict[str, Any]:
     """Hits by layer, misses by reason, hit rate, entries, feedback, thresholds (calibrated or not)."""
     return runtime.cache.stats(tenant=tenant, window_s=window_s)
