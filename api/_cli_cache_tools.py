@@ -1,0 +1,224 @@
+"""The operator's cache tools behind ``lastline cache calibrate`` and ``lastline cache replay``.
+
+Kept apart from :mod:`lastline.api.cli_cache` (the plain CRUD commands) to keep each module to one
+concern; ``cli_cache`` registers these functions on its Typer app.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from lastline import InvalidInput, load_settings
+from lastline.cache.calibration import DEFAULT_CONFIDENCE, Calibration, calibrate, calibrate_from_feedback
+from lastline.cache.pairs import read_pairs, score_pairs
+from lastline.cache.replay import ReplayReport, read_log, replay, write_png
+
+from .cli import DbOption, JsonOption, open_runtime
+from .runtime import Runtime
+
+__all__ = ["calibrate_command", "replay_command"]
+
+_METHODS = ("wilson", "clopper-pearson")
+
+
+def cache_of(runtime: Any) -> Any:
+    """The runtime's cache (one per process), built on first use."""
+    cache = getattr(runtime, "cache", None)
+    if cache is None:
+        from lastline.cache import SemanticCache
+
+        cache = SemanticCache(runtime.storage, runtime.embedder)
+    return cache
+
+
+def _fmt(value: float | None, pct: bool = True) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2%}" if pct else f"{value:.4f}"
+
+
+def _curve_table(cal: Calibration) -> Table:
+    table = Table(title=f"false-hit curve ({cal.method} {cal.confidence:.0%} upper bound)")
+    for name in ("threshold", "hit rate", "false-hit rate", "bound", "hits", "false hits"):
+        table.add_column(name, justify="right")
+    for p in cal.curve:
+        chosen = abs(p.threshold - cal.threshold) < 1e-12
+        table.add_row(
+            f"{p.threshold:.4f}", _fmt(p.hit_rate), _fmt(p.false_hit_rate), _fmt(p.bound),
+            str(p.hits), str(p.false_hits),
+            style="bold green" if chosen else ("dim" if p.bound > cal.target else None),
+        )
+    return table
+
+
+def _feedback_rows(runtime: Runtime, tenant: str) -> tuple[list[float], list[bool]]:
+    rows = runtime.storage.query(
+        "SELECT similarity, correct FROM cache_feedback WHERE tenant = ? AND layer = 'semantic' "
+        "AND similarity IS NOT NULL", (tenant,),
+    )
+    return [float(r[0]) for r in rows], [bool(r[1]) for r in rows]
+
+
+def calibrate_command(
+    pairs: Annotated[Path | None, typer.Argument(
+        help="CSV with question1,question2,is_duplicate (omit with --from-feedback).")] = None,
+    target_false_hit: Annotated[float, typer.Option(
+        "--target-false-hit", min=0.0001, max=0.5, help="Highest acceptable false-hit rate on fresh data.")] = 0.02,
+    tenant: Annotated[str, typer.Option("--tenant", help="Tenant whose threshold to set.")] = "default",
+    method: Annotated[str, typer.Option("--method", help="Upper bound: wilson or clopper-pearson.")] = "wilson",
+    confidence: Annotated[float, typer.Option(
+        "--confidence", min=0.5, max=0.999, help="Confidence of the upper bound.")] = DEFAULT_CONFIDENCE,
+    mode: Annotated[str, typer.Option("--mode", help="Which threshold to set: intercept or fallback.")] = "intercept",
+    from_feedback: Annotated[bool, typer.Option(
+        "--from-feedback", help="Use the tenant's feedback on served semantic hits instead of pairs.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the result without storing it.")] = False,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Use only the first N pairs.")] = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Pick the lowest cosine threshold whose upper confidence bound on false hits meets the target.
+
+    Pairs are scored the way the cache judges a lookup (exact and near-exact text, slot guard,
+    cosine); the threshold is stored for the tenant and the current model, with the bound and the
+    number of labelled non-duplicates it rests on.
+
+    Example: lastline cache calibrate pairs.csv --target-false-hit 0.02 --tenant acme
+    """
+    if method not in _METHODS:
+        raise InvalidInput(f"--method must be one of {', '.join(_METHODS)} (got {method!r})")
+    if mode not in ("intercept", "fallback"):
+        raise InvalidInput(f"--mode must be intercept or fallback (got {mode!r})")
+    if (pairs is None) != from_feedback:
+        raise InvalidInput("give a PAIRS.csv file, or --from-feedback (not both)")
+    runtime = open_runtime(db)
+    cache = cache_of(runtime)
+    if pairs is not None:
+        labelled = read_pairs(pairs, limit=limit)
+        with Console(stderr=True).status(f"scoring {len(labelled)} pairs", spinner="dots") if not as_json \
+                else _null():
+            scores = score_pairs(cache, labelled)
+        cal = calibrate(scores, labelled.labels, target_false_hit, method=method, confidence=confidence)
+        source = f"pairs:{pairs.name}"
+    else:
+        sims, correct = _feedback_rows(runtime, tenant)
+        cal = calibrate_from_feedback(sims, correct, target_false_hit, method=method, confidence=confidence)
+        source = "feedback"
+    from lastline.cache import Threshold
+
+    model_id = runtime.embedder.model_id
+    stored = False
+    if not dry_run:
+        cache.set_threshold(tenant=tenant, threshold=Threshold(
+            value=cal.threshold, calibrated=True, target=cal.target, bound=cal.bound,
+            n_negatives=cal.n_negatives, model_id=model_id, mode=mode, source=source))  # type: ignore[arg-type]
+        stored = True
+    summary = {"tenant": tenant, "model_id": model_id, "mode": mode, "stored": stored, "source": source}
+    if as_json:
+        typer.echo(json.dumps({**summary, **cal.to_dict()}, indent=2))
+        return
+    console = Console()
+    if cal.curve:
+        console.print(_curve_table(cal))
+    what = "labelled non-duplicates" if cal.basis == "pairs" else "served hits with feedback"
+    console.print(
+        f"threshold [bold]{cal.threshold:.4f}[/] for tenant {tenant!r}, model {model_id}, mode {mode}: "
+        f"false-hit rate {cal.false_hit_rate:.2%}, {cal.confidence:.0%} {cal.method} upper bound "
+        f"{cal.bound:.2%} ≤ target {cal.target:.2%}, on {cal.n_negatives} {what} "
+        f"({cal.n_positives} {'duplicates' if cal.basis == 'pairs' else 'correct'}); "
+        f"hit rate on duplicates {cal.hit_rate:.2%}. " + ("Stored." if stored else "Not stored (--dry-run)."),
+        soft_wrap=True,
+    )
+
+
+class _null:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _report_tables(report: ReplayReport) -> list[Table]:
+    summary = Table(title=f"replay: {report.lookups} lookups, {report.puts} puts, "
+                          f"threshold {_fmt(report.threshold, pct=False)}")
+    for name in ("layer", "hits", "hit rate", "wrong hits"):
+        summary.add_column(name, justify="right")
+    for layer, hits in report.hits_by_layer.items():
+        summary.add_row(layer, str(hits), _fmt(hits / report.lookups if report.lookups else 0.0),
+                        str(report.wrong_hits_by_layer.get(layer, 0)))
+    summary.add_row("all", str(report.hits), _fmt(report.hit_rate), str(report.wrong_hits), style="bold")
+    labels = Table(title=f"labels: {report.labelled} labelled lookups")
+    for name in ("should hit", "right hits", "hit rate on should-hit", "should miss", "false hits",
+                 "false-hit rate"):
+        labels.add_column(name, justify="right")
+    labels.add_row(str(report.should_hit), str(report.right_hits), _fmt(report.recall),
+                   str(report.should_miss), str(report.false_hits_on_negatives), _fmt(report.false_hit_rate))
+    sweep = Table(title="threshold sweep (same cache contents, nearest neighbour)")
+    for name in ("threshold", "hits", "hit rate", "hit rate on should-hit", "wrong hits", "false-hit rate"):
+        sweep.add_column(name, justify="right")
+    for p in report.sweep:
+        sweep.add_row(f"{p.threshold:.3f}", str(p.hits), _fmt(p.hit_rate), _fmt(p.recall), str(p.wrong_hits),
+                      _fmt(p.false_hit_rate))
+    return [summary, labels, sweep]
+
+
+def replay_command(
+    log: Annotated[Path, typer.Argument(help="JSON lines: prompt[, response, context, id, label, expected_entry].")],
+    png: Annotated[Path | None, typer.Option("--png", help="Also write the sweep and layer chart here.")] = None,
+    tenant: Annotated[str, typer.Option("--tenant", help="Tenant to replay as (its threshold applies).")] = "default",
+    threshold: Annotated[float | None, typer.Option(
+        "--threshold", min=0.0, max=1.0, help="Replay at this threshold instead of the tenant's.")] = None,
+    scratch: Annotated[bool, typer.Option(
+        "--scratch/--no-scratch", help="Replay into a throw-away copy (default) or into --db itself.")] = True,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Replay a traffic log: hit rate per layer, false hits where labels exist, a threshold sweep.
+
+    Misses that carry a response are put into the cache, as a caller would after asking its model.
+    By default the replay runs on an empty scratch database (the tenant's stored threshold still
+    applies), so nothing is written to --db.
+
+    Example: lastline cache replay traffic.jsonl --png replay.png
+    """
+    records = list(read_log(log))
+    if not records:
+        raise InvalidInput(f"{log}: no records")
+    runtime = open_runtime(db)
+    tmp: tempfile.TemporaryDirectory[str] | None = None
+    if scratch:
+        if threshold is None:
+            threshold = float(cache_of(runtime).get_threshold(tenant=tenant).value)
+        runtime.close()
+        tmp = tempfile.TemporaryDirectory(prefix="lastline-replay-")
+        runtime = Runtime.open(load_settings(db=Path(tmp.name) / "replay.db"))
+    try:
+        cache = cache_of(runtime)
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        with Progress(TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), transient=True,
+                      disable=as_json, console=Console(stderr=True)) as bar:
+            task = bar.add_task("replay", total=len(records))
+            report = replay(cache, records, tenant=tenant, threshold=threshold,
+                            progress=lambda: bar.advance(task))
+    finally:
+        runtime.close()
+        if tmp is not None:
+            tmp.cleanup()
+    if png is not None:
+        write_png(report, png, title=f"lastline cache replay: {log.name}")
+    if as_json:
+        typer.echo(json.dumps({**report.to_dict(), "png": str(png) if png else None}, indent=2))
+        return
+    console = Console()
+    for table in _report_tables(report):
+        console.print(table)
+    if png is not None:
+        console.print(f"chart written to {png}")

@@ -1,0 +1,191 @@
+"""Shared pieces of the cache benchmarks: data paths, machine line, splits, value variants, rewrites.
+
+Value-changed variants: a question with a number gets exactly one value changed ("2 tickets" →
+"3 tickets", "借五千元" → "借六千元"): Arabic numbers in both languages, Chinese numerals (including
+两/万/亿 and financial capitals) only where a measure word or unit follows, so 一下 / 一样 / 统一 are
+left alone. The most significant digit moves by one, so the text stays natural.
+
+Trivial rewrites: the same question with its case, spacing, full/half-width punctuation or
+digits, or trailing question mark changed. A cache must still answer these.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+CACHE_DATA = DATA / "cache"
+SETS = {"qqp_val": "en", "lcqmc_dev": "zh", "bq_dev": "zh"}
+
+__all__ = [
+    "CACHE_DATA", "SETS", "machine_line", "percentile_ms", "rewrite", "split_by_question",
+    "value_variant",
+]
+
+
+def machine_line() -> str:
+    """``2 cores, 24 GB, Python 3.11, <CPU model>, <UTC date>`` for the docs."""
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=5).stdout
+        cpu = next((ln.split(":", 1)[1].strip() for ln in out.splitlines() if ln.startswith("Model name")), cpu)
+    except (OSError, subprocess.SubprocessError):
+        pass
+    mem_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    py = ".".join(map(str, sys.version_info[:2]))
+    return (f"{os.cpu_count()} cores, {mem_gb:.0f} GB, Python {py}, {cpu}; "
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+
+
+def percentile_ms(samples_s: list[float] | np.ndarray, q: float) -> float:
+    return float(np.percentile(np.asarray(samples_s) * 1000.0, q))
+
+
+def split_by_question(first: list[str], second: list[str], seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    """Two halves of the pair indices sharing no question (pairs that would straddle are dropped).
+
+    Connected components over questions go wholly to one side, so no question text is seen by
+    both the calibration half and the evaluation half.
+    """
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in zip(first, second, strict=True):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[ra] = rb
+    roots = sorted({find(q) for q in parent})
+    rng = random.Random(seed)
+    side = {r: rng.random() < 0.5 for r in roots}
+    idx = np.arange(len(first))
+    mask = np.array([side[find(a)] for a in first])
+    return idx[mask], idx[~mask]
+
+
+# ------------------------------------------------------------------ value-changed variants
+
+_ZH_DIGITS = "零〇一二两三四五六七八九十百千万亿壹贰叁肆伍陆柒捌玖拾佰仟"
+_ZH_UNITS = ("元块个天月年次张笔岁小时周倍位条件家台部本份种万千百亿期号日分秒斤公里米克吨股手层楼人"
+             "套间辆只名道题页章节遍份趟瓶杯碗盒袋箱")
+_ZH_NUM = re.compile(f"[{_ZH_DIGITS}]+(?=[{_ZH_UNITS}])")
+_CAPITALS = str.maketrans("壹贰叁肆伍陆柒捌玖拾佰仟", "一二三四五六七八九十百千")
+
+
+def _bump_digit_string(digits: str) -> str:
+    """Change the most significant digit by one (9 → 8), keeping the length."""
+    head = int(digits[0])
+    new = head + 1 if head < 9 else head - 1
+    if new == 0 and len(digits) > 1:
+        new = 2
+    return str(new) + digits[1:]
+
+
+def _change_arabic(text: str, m: re.Match[str]) -> str:
+    token = m.group(0)
+    digits = token.replace(",", "")
+    int_part, _, frac = digits.partition(".")
+    if len(int_part) == 4 and 1900 <= int(int_part) <= 2099 and not frac:
+        changed = str(int(int_part) + 1)  # a year: the next one, not 3016
+    else:
+        changed = _bump_digit_string(int_part)
+    if "," in token:
+        changed = f"{int(changed):,}"
+    new = changed + (("." + frac) if frac else "")
+    return text[:m.start()] + new + text[m.end():]
+
+
+def _change_chinese(text: str, m: re.Match[str]) -> str | None:
+    import cn2an
+
+    token = m.group(0)
+    plain = token.translate(_CAPITALS)
+    try:
+        value = int(cn2an.cn2an(plain, "smart"))
+    except (ValueError, KeyError, TypeError):
+        return None
+    if value <= 0:
+        return None
+    changed = int(_bump_digit_string(str(value)))
+    new = cn2an.an2cn(str(changed))
+    if new.startswith("二") and changed >= 100:
+        new = "两" + new[1:]  # 两千, not 二千
+    if new == token:
+        return None
+    return text[:m.start()] + new + text[m.end():]
+
+
+def value_variant(text: str, rng: random.Random) -> str | None:
+    """``text`` with one number changed, or ``None`` when it has no number to change."""
+    spots: list[tuple[str, re.Match[str]]] = [("ar", m) for m in re.finditer(r"\d+(?:,\d{3})*(?:\.\d+)?", text)]
+    spots += [("zh", m) for m in _ZH_NUM.finditer(text)]
+    rng.shuffle(spots)
+    for kind, m in spots:
+        out = _change_arabic(text, m) if kind == "ar" else _change_chinese(text, m)
+        if out is not None and out != text:
+            return out
+    return None
+
+
+# ------------------------------------------------------------------ trivial rewrites
+
+_HALF_TO_FULL = str.maketrans({"?": "？", ",": "，", "!": "！", ":": "：", ";": "；", "(": "（", ")": "）"})
+_FULL_TO_HALF = str.maketrans({v: k for k, v in {"?": "？", ",": "，", "!": "！", ":": "：", ";": "；",
+                                                   "(": "（", ")": "）"}.items()})
+
+
+def _toggle_trailing_q(text: str) -> str:
+    stripped = text.rstrip()
+    if stripped.endswith(("?", "？")):
+        return stripped[:-1].rstrip()
+    return stripped + ("？" if re.search(r"[\u4e00-\u9fff]", stripped) else "?")
+
+
+def _spacing(text: str) -> str:
+    if re.search(r"[\u4e00-\u9fff]", text):  # 我 想 借 钱: spaces around each Chinese character
+        return "  " + re.sub(r"([\u4e00-\u9fff])", r" \1 ", text).strip() + " "
+    return "  " + re.sub(r" ", "   ", text) + " "
+
+
+def _full_width_digits(text: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "0" <= c <= "9" else c for c in text)
+
+
+REWRITES = {
+    "lower": str.lower,
+    "upper": str.upper,
+    "spacing": _spacing,
+    "punct_width": lambda t: t.translate(_HALF_TO_FULL) if t.translate(_HALF_TO_FULL) != t
+    else t.translate(_FULL_TO_HALF),
+    "trailing_q": _toggle_trailing_q,
+    "full_width_digits": _full_width_digits,
+}
+
+
+def rewrite(text: str, rng: random.Random) -> tuple[str, str]:
+    """One trivial rewrite of ``text`` that actually changes it: ``(kind, new_text)``."""
+    kinds = list(REWRITES)
+    rng.shuffle(kinds)
+    for kind in kinds:
+        new = REWRITES[kind](text)
+        if new != text:
+            return kind, new
+    return "trailing_q", _toggle_trailing_q(text)
