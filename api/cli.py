@@ -126,6 +126,11 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+from . import cli_cache  # noqa: E402  (after the shared options it imports from here)
+
+app.add_typer(cli_cache.app, name="cache")
+
+
 def main() -> None:
     """Entry point: run the app, turning lastline errors into one line and exit code 2."""
     try:
