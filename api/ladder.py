@@ -24,6 +24,7 @@ from lastline import (
     DEPTH,
     Answer,
     Confidence,
+    InvalidInput,
     ModelUnavailable,
     NoDegradedWrites,
     NoFallbackAnswer,
@@ -98,7 +99,7 @@ def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: st
     for rung in (_from_cache, _from_rules, _from_kb, _from_default):
         answer = rung(runtime, tenant, req, lang, trail)
         if answer is not None:
-            record(answer.layer or answer.source.value, answer)
+            record(answer.layer if answer.source is Source.CACHE else answer.source.value, answer)
             runtime.metrics.count_answer(answer.source.value, answer.confidence.value)
             return answer
     record("none", None)
@@ -157,29 +158,34 @@ def _from_rules(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, 
         trail.append("rules:absent")
         return None
     text = req.text or req.prompt
-    pack = engine.match_task(req.task, text)
+    pack = engine.match_task(req.task, text, tenant=tenant)
     if pack is None:
         trail.append("rules:no_match")
         return None
-    name = getattr(pack, "name", pack)
-    result = engine.extract(text, pack=name)
-    fields = {k: v for k, v in dict(result.fields).items()}
-    if not any(v not in (None, "", [], {}) for v in fields.values()):
-        trail.append(f"rules:{name}:no_fields")
+    try:
+        result = engine.extract(text, pack=pack.name, tenant=tenant)
+    except InvalidInput as exc:  # e.g. text past the engine's own limit: the next rung may still answer
+        trail.append(f"rules:{pack.name}:{exc.code}")
         return None
-    trail.append(f"rules:{name}")
+    fields = dict(result.fields)
+    if not any(v not in (None, "", [], {}) for v in fields.values()):
+        trail.append(f"rules:{pack.name}:no_fields")
+        return None
+    trail.append(f"rules:{pack.name}")
     return Answer(
-        answer=_render_fields(engine, pack, fields), source=Source.RULES, confidence=Confidence.MEDIUM,
+        answer=_render_fields(engine, pack, fields, tenant), source=Source.RULES, confidence=Confidence.MEDIUM,
         degradation_depth=DEPTH["rules"], fields=fields, notice=notice_for(Source.RULES, lang),
-        layer="rules", entry_id=",".join(getattr(result, "rule_ids", []) or []) or None,
+        layer="rules", entry_id=f"rules:{pack.name}",
     )
 
 
-def _render_fields(engine: Any, pack: Any, fields: dict[str, Any]) -> str:
+def _render_fields(engine: Any, pack: Any, fields: dict[str, Any], tenant: str) -> str:
     """The pack's own template when it has one, else one ``name: value`` line per found field."""
-    template = getattr(pack, "template", None)
-    if template:
-        return str(engine.render(template=template, data=fields))
+    if "default" in getattr(pack, "templates", {}):
+        try:
+            return str(engine.render(template_id=f"{pack.name}.default", data=fields, tenant=tenant)).strip()
+        except InvalidInput:
+            pass  # a template that cannot render these values: fall back to plain lines
     return "\n".join(f"{k}: {_plain(v)}" for k, v in fields.items() if v not in (None, "", [], {}))
 
 
@@ -203,7 +209,7 @@ def _from_kb(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, tra
     if found is None:
         trail.append("kb:no_answer")
         return None
-    trail.append("kb:answer")
+    trail.append(f"kb:{found.layer or 'answer'}")
     return found.model_copy(
         update={
             "degradation_depth": DEPTH["kb"],

@@ -109,3 +109,59 @@ def test_each_request_records_one_event_with_hash_only(runtime: Runtime) -> None
     assert (event.tier, event.depth, event.confidence, event.reason) == ("exact", 0, "high", "upstream_timeout")
     assert len(event.prompt_hash) == 64 and event.prompt is None and event.answer is None
 
+
+
+CONTRACT = (
+    "购销合同\n甲方：北京星辰科技有限公司\n乙方：上海云帆贸易有限公司\n签订日期：2024年3月15日\n"
+    "合同金额：人民币伍拾万元整（¥500,000.00）\n违约金比例：合同金额的5%\n"
+)
+
+
+def test_depth_2_rules_extract_fields_for_the_task(runtime: Runtime) -> None:
+    got = ask(runtime, prompt="提取这份合同的甲方、乙方和金额", task="contract_zh", text=CONTRACT)
+    assert (got.source.value, got.confidence.value, got.degradation_depth) == ("rules", "medium", 2)
+    assert got.fields["party_a"] == "北京星辰科技有限公司"
+    assert got.fields["amount"] == {"amount": "500000", "currency": "CNY"}
+    assert got.fields["sign_date"] == "2024-03-15"
+    assert "北京星辰科技有限公司" in got.answer
+    assert got.notice == "以下内容由本地规则自动提取，未经大模型处理，请核对。"
+
+
+def test_rules_pack_without_any_field_found_falls_through(runtime: Runtime) -> None:
+    runtime.defaults.put(tenant="default", task="contract_zh", default=DeclaredDefault(answer="later"))
+    got = ask(runtime, prompt="summarize the contract", task="contract_zh", text="no parties here at all")
+    assert got.source.value == "default"
+    assert "rules:contract_zh:no_fields" in runtime.events.list(tenant="default")[0].path
+
+
+def test_depth_3_knowledge_base_answer_with_citation(runtime: Runtime) -> None:
+    runtime.kb.add_document(
+        tenant="default", title="Refund policy", source="policy.md",
+        text="# Refunds\nRefunds are issued within 14 days of purchase if the item is unused.",
+    )
+    got = ask(runtime, prompt="How many days do I have to get a refund?")
+    assert (got.source.value, got.degradation_depth) == ("kb", 3)
+    assert "14 days" in got.answer
+    assert got.citations and got.citations[0].source == "policy.md"
+    assert got.notice == "Answered from the local knowledge base; it may be out of date."
+    event = runtime.events.list(tenant="default")[0]
+    assert (event.tier, event.depth) == ("kb", 3) and event.path.startswith("cache:")
+
+
+def test_higher_rung_wins_when_several_could_answer(runtime: Runtime) -> None:
+    question = "How many days do I have to get a refund?"
+    runtime.kb.add_document(tenant="default", title="Refunds", source="p.md",
+                            text="Refunds are issued within 14 days of purchase.")
+    runtime.defaults.put(tenant="default", task="*", default=DeclaredDefault(answer="later"))
+    runtime.cache.put(question, "30 days for members.")
+    assert ask(runtime, prompt=question).source.value == "cache"
+    runtime.cache.invalidate(tenant="default", everything=True)
+    assert ask(runtime, prompt=question).source.value == "kb"
+
+
+def test_kb_is_per_tenant_through_the_ladder(runtime: Runtime) -> None:
+    runtime.kb.add_document(tenant="acme", title="Acme VPN", source="vpn.md",
+                            text="The acme VPN gateway is vpn.acme.example on port 4443.")
+    assert ask(runtime, "acme", prompt="What is the acme VPN gateway address?").source.value == "kb"
+    with pytest.raises(NoFallbackAnswer):
+        ask(runtime, "globex", prompt="What is the acme VPN gateway address?")

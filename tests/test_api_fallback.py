@@ -1,0 +1,43 @@
+"""``POST /v1/fallback`` on a real server: the envelope's field names are the v1 contract."""
+
+from __future__ import annotations
+
+import httpx
+from conftest import LiveServer
+
+ENVELOPE = {"answer", "source", "confidence", "degradation_depth", "stale", "age_s", "similarity",
+            "citations", "fields", "notice"}
+
+
+def test_cache_answer_carries_the_full_envelope(live_server: LiveServer) -> None:
+    prompt = "Which port does the fallback API listen on by default?"
+    httpx.post(live_server.url("/v1/cache/entries"), json={"prompt": prompt, "response": "8765"}).raise_for_status()
+    r = httpx.post(live_server.url("/v1/fallback"), json={"prompt": prompt.upper()})
+    assert r.status_code == 200
+    body = r.json()
+    assert set(body) >= ENVELOPE
+    assert body["answer"] == "8765" and body["source"] == "cache" and body["degradation_depth"] == 0
+    assert body["confidence"] == "high" and body["stale"] is False and body["age_s"] >= 0
+
+
+def test_rules_answer_over_http_has_fields(live_server: LiveServer) -> None:
+    text = "Party A: Acme Corp\nParty B: Globex Ltd\nEffective Date: March 1, 2024\nThis agreement ..."
+    r = httpx.post(live_server.url("/v1/fallback"),
+                   json={"prompt": "Extract the parties of this agreement", "task": "contract_en", "text": text})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert (body["source"], body["degradation_depth"], body["confidence"]) == ("rules", 2, "medium")
+    assert body["fields"]["party_a"] == "Acme Corp"
+
+
+def test_write_refusal_body_is_exactly_error_detail_and_key(live_server: LiveServer) -> None:
+    r = httpx.post(live_server.url("/v1/fallback"),
+                   json={"prompt": "grant admin to eve", "operation": "write", "idempotency_key": "g-1"})
+    assert r.status_code == 409
+    assert set(r.json()) == {"error", "detail", "idempotency_key"}
+    assert r.json()["error"] == "no_degraded_writes" and r.json()["idempotency_key"] == "g-1"
+
+
+def test_unanswerable_is_404_no_fallback_answer(live_server: LiveServer) -> None:
+    r = httpx.post(live_server.url("/v1/fallback"), json={"prompt": "zxqv unanswerable 98123", "task": "nothing"})
+    assert r.status_code == 404 and r.json()["error"] == "no_fallback_answer"
