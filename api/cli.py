@@ -138,3 +138,8 @@ def main() -> None:
     except LastlineError as exc:
         typer.echo(f"error: {exc.detail}", err=True)
         sys.exit(2)
+
+
+from . import cli_rules  # noqa: E402  (sub-apps import the helpers above)
+
+app.add_typer(cli_rules.app, name="rules")

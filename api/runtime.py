@@ -13,6 +13,7 @@ from lastline import Embedder, Settings, SQLiteStorage, get_embedder, load_setti
 
 if TYPE_CHECKING:
     from lastline.cache import SemanticCache
+    from lastline.rules import RuleEngine
 
     from .defaults import DefaultsStore
     from .events import EventStore
@@ -68,6 +69,13 @@ class Runtime:
                              max_bytes=s.cache_max_bytes, hnsw_threshold=s.cache_hnsw_threshold,
                              max_prompt_chars=s.max_prompt_chars)
         return SemanticCache(self.storage, self.embedder, config)
+
+    @cached_property
+    def rules(self) -> RuleEngine:
+        """Rule packs: built-in, the ``rules_dir`` folder (if present) and uploads (rules_0001_packs)."""
+        from lastline.rules import RuleEngine
+
+        return RuleEngine(self.storage, rules_dir=self.settings.rules_dir)
 
     def close(self) -> None:
         self.storage.close()

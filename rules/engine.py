@@ -125,7 +125,8 @@ class RuleEngine:
             tname = tname or "default"
             if tname not in pack.templates:
                 raise NotFound(f"pack {pack_name!r} has no template {tname!r}")
-            template = pack.templates[tname]
+            # A pack template may name every field; the ones not given are null, as in extraction.
+            return render_template(pack.templates[tname], {**dict.fromkeys(pack.fields), **(data or {})})
         assert template is not None
         return render_template(template, dict(data or {}))
 

@@ -106,6 +106,11 @@ class Pack:
     builtin: bool = False
     raw: str = ""
 
+    @property
+    def template(self) -> str | None:
+        """The pack's default template text, if it has one."""
+        return self.templates.get("default")
+
     def describe(self) -> dict[str, Any]:
         """What ``GET /v1/rules/packs`` shows for this pack."""
         return {"name": self.name, "description": self.description, "language": self.language,

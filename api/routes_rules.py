@@ -1,0 +1,165 @@
+"""``/v1/rules/*``: entities, pack extraction, template rendering, JSON repair and pack uploads over HTTP.
+
+Thin on purpose: everything happens in :class:`lastline.rules.RuleEngine` and
+:func:`lastline.rules.find_entities`; this module only shapes requests and answers.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, status
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from lastline import NotFound
+from lastline.rules import ENTITY_TYPES, find_entities, repair_json
+
+from .deps import get_runtime, get_tenant
+from .runtime import Runtime
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1/rules", tags=["rules"])
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+TenantDep = Annotated[str, Depends(get_tenant)]
+PackName = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")]
+MAX_TEXT_CHARS = 1_000_000
+_ERRORS: dict[int | str, dict[str, str]] = {
+    401: {"description": "Missing or unknown API key."},
+    404: {"description": "not_found: no such pack or template."},
+    413: {"description": "Body too large."},
+    422: {"description": "invalid_input: a field is wrong; invalid_rule_pack names file, rule and field."},
+}
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EntitiesIn(_Body):
+    text: str = Field(max_length=MAX_TEXT_CHARS)
+    reference_time: datetime | None = Field(None, description="Anchor for relative dates (default: now).")
+    types: list[str] | None = Field(None, max_length=len(ENTITY_TYPES), description="Keep only these types.")
+
+    @field_validator("types")
+    @classmethod
+    def _known_types(cls, value: list[str] | None) -> list[str] | None:
+        unknown = sorted(set(value or ()) - set(ENTITY_TYPES))
+        if unknown:
+            raise ValueError(f"unknown entity type(s) {', '.join(unknown)}; known: {', '.join(ENTITY_TYPES)}")
+        return value
+
+
+class EntityOut(BaseModel):
+    type: str
+    text: str
+    start: int
+    end: int
+    value: Any
+
+
+class EntitiesOut(BaseModel):
+    entities: list[EntityOut]
+
+
+class ExtractIn(_Body):
+    text: str = Field(max_length=MAX_TEXT_CHARS)
+    pack: str = Field(min_length=1, max_length=64)
+    fields: list[Annotated[str, Field(min_length=1, max_length=64)]] | None = Field(None, max_length=200)
+    reference_time: datetime | None = None
+
+
+class ExtractOut(BaseModel):
+    fields: dict[str, Any]
+    missing: list[str]
+    valid: bool
+    errors: list[str]
+    rule_ids: list[str]
+    pack: str
+
+
+class RenderIn(_Body):
+    template: str | None = Field(None, max_length=20_000)
+    template_id: str | None = Field(None, max_length=140, description="A pack name, or pack.template_name.")
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class RepairIn(_Body):
+    text: str = Field(max_length=MAX_TEXT_CHARS)
+    schema_: dict[str, Any] | None = Field(None, alias="schema")
+
+
+class MatchIn(_Body):
+    task: str | None = Field(None, max_length=200)
+    text: str = Field("", max_length=MAX_TEXT_CHARS)
+
+
+class PackIn(_Body):
+    yaml: str = Field(min_length=1, max_length=256_000, description="The pack as YAML text.")
+
+
+@router.post("/entities", response_model=EntitiesOut, responses=_ERRORS)
+def entities(body: EntitiesIn, _tenant: TenantDep) -> dict[str, Any]:
+    """Typed values in ``text`` with exact spans and normalized values (ISO dates, decimal amounts…)."""
+    found = find_entities(body.text, reference_time=body.reference_time, types=body.types)
+    return {"entities": [e.to_dict() for e in found]}
+
+
+@router.post("/extract", response_model=ExtractOut, responses=_ERRORS)
+def extract(body: ExtractIn, runtime: RuntimeDep, tenant: TenantDep) -> dict[str, Any]:
+    """Fill a pack's fields; missing ones are null and listed in ``missing``, never invented."""
+    result = runtime.rules.extract(body.text, pack=body.pack, fields=body.fields, tenant=tenant,
+                                   reference_time=body.reference_time)
+    return result.to_dict()
+
+
+@router.post("/render", responses=_ERRORS)
+def render(body: RenderIn, runtime: RuntimeDep, tenant: TenantDep) -> dict[str, str]:
+    """Render an inline template or a pack's template in the sandbox (strict undefined)."""
+    return {"text": runtime.rules.render(template=body.template, template_id=body.template_id, data=body.data,
+                                         tenant=tenant)}
+
+
+@router.post("/repair", responses=_ERRORS)
+def repair(body: RepairIn, _tenant: TenantDep) -> dict[str, Any]:
+    """Repair a model's malformed JSON structurally (never by guessing values) and check a schema."""
+    return {"value": repair_json(body.text, body.schema_)}
+
+
+@router.post("/match", responses=_ERRORS)
+def match(body: MatchIn, runtime: RuntimeDep, tenant: TenantDep) -> dict[str, str | None]:
+    """Which pack the fallback ladder would use for this task and text (``null`` when none)."""
+    pack = runtime.rules.match_task(body.task, body.text, tenant=tenant)
+    return {"pack": pack.name if pack else None}
+
+
+@router.get("/packs", responses=_ERRORS)
+def list_packs(runtime: RuntimeDep, tenant: TenantDep) -> dict[str, Any]:
+    """Built-in, folder and this tenant's uploaded packs."""
+    return {"packs": [p.describe() for p in runtime.rules.packs(tenant=tenant)]}
+
+
+@router.get("/packs/{name}", responses=_ERRORS)
+def get_pack(name: PackName, runtime: RuntimeDep, tenant: TenantDep) -> dict[str, Any]:
+    pack = runtime.rules.pack(name, tenant=tenant)
+    return {**pack.describe(), "schema": pack.schema, "yaml": pack.raw}
+
+
+@router.post("/packs", status_code=status.HTTP_201_CREATED, responses={**_ERRORS, 409: {
+    "description": "conflict: the name belongs to a built-in or folder pack."}})
+def upload_pack(body: PackIn, runtime: RuntimeDep, tenant: TenantDep, response: Response) -> dict[str, Any]:
+    """Validate and store a YAML pack for this tenant (same name replaces; 200 then, 201 when new)."""
+    pack, created = runtime.rules.add_pack(body.yaml, tenant=tenant)
+    if not created:
+        response.status_code = status.HTTP_200_OK
+    return {"name": pack.name, "created": created, "fields": list(pack.fields)}
+
+
+@router.delete("/packs/{name}", status_code=status.HTTP_204_NO_CONTENT, responses=_ERRORS)
+def delete_pack(name: PackName, runtime: RuntimeDep, tenant: TenantDep) -> Response:
+    if not runtime.rules.delete_pack(name, tenant=tenant):
+        raise NotFound(f"no uploaded pack named {name!r}")
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
