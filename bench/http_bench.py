@@ -1,0 +1,192 @@
+"""HTTP lookup latency and throughput of a real ``lastline serve`` on loopback.
+
+Starts the service (one uvicorn process, the default USE embedder) on a fresh SQLite file, seeds
+the cache with the 999 ``origin`` questions of GPTCache's benchmark pairs, then drives it with
+1, 16 and 64 concurrent clients (httpx, one asyncio loop in this process) for a fixed time each:
+
+- ``exact hit``     — ``POST /v1/cache/lookup`` with a seeded question: hash lookup, no embedding;
+- ``semantic``      — ``POST /v1/cache/lookup`` with its paraphrase (``similar``): fuzzy check,
+                      embedding, kNN, slot guard; hit or miss as the threshold decides;
+- ``fallback exact``— ``POST /v1/fallback`` with a seeded question: the ladder's guard, the same
+                      exact hit, plus the degradation event written to SQLite.
+
+Client and server share the machine's cores, so throughput is a floor for a dedicated server.
+
+    python bench/http_bench.py                 # print the table
+    python bench/http_bench.py --write         # also replace "## HTTP service" in docs/benchmarks.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import DATA, ROOT, machine
+
+SECTION = "## HTTP service"
+CONCURRENCY = (1, 16, 64)
+
+
+def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "LASTLINE_DB": str(tmp / "bench.db"), "HF_HUB_OFFLINE": "1"}
+    log = open(tmp / "server.log", "wb")  # noqa: SIM115 - lives as long as the server
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lastline.api", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError((tmp / "server.log").read_text())
+        try:
+            if httpx.get(base + "/readyz", timeout=1).status_code == 200:
+                return proc, base
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("server did not become ready")
+
+
+def load_pairs(limit: int) -> list[tuple[str, str]]:
+    raw = json.loads((DATA / "cache" / "gptcache_mock_pairs.json").read_text(encoding="utf-8"))
+    pairs = [(p["origin"], p["similar"]) for p in raw if p["origin"].strip() and p["similar"].strip()]
+    return pairs[:limit]
+
+
+async def drive(base: str, path: str, bodies: list[dict], concurrency: int, seconds: float) -> dict[str, float]:
+    """``concurrency`` workers send requests back to back for ``seconds``; latency per request."""
+    latencies: list[float] = []
+    outcomes = {"hit": 0, "answered": 0, "errors": 0}
+    stop = time.perf_counter() + seconds
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
+
+        async def worker(offset: int) -> None:
+            i = offset
+            while time.perf_counter() < stop:
+                body = bodies[i % len(bodies)]
+                i += concurrency
+                t0 = time.perf_counter()
+                r = await client.post(path, json=body)
+                latencies.append(time.perf_counter() - t0)
+                if r.status_code == 200:
+                    data = r.json()
+                    outcomes["hit"] += bool(data.get("hit", True))
+                    outcomes["answered"] += 1
+                elif r.status_code != 404:
+                    outcomes["errors"] += 1
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker(k) for k in range(concurrency)))
+        elapsed = time.perf_counter() - started
+    latencies.sort()
+    n = len(latencies)
+    return {
+        "n": n, "rps": n / elapsed,
+        "p50_ms": 1000 * statistics.median(latencies),
+        "p99_ms": 1000 * latencies[min(n - 1, int(0.99 * n))],
+        "hit_rate": outcomes["hit"] / n if n else 0.0, "errors": outcomes["errors"],
+    }
+
+
+def run(seconds: float, n_entries: int) -> tuple[list[dict[str, object]], str]:
+    pairs = load_pairs(n_entries)
+    with tempfile.TemporaryDirectory() as tmp_dir:
+        tmp = Path(tmp_dir)
+        proc, base = start_server(tmp)
+        try:
+            with httpx.Client(base_url=base, timeout=60) as client:
+                for origin, _ in pairs:
+                    client.post("/v1/cache/entries", json={"prompt": origin, "response": f"answer to: {origin}"}
+                                ).raise_for_status()
+            cases = [
+                ("exact hit", "/v1/cache/lookup", [{"prompt": o} for o, _ in pairs]),
+                ("semantic", "/v1/cache/lookup", [{"prompt": s, "mode": "fallback"} for _, s in pairs]),
+                ("fallback exact", "/v1/fallback", [{"prompt": o} for o, _ in pairs]),
+            ]
+            rows: list[dict[str, object]] = []
+            for name, path, bodies in cases:
+                asyncio.run(drive(base, path, bodies, 4, 1.0))  # warm-up: caches, connections, JIT-free paths
+                for c in CONCURRENCY:
+                    res = asyncio.run(drive(base, path, bodies, c, seconds))
+                    rows.append({"case": name, "clients": c, **res})
+                    print(f"{name:15s} c={c:3d}  n={res['n']:6d}  {res['rps']:8.0f} req/s  "
+                          f"p50 {res['p50_ms']:7.2f} ms  p99 {res['p99_ms']:7.2f} ms  "
+                          f"hit {res['hit_rate']:.2f}  errors {res['errors']}", file=sys.stderr)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+    return rows, machine()
+
+
+def table(rows: list[dict[str, object]], where: str, seconds: float, n_entries: int) -> str:
+    lines = [
+        SECTION,
+        "",
+        f"Machine: {where}. Produced by `python bench/http_bench.py --write`.",
+        "",
+        "One `lastline serve` process (uvicorn, default USE embedder, 1 encode thread) on loopback; the cache",
+        f"holds {n_entries} questions (GPTCache's benchmark `origin` questions). Each row: clients send requests",
+        f"back to back for {seconds:g} s from one asyncio loop (httpx) **on the same 2 cores** as the server,",
+        "after a 1 s warm-up. `semantic` sends each question's paraphrase (`similar`) in fallback mode: it is",
+        "embedded and searched; the hit column is the share served (the rest are threshold misses).",
+        "`fallback exact` is `POST /v1/fallback` answered at depth 0, including its degradation event write.",
+        "",
+        "| case | clients | requests | req/s | p50 ms | p99 ms | hits |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['case']} | {r['clients']} | {r['n']} | {r['rps']:.0f} | {r['p50_ms']:.2f} | "
+            f"{r['p99_ms']:.2f} | {r['hit_rate']:.0%} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_section(text: str) -> Path:
+    """Replace (or append) only this script's section of docs/benchmarks.md."""
+    path = ROOT / "docs" / "benchmarks.md"
+    current = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    if SECTION in current:
+        start = current.index(SECTION)
+        nxt = current.find("\n## ", start + len(SECTION))
+        current = current[:start] + text + (current[nxt + 1:] if nxt != -1 else "")
+        current = current.replace(text + "## ", text + "\n## ") if nxt != -1 else current
+    else:
+        current = current.rstrip("\n") + "\n\n" + text
+    path.write_text(current, encoding="utf-8")
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=8.0, help="Duration of each row.")
+    parser.add_argument("--entries", type=int, default=999, help="Cache entries seeded (max 999).")
+    parser.add_argument("--write", action="store_true", help="Update docs/benchmarks.md.")
+    args = parser.parse_args()
+    rows, where = run(args.seconds, args.entries)
+    text = table(rows, where, args.seconds, min(args.entries, 999))
+    print(text)
+    if args.write:
+        print(f"wrote {write_section(text)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
