@@ -128,6 +128,10 @@ class LastlineCache(BaseCache):
         """Invalidate every entry this adapter wrote (by its tag), for this tenant."""
         self.client.cache_invalidate(tags=[self.tag])
 
+    def close(self) -> None:
+        """Close the HTTP connections (after ``set_llm_cache(None)``)."""
+        self.client.close()
+
 
 def _first_text(return_val: Sequence[Generation]) -> str:
     if not return_val:

@@ -6,7 +6,11 @@ LangChain) read ``error.message`` / ``error.code`` instead, so routes of this fa
 
 What the clients do with each status (checked against openai 3.x, LiteLLM 1.110, LangChain 1.x):
 
-- 404 ``no_fallback_answer`` → ``openai.NotFoundError`` / ``litellm.NotFoundError``; not retried.
+- Nothing answers: **422** ``no_fallback_answer`` (``/v1/fallback`` says 404). A 404 would be
+  surfaced fine by the openai SDK and LangChain, but LiteLLM's Router puts a deployment that
+  answered 404 (or 401/408/429/5xx) into cooldown (5 s by default): the next questions, even ones
+  lastline could answer, would fail with "No deployments available". 4xx other than those are not
+  cooled down and not retried: ``openai.UnprocessableEntityError``, ``litellm.BadRequestError``.
 - 409 ``no_degraded_writes`` → ``openai.ConflictError`` / ``litellm.APIError(409)``. The openai SDK
   retries 409 by default (it reads it as a lock timeout), so every 4xx here carries
   ``x-should-retry: false``, which the SDK honours: one request, one refusal, no loop.
@@ -24,9 +28,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 
-from lastline import InvalidInput, LastlineError, PayloadTooLarge
+from lastline import InvalidInput, LastlineError, NoFallbackAnswer, PayloadTooLarge
 
-__all__ = ["OpenAIRoute", "openai_error"]
+__all__ = ["NO_ANSWER_STATUS", "OpenAIRoute", "openai_error"]
+
+#: Status of "no tier could answer" on this face (see the module docstring for why not 404).
+NO_ANSWER_STATUS = 422
 
 _TYPES = {
     400: "invalid_request_error",
@@ -38,10 +45,10 @@ _TYPES = {
 
 
 def openai_error(
-    status: int, message: str, code: str, *, param: str | None = None, **extra: Any
+    status: int, message: str, code: str, *, param: str | None = None, kind: str | None = None, **extra: Any
 ) -> JSONResponse:
     """An OpenAI-shaped error response; 4xx responses tell the openai SDK not to retry."""
-    kind = _TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+    kind = kind or _TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
     body = {"error": {"message": message, "type": kind, "code": code, "param": param, **extra}}
     headers = {"x-should-retry": "false"} if status < 500 else {}
     return JSONResponse(body, status_code=status, headers=headers)
@@ -51,6 +58,9 @@ def _from_lastline(exc: LastlineError) -> JSONResponse:
     status = exc.status
     if isinstance(exc, InvalidInput) and not isinstance(exc, PayloadTooLarge):
         status = 400  # what OpenAI-compatible servers answer for a bad request
+    if isinstance(exc, NoFallbackAnswer):
+        status = NO_ANSWER_STATUS
+        return openai_error(status, exc.detail, exc.code, kind="not_found_error", **exc.extra)
     return openai_error(status, exc.detail, exc.code, **exc.extra)
 
 

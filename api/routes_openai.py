@@ -10,7 +10,8 @@
 
 Writes (``x-lastline-operation: write`` + ``Idempotency-Key``, or ``{"lastline": {"operation":
 "write", "idempotency_key": …}}`` in the body or ``metadata``) are refused with 409
-``no_degraded_writes`` and the key echoed. Errors come in OpenAI's shape (see ``openai_errors``).
+``no_degraded_writes`` and the key echoed. When no tier can answer: 422 ``no_fallback_answer``.
+Errors come in OpenAI's shape; ``openai_errors`` says why each status was chosen.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ TenantDep = Annotated[str, Depends(get_tenant)]
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"description": "Invalid request (OpenAI error shape)"},
     401: {"description": "Missing or unknown API key"},
-    404: {"description": "`no_fallback_answer`: no tier could answer"},
+    422: {"description": "`no_fallback_answer`: no tier could answer (422, not 404: LiteLLM cools down 404s)"},
     409: {"description": "`no_degraded_writes`: a write is never answered in degraded mode"},
 }
 

@@ -69,14 +69,15 @@ def test_openai_client_streams_the_answer_with_usage(ll: LastlineClient, oai: op
     assert chunks[-1].choices == [] and chunks[-1].usage is not None
 
 
-def test_nothing_to_answer_is_an_openai_not_found_error(live_server: Any, oai: openai.OpenAI) -> None:
-    before = requests_logged(live_server, '"POST /v1/chat/completions HTTP/1.1" 404')
-    with pytest.raises(openai.NotFoundError) as caught:
+def test_nothing_to_answer_is_an_openai_error_sent_once(live_server: Any, oai: openai.OpenAI) -> None:
+    before = requests_logged(live_server, '"POST /v1/chat/completions HTTP/1.1" 422')
+    with pytest.raises(openai.UnprocessableEntityError) as caught:
         oai.chat.completions.create(
             model="lastline", messages=[{"role": "user", "content": "Which moon of Neptune is the coldest?"}]
         )
     assert caught.value.code == "no_fallback_answer"
-    assert requests_logged(live_server, '"POST /v1/chat/completions HTTP/1.1" 404') == before + 1
+    assert caught.value.body["type"] == "not_found_error"
+    assert requests_logged(live_server, '"POST /v1/chat/completions HTTP/1.1" 422') == before + 1
 
 
 def test_a_write_is_refused_once_with_its_key_even_by_a_retrying_client(
@@ -143,7 +144,7 @@ def test_upstream_answer_written_back_is_served_for_the_same_conversation(
     assert completion.choices[0].message.content == "Yes, outside rush hours, for free."
     assert completion.model_extra["lastline"]["source"] == "cache"
     other_system = [{"role": "system", "content": "You are a poet."}, messages[1]]
-    with pytest.raises(openai.NotFoundError):
+    with pytest.raises(openai.UnprocessableEntityError):
         oai.chat.completions.create(model="lastline", messages=other_system)
 
 
@@ -187,7 +188,7 @@ def test_tenants_stay_apart_and_missing_keys_are_openai_401s(tenant_server: Any)
         assert a.chat.completions.create(model="lastline", messages=question).choices[0].message.content == (
             "In Springfield."
         )
-        with pytest.raises(openai.NotFoundError):
+        with pytest.raises(openai.UnprocessableEntityError):
             b.chat.completions.create(model="lastline", messages=question)
     with openai.OpenAI(base_url=base, api_key="wrong") as nobody, pytest.raises(openai.AuthenticationError):
         nobody.models.list()
