@@ -30,7 +30,7 @@ sysdeps:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 run: install
-	$(BIN)/lastline serve
+	LASTLINE_KB_SEED=$${LASTLINE_KB_SEED:-data/demo} $(BIN)/lastline serve
 
 test: install-test sysdeps
 	$(BIN)/python -m pytest -q

@@ -17,7 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lastline import Settings, __version__
 
-from . import routes_cache, routes_fallback, routes_openai, routes_ops, routes_rules
+from . import routes_cache, routes_fallback, routes_kb, routes_openai, routes_ops, routes_rules
 from .http_errors import install_error_handlers
 from .limits import BodySizeLimit
 from .metrics import Metrics
@@ -92,4 +92,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(routes_openai.router)
     app.include_router(routes_cache.router)
     app.include_router(routes_rules.router)
+    app.include_router(routes_kb.router)
     return app

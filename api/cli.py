@@ -140,6 +140,11 @@ def main() -> None:
         sys.exit(2)
 
 
+from . import cli_kb  # noqa: E402  (sub-apps import the helpers above)
+
+app.add_typer(cli_kb.app, name="kb")
+
+
 from . import cli_rules  # noqa: E402  (sub-apps import the helpers above)
 
 app.add_typer(cli_rules.app, name="rules")

@@ -13,6 +13,7 @@ from lastline import Embedder, Settings, SQLiteStorage, get_embedder, load_setti
 
 if TYPE_CHECKING:
     from lastline.cache import SemanticCache
+    from lastline.kb import KnowledgeBase
     from lastline.rules import RuleEngine
 
     from .defaults import DefaultsStore
@@ -69,6 +70,22 @@ class Runtime:
                              max_bytes=s.cache_max_bytes, hnsw_threshold=s.cache_hnsw_threshold,
                              max_prompt_chars=s.max_prompt_chars)
         return SemanticCache(self.storage, self.embedder, config)
+
+    @cached_property
+    def kb(self) -> KnowledgeBase:
+        """The knowledge base (kb_0001_…); an empty default-tenant KB is seeded from LASTLINE_KB_SEED."""
+        from lastline.kb import KnowledgeBase
+
+        kb = KnowledgeBase(self.storage, self.embedder)
+        if self.settings.kb_seed is not None:
+            from lastline.errors import ConfigError
+
+            seed = self.settings.kb_seed.expanduser()
+            if not seed.exists():
+                raise ConfigError(f"LASTLINE_KB_SEED: no file or folder at {seed}")
+            for tenant in sorted(set(self.settings.api_keys.values())) or ["default"]:
+                kb.seed(seed, tenant=tenant)
+        return kb
 
     @cached_property
     def rules(self) -> RuleEngine:

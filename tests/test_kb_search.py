@@ -1,0 +1,95 @@
+"""Search: English and Chinese queries, modes, filters inside the search, FTS5-proof input, tenant isolation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from _kb_files import write_folder
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lastline import Embedder, InvalidInput, open_storage
+from lastline.kb import KnowledgeBase
+
+
+@pytest.fixture(scope="module")
+def kb(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
+    """One KB for the module: the searches below only read (the tenant test writes to its own tenant)."""
+    tmp = tmp_path_factory.mktemp("kb_search")
+    storage = open_storage(tmp / "kb.db")
+    kb = KnowledgeBase(storage, embedder)
+    kb.ingest(write_folder(tmp / "docs"), collection="support")
+    kb.add_document(title="Careers", text="We are hiring engineers in Berlin.", source="careers.txt",
+                    collection="company", tags=["jobs"], metadata={"lang": "en"}, doc_id="careers")
+    yield kb
+    storage.close()
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "keyword", "vector"])
+def test_english_query_finds_the_passage_with_heading_and_span(kb: KnowledgeBase, mode: str) -> None:
+    top = kb.search("gift cards refunded?", k=3, mode=mode)[0]  # type: ignore[arg-type]
+    assert top.doc_id in {"handbook.md", "refunds.docx"}
+    assert top.heading[-1] == "Exceptions"
+    doc = kb.get_document(top.doc_id)
+    assert doc is not None and doc["text"][top.span[0] : top.span[1]] == top.text
+
+
+def test_english_stemming_matches_other_word_forms(kb: KnowledgeBase) -> None:
+    assert kb.search("shipped worldwide", k=1, mode="keyword")[0].doc_id == "shipping.html"
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "keyword", "vector"])
+def test_chinese_query_finds_chinese_faq(kb: KnowledgeBase, mode: str) -> None:
+    results = kb.search("收货地址怎么改", k=3, mode=mode)  # type: ignore[arg-type]
+    assert results[0].answer == "在订单详情页点击修改地址即可。"
+
+
+def test_exact_faq_question_ranks_first(kb: KnowledgeBase) -> None:
+    top = kb.search("how long do refunds take", k=3)[0]
+    assert top.kind == "faq" and top.answer == "Refunds take five working days."
+
+
+def test_collection_tag_and_metadata_filters_apply_inside_the_search(kb: KnowledgeBase) -> None:
+    for mode in ("hybrid", "keyword", "vector"):
+        only = kb.search("refund hiring", k=10, filters={"collection": "company"}, mode=mode)  # type: ignore[arg-type]
+        assert {r.doc_id for r in only} == {"careers"}
+        tagged = kb.search("refund", k=10, filters={"tags": ["refund"]}, mode=mode)  # type: ignore[arg-type]
+        assert [r.doc_id for r in tagged] and all("refund" in r.tags for r in tagged)
+        meta = kb.search("cancel order 取消订单", k=10, filters={"metadata": {"channel": "app"}}, mode=mode)  # type: ignore[arg-type]
+        assert [r.metadata for r in meta] == [{"channel": "app"}]
+
+
+def test_unknown_filter_and_bad_arguments_are_invalid_input(kb: KnowledgeBase) -> None:
+    with pytest.raises(InvalidInput, match="unknown key"):
+        kb.search("x", filters={"colour": "red"})
+    with pytest.raises(InvalidInput):
+        kb.search("   ")
+    with pytest.raises(InvalidInput):
+        kb.search("x", k=0)
+
+
+@pytest.mark.parametrize("query", ['"', '"unbalanced', "*", "NEAR(a b)", "-refund", "a AND OR NOT b", "(refund",
+                                   "refund)", "col:refund", "^start", "退款\"*", "{}[]", "NEAR/3"])
+def test_fts5_syntax_in_queries_never_errors(kb: KnowledgeBase, query: str) -> None:
+    for mode in ("keyword", "hybrid"):
+        kb.search(query, k=5, mode=mode)  # type: ignore[arg-type]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.text(min_size=1, max_size=120).filter(str.strip))
+def test_any_text_is_a_safe_keyword_query(kb: KnowledgeBase, query: str) -> None:
+    kb.search(query, k=3, mode="keyword")
+
+
+def test_tenants_never_see_each_others_chunks(kb: KnowledgeBase) -> None:
+    kb.add_document(tenant="acme", title="Acme secret", text="The acme launch code is swordfish.", doc_id="secret")
+    for mode in ("hybrid", "keyword", "vector"):
+        leaked = kb.search("acme launch code swordfish", k=50, mode=mode)  # type: ignore[arg-type]
+        assert all(r.doc_id != "secret" for r in leaked)
+        own = kb.search("acme launch code swordfish", tenant="acme", k=50, mode=mode)  # type: ignore[arg-type]
+        assert [r.doc_id for r in own] == ["secret"]
+    assert kb.get_document("secret") is None and kb.get_document("secret", tenant="acme") is not None
+    assert kb.delete_document("secret") is False
+    assert kb.answer("what is the acme launch code?") is None or "swordfish" not in (
+        kb.answer("what is the acme launch code?").answer or "")
