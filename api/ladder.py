@@ -15,6 +15,7 @@ that is not wired into the runtime is skipped, so the ladder works with whatever
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any, Literal
 
@@ -113,8 +114,8 @@ def _answer_text(answer: Answer | None) -> str | None:
     if answer is None:
         return None
     if answer.answer is not None:
-        return answer.answer
-    return str(answer.fields) if answer.fields else None
+        return str(answer.answer)
+    return json.dumps(answer.fields, ensure_ascii=False, sort_keys=True) if answer.fields else None
 
 
 def _value(x: Any) -> Any:
