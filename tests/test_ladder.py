@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,3 +166,14 @@ def test_kb_is_per_tenant_through_the_ladder(runtime: Runtime) -> None:
     assert ask(runtime, "acme", prompt="What is the acme VPN gateway address?").source.value == "kb"
     with pytest.raises(NoFallbackAnswer):
         ask(runtime, "globex", prompt="What is the acme VPN gateway address?")
+
+
+def test_expired_entry_is_served_stale_with_low_confidence_and_says_so(runtime: Runtime) -> None:
+    runtime.cache.put(PROMPT, ANSWER, ttl_s=0.05)
+    time.sleep(0.1)
+    got = ask(runtime, prompt=PROMPT)
+    assert got.source.value == "cache" and got.stale is True
+    assert got.confidence.value == "low"
+    assert got.notice.endswith("(This cached answer has expired.)")
+    with pytest.raises(NoFallbackAnswer):
+        ask(runtime, prompt=PROMPT, mode="intercept")
