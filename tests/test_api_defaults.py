@@ -55,8 +55,8 @@ def test_put_list_delete_defaults_over_http(live_server: LiveServer) -> None:
 
 
 def test_side_effect_task_over_http_is_409_with_key(live_server: LiveServer) -> None:
-    httpx.put(live_server.url("/v1/defaults/refund"), json={"side_effects": True}).raise_for_status()
+    httpx.put(live_server.url("/v1/defaults/refund_payment_sidefx"), json={"side_effects": True}).raise_for_status()
     r = httpx.post(live_server.url("/v1/fallback"),
-                   json={"prompt": "refund order 77", "task": "refund", "idempotency_key": "r-77"})
+                   json={"prompt": "refund order 77", "task": "refund_payment_sidefx", "idempotency_key": "r-77"})
     assert r.status_code == 409
     assert r.json() == {"error": "no_degraded_writes", "detail": r.json()["detail"], "idempotency_key": "r-77"}
