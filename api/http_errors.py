@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -48,9 +49,12 @@ def _loc(loc: tuple[Any, ...] | list[Any]) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)[:200]
+    """Error extras as JSON: kept when they serialize, else their text (an error must never 500)."""
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return str(value)[:500]
+    return value
 
 
 def validation_response(exc: RequestValidationError) -> JSONResponse:
@@ -78,7 +82,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _lastline_error(request: Request, exc: LastlineError) -> JSONResponse:
         if exc.status >= 500:
             log.error("%s on %s %s: %s", exc.code, request.method, request.url.path, exc.detail)
-        body = {k: _jsonable(v) if k not in ("fields",) else v for k, v in exc.to_dict().items()}
+        body = {k: _jsonable(v) for k, v in exc.to_dict().items()}
         return JSONResponse(body, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
