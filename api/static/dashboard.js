@@ -42,12 +42,17 @@
       line.setAttribute("y1", h - pad - y * (h - 2 * pad)); line.setAttribute("y2", h - pad - y * (h - 2 * pad));
       line.setAttribute("stroke", "#e3e6ea");
       svg.appendChild(line);
+      var label = document.createElementNS(ns, "text");
+      label.setAttribute("x", 4); label.setAttribute("y", h - pad - y * (h - 2 * pad) - 3);
+      label.setAttribute("font-size", "10"); label.setAttribute("fill", "#99a");
+      label.textContent = (100 * y) + "%";
+      svg.appendChild(label);
     });
     if (!points.length) { return; }
     var step = w / points.length;
     points.forEach(function (p, i) {
       var n = p.lookups || 0, rate = p.hit_rate === null ? 0 : p.hit_rate;
-      var bh = rate * (h - 2 * pad);
+      var bh = n ? Math.max(2, rate * (h - 2 * pad)) : 2;  // a grey sliver marks "no lookups"
       var rect = document.createElementNS(ns, "rect");
       rect.setAttribute("x", i * step + 2); rect.setAttribute("width", Math.max(1, step - 4));
       rect.setAttribute("y", h - pad - bh); rect.setAttribute("height", bh);
