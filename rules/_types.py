@@ -14,9 +14,10 @@ from typing import Any
 
 __all__ = ["ENTITY_TYPES", "Entity", "fold", "format_decimal"]
 
-#: Types find_entities can return (``daterange`` values are ISO 8601 intervals ``start/end``).
+#: Types find_entities can return (``daterange``/``timerange`` values are ISO 8601 intervals
+#: ``start/end``, ``..`` marking an open end; ``set`` values are repeating intervals ``R/P1D``).
 ENTITY_TYPES = (
-    "date", "datetime", "time", "daterange", "duration", "number", "ordinal", "percent", "money",
+    "date", "datetime", "time", "daterange", "timerange", "duration", "set", "number", "ordinal", "percent", "money",
     "phone", "email", "url", "id_card", "order_id",
 )
 

@@ -48,7 +48,7 @@ def week_of(d: date) -> str:
     return f"{year}-W{week:02d}"
 
 
-_JOIN = re.compile(r"\s*(?:到|至|~|～|-|—|－|–|与|和|to|until|through)\s*$")
+_JOIN = re.compile(r"\s*(?:到|至|~|～|-|—|－|–|与|和|to|until|through)\s*")
 _FROM = re.compile(r"(?:从|自|從|from|between)\s*$")
 _BETWEEN = re.compile(r"\s*(?:之间|之間|间|間)")
 _AFTER = re.compile(
@@ -67,7 +67,7 @@ def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
     while i < len(hits):
         h = hits[i]
         nxt = hits[i + 1] if i + 1 < len(hits) else None
-        if nxt and h.type in _DATEISH and nxt.type in _DATEISH and _JOIN.search(folded[h.end:nxt.start]) \
+        if nxt and h.type in _DATEISH and nxt.type in _DATEISH and _JOIN.fullmatch(folded[h.end:nxt.start]) \
                 and len(folded[h.end:nxt.start]) <= 4:
             start = h.start
             m = _FROM.search(folded, 0, h.start)
@@ -77,23 +77,30 @@ def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
             b = _BETWEEN.match(folded, end)
             if b:
                 end = b.end()
-            kind = "daterange" if h.type == "date" else f"{h.type}range" if h.type == nxt.type else "daterange"
-            if kind == "datetimerange":
-                kind = "daterange"
+            kind = "timerange" if h.type == nxt.type == "time" else "daterange"
             second = _inherit(folded[nxt.start:nxt.end], h.value, nxt.value)
             out.append(DateHit(kind, start, end, f"{h.value}/{second}"))
             i += 2
             continue
-        if h.type in ("date", "datetime"):
+        if nxt and h.type == "date" and nxt.type == "time" and re.fullmatch(r"\d{4}-\d{2}-\d{2}", h.value) \
+                and folded[h.end:nxt.start].strip() in ("", ","):
+            h = DateHit("datetime", h.start, nxt.end, f"{h.value}T{nxt.value}")  # 2010.01.29晚上六点
+            i += 1
+        if h.type in ("date", "datetime", "time"):
+            kind = "timerange" if h.type == "time" else "daterange"
             a = _AFTER.match(folded, h.end)
             b = _BEFORE.match(folded, h.end)
             p = _BEFORE_PREFIX.search(folded, 0, h.start)
             if a and not _is_relative_offset(folded, h):
-                h = DateHit("daterange", h.start, a.end(), f"{h.value}/..")
+                start = h.value
+                if re.fullmatch(r"\d{4}", start) and re.search(r"[之以][后後]", a.group()) \
+                        and "或" not in a.group() and "及" not in a.group():
+                    start = str(int(start) + 1)  # 07年以后: from 2008 on
+                h = DateHit(kind, h.start, a.end(), f"{start}/..")
             elif b and not _is_relative_offset(folded, h):
-                h = DateHit("daterange", h.start, b.end(), f"../{h.value}")
-            elif p:
-                h = DateHit("daterange", p.start(), h.end, f"../{h.value}")
+                h = DateHit(kind, h.start, b.end(), f"../{h.value}")
+            elif p and h.type != "time":
+                h = DateHit(kind, p.start(), h.end, f"../{h.value}")
         out.append(h)
         i += 1
     return out
@@ -105,7 +112,21 @@ def _is_relative_offset(folded: str, h: DateHit) -> bool:
 
 
 def _inherit(second_text: str, first: str, second: str) -> str:
-    """The end of ``2016年1月10日到12日`` takes its year and month from the start, not from today."""
+    """The end of ``2016年1月10日到12日`` takes its year and month from the start, not from today;
+    ``下午5:00到6:00`` ends at 18:00; ``8月至2月`` ends in the next year."""
+    dt1 = re.fullmatch(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})", first)
+    if dt1 and re.fullmatch(r"\d{2}:\d{2}:\d{2}", second):  # 12月15日晚上7:00到8:00
+        return f"{dt1.group(1)}T{_inherit(second_text, dt1.group(2), second)}"
+    t1 = re.fullmatch(r"(\d{2}):(\d{2}):(\d{2})", first)
+    t2 = re.fullmatch(r"(\d{2}):(\d{2}):(\d{2})", second)
+    if t1 and t2:
+        h1, h2 = int(t1.group(1)), int(t2.group(1))
+        if h1 >= 12 > h2 and h2 + 12 >= h1 and not re.search(r"上午|早|凌晨|am|AM", second_text):
+            return f"{h2 + 12:02d}{second[2:]}"
+        return second
+    if re.fullmatch(r"\d{4}-\d{2}", first) and re.fullmatch(r"\d{4}-\d{2}", second) and second < first \
+            and not re.search(r"年|\d{4}", second_text):
+        return f"{int(second[:4]) + 1:04d}{second[4:]}"
     if not re.match(r"\d{4}-\d{2}", first) or not re.match(r"\d{4}-\d{2}-\d{2}", second):
         return second
     if re.search(r"[年/]|\d{4}", second_text):
@@ -115,12 +136,18 @@ def _inherit(second_text: str, first: str, second: str) -> str:
     return first[:5] + second[5:]
 
 
-def find_dates(text: str, folded: str, reference: datetime) -> Iterator[Entity]:
-    """Temporal entities of ``text`` (Chinese and English), ranges joined."""
+def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -> Iterator[Entity]:
+    """Temporal entities of ``text`` (Chinese and English), ranges joined.
+
+    ``cjk``: numeric ``1/2/2020`` reads day first in Chinese text (as Recognizers-Text zh does) and
+    month first otherwise.
+    """
     from .dates_en import find_en
     from .dates_zh import find_zh
+    from .dates_zh_periods import find_periods
 
-    hits = list(find_zh(folded, reference)) + list(find_en(folded, reference))
+    hits = [*find_periods(folded, reference), *find_zh(folded, reference),
+            *find_en(folded, reference, day_first=cjk)]
     hits = _drop_overlaps(hits)
     for h in join_ranges(folded, hits):
         yield Entity(h.type, text[h.start:h.end], h.start, h.end, h.value)

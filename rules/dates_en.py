@@ -39,12 +39,12 @@ _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
 
-def find_en(folded: str, ref: datetime) -> Iterator[DateHit]:
+def find_en(folded: str, ref: datetime, day_first: bool = False) -> Iterator[DateHit]:
     if not re.search(r"[0-9A-Za-z]", folded):
         return
     for name, rx in _COMPILED:
         for m in rx.finditer(folded):
-            hit = _hit(name, m, ref)
+            hit = _hit(name, m, ref, day_first)
             if hit is not None:
                 yield hit
 
@@ -71,7 +71,7 @@ def _clock(m: re.Match[str]) -> str | None:
     return f"{h:02d}:{mi:02d}:{s:02d}"
 
 
-def _hit(name: str, m: re.Match[str], ref: datetime) -> DateHit | None:
+def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) -> DateHit | None:
     g = m.groupdict()
     today = ref.date()
     if name == "iso":
@@ -85,7 +85,10 @@ def _hit(name: str, m: re.Match[str], ref: datetime) -> DateHit | None:
     if name == "num":
         a, b, c = int(g["a"]), int(g["b"]), int(g["c"])
         year = c if len(g["c"]) == 4 else 2000 + c
-        month, day = (b, a) if g["sep"] == "." or a > 12 else (a, b)  # 06/15/2024; 15.06.2024
+        if g["sep"] == "-" and len(g["c"]) == 2 and len(g["a"]) == 2:  # 12-11-10: yy-mm-dd
+            d = _safe_date(2000 + a, b, c)
+            return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
+        month, day = (b, a) if g["sep"] == "." or a > 12 or (day_first and b <= 12) else (a, b)
         d = _safe_date(year, month, day)
         return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
     if name in ("mdy", "dmy", "my"):

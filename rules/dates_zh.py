@@ -20,6 +20,11 @@ _REL_YEAR = {"今年": 0, "明年": 1, "去年": -1, "前年": -2, "后年": 2, 
 _REL_MONTH = {"本月": 0, "这个月": 0, "這個月": 0, "上个月": -1, "上個月": -1, "上月": -1, "下个月": 1,
               "下個月": 1, "下月": 1}
 _WEEK_SHIFT = {"上上": -2, "下下": 2, "上": -1, "下": 1, "本": 0, "这": 0, "這": 0, "": 0}
+#: Parts of the day as hour ranges (Recognizers-Text convention: morning 8–12, afternoon 12–16,
+#: evening 16–20, night 20–24).
+_PERIOD_RANGE = {"早上": (8, 12), "早晨": (8, 12), "早间": (8, 12), "上午": (8, 12), "早": (8, 12),
+                 "中午": (11, 13), "下午": (12, 16), "午后": (12, 16), "傍晚": (16, 20), "晚上": (16, 20),
+                 "晚间": (16, 20), "夜里": (20, 24), "夜间": (20, 24), "凌晨": (0, 6), "清晨": (5, 8)}
 _PM = ("下午", "午后", "傍晚", "晚上", "晚间", "夜里", "夜间", "今晚", "明晚", "昨晚", "昨夜")
 _WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "1": 0, "2": 1, "3": 2,
             "4": 3, "5": 4, "6": 5, "7": 6}
@@ -35,10 +40,10 @@ _DATE = (
     rf"|(?:(?P<ry>{_alt(_REL_YEAR)})|(?P<y>\d{{4}}|\d{{2}}|[零〇○一二三四五六七八九]{{4}})\s*年)?(?:的)?\s*"
     rf"(?:(?P<rm>{_alt(_REL_MONTH)})|(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]|正)\s*月份?)?\s*"
     r"(?:(?P<d>3[01]|[12]\d|0?[1-9]|三十一?|二十[一二三四五六七八九]?|十[一二三四五六七八九]?"
-    r"|初[一二三四五六七八九十]|[一二三四五六七八九])\s*[日号號])?))?"
+    r"|[一二三四五六七八九])\s*[日号號]|(?P<d2>初[一二三四五六七八九十]|廿[一二三四五六七八九]?))?))?"
 )
 _TIME = (
-    r"\s*(?P<p>凌晨|清晨|早上|早晨|早间|上午|中午|午后|下午|傍晚|晚上|晚间|夜里|夜间)?\s*"
+    r"\s*(?P<p>凌晨|清晨|早上|早晨|早间|上午|中午|午后|下午|傍晚|晚上|晚间|夜里|夜间|早(?![上晨间饭餐点]))?\s*"
     rf"(?:(?P<h>2[0-4]|[01]?\d|[{_C}]{{1,3}})\s*(?:点钟|点|點|时|時)"
     rf"(?:\s*(?P<mi>[0-5]\d|[1-9](?=\s*分)|[{_C}]{{2,3}}|[{_C}](?=\s*分))\s*分?|(?P<half>半)|(?P<q>一刻|三刻))?"
     rf"(?:\s*(?P<s>[0-5]?\d|[{_C}]{{1,3}})\s*秒)?"
@@ -49,7 +54,7 @@ DATETIME_RE = re.compile(r"(?=[0-9" + _C + r"今明昨前后後大上下本这�
 _UNIT_S = {"年": "Y", "个月": "M", "個月": "M", "月": "M", "周": "W", "星期": "W", "礼拜": "W", "禮拜": "W",
            "週": "W", "天": "D", "日": "D", "小时": "H", "小時": "H", "钟头": "H", "鐘頭": "H", "个钟头": "H",
            "分钟": "MIN", "分鐘": "MIN", "秒钟": "S", "秒鐘": "S", "秒": "S", "时": "H"}
-_DUR_UNITS = "年|个月|個月|周|星期|礼拜|禮拜|週|天|小时|小時|钟头|鐘頭|分钟|分鐘|秒钟|秒鐘|秒"
+_DUR_UNITS = "年|个月|個月|周|星期|礼拜|禮拜|週|天|小时|小時|钟头|鐘頭|分钟|分鐘|秒钟|秒鐘|秒|时(?![间候代刻])"
 DURATION_RE = re.compile(
     rf"(?P<n>\d+(?:\.\d+)?|[{_C}百]+|半)\s*(?P<half1>半)?\s*(?:个|個)?\s*(?P<u>{_DUR_UNITS})(?P<half2>半)?"
     r"(?:\s*(?:之|以)?(?P<dir>前|后|後)(?!天))?"
@@ -90,6 +95,9 @@ def _datetime_hit(m: re.Match[str], ref: datetime) -> DateHit | None:
         hour = _num(g["h"] if g["h"] is not None else g["ch"])
     end = m.end()
     if hour is None:
+        period_hit = _period_range(m, day_value, precision)
+        if period_hit is not None:
+            return period_hit
         if day_value is None:
             return None
         end = m.end("dp")
@@ -119,11 +127,30 @@ def _datetime_hit(m: re.Match[str], ref: datetime) -> DateHit | None:
     return DateHit("datetime", start, end, f"{day_value}T{clock}")
 
 
+def _period_range(m: re.Match[str], day_value: str | None, precision: str) -> DateHit | None:
+    """``明天上午`` → 08:00–12:00 of that day; a lone ``上午``/``晚上`` → a time range."""
+    p = m.group("p")
+    if not p or (p == "早" and day_value is None):
+        return None
+    lo, hi = _PERIOD_RANGE[p]
+    end_clock = "23:59:59" if hi == 24 else f"{hi:02d}:00:00"
+    if day_value is None:
+        if m.start("p") != m.start() or len(m.group().strip()) != len(p):
+            return None
+        return DateHit("timerange", m.start("p"), m.end("p"), f"{lo:02d}:00:00/{end_clock}")
+    if precision != "day":
+        return None
+    return DateHit("daterange", m.start("dp"), m.end("p"), f"{day_value}T{lo:02d}:00:00/{day_value}T{end_clock}")
+
+
 def _clock_context(m: re.Match[str]) -> bool:
-    """A bare ``3点`` is a time only with minutes, 钟 or a digit hour; ``三点建议`` is not."""
+    """A bare ``3点`` is a time only with minutes, 钟, a digit hour or a range; ``三点建议`` is not."""
     g = m.groupdict()
+    before = m.string[max(0, m.start() - 2):m.start()]
+    after = m.string[m.end():m.end() + 2]
     return bool(g["mi"] or g["half"] or g["q"] or g["s"] or (g["h"] and g["h"].isdigit())
-                or "钟" in m.group())
+                or "钟" in m.group() or g["h"] in ("零", "〇") or "到" in before or "至" in before
+                or after in ("之后", "之前", "以后", "以前"))
 
 
 def _date_part(g: dict[str, str | None], ref: datetime, m: re.Match[str]) -> tuple[str | None, str]:
@@ -152,6 +179,8 @@ def _date_part(g: dict[str, str | None], ref: datetime, m: re.Match[str]) -> tup
         year, month = shifted.year, shifted.month
     elif g["m"]:
         month = _num(g["m"])
+    if g["d2"] and month is not None:
+        day = _num(g["d2"].replace("廿", "二十"))
     if g["d"]:
         day = _num(g["d"])
         if month is None and not (m.group("dp") or "").endswith("日"):
@@ -159,12 +188,17 @@ def _date_part(g: dict[str, str | None], ref: datetime, m: re.Match[str]) -> tup
     if year is None and month is None and day is None:
         return None, ""
     if day is not None:
+        explicit_year = year is not None
         month = month or today.month
         year = year or today.year
         try:
             return date(year, month, day).isoformat(), "day"
         except ValueError:
-            return None, ""
+            if explicit_year or (month, day) != (2, 29):
+                return None, ""
+            while year % 4 or (year % 100 == 0 and year % 400):  # 2月29日: the next leap year
+                year += 1
+            return date(year, 2, 29).isoformat(), "day"
     if month is not None:
         if not 1 <= month <= 12:
             return None, ""
@@ -173,6 +207,36 @@ def _date_part(g: dict[str, str | None], ref: datetime, m: re.Match[str]) -> tup
 
 
 def _durations(folded: str, ref: datetime) -> Iterator[DateHit]:
+    """Durations, adjacent ones joined: ``8天20时`` / ``8天又二十个小时`` → P8DT20H."""
+    pending: DateHit | None = None
+    for hit in _single_durations(folded, ref):
+        if pending is not None and hit.type == pending.type == "duration" \
+                and folded[pending.end:hit.start].strip() in ("", "又", "零"):
+            pending = DateHit("duration", pending.start, hit.end, _add_durations(pending.value, hit.value))
+            continue
+        if pending is not None:
+            yield pending
+        pending = hit
+    if pending is not None:
+        yield pending
+
+
+_PARTS = re.compile(r"P(?:([\d.]+)Y)?(?:([\d.]+)M)?(?:([\d.]+)W)?(?:([\d.]+)D)?"
+                    r"(?:T(?:([\d.]+)H)?(?:([\d.]+)M)?(?:([\d.]+)S)?)?")
+
+
+def _add_durations(a: str, b: str) -> str:
+    pa, pb = _PARTS.fullmatch(a), _PARTS.fullmatch(b)
+    if not pa or not pb:
+        return a
+    parts = [float(x or 0) + float(y or 0) for x, y in zip(pa.groups(), pb.groups(), strict=True)]
+    fmt = [str(int(v)) if v == int(v) else str(v) for v in parts]
+    date_part = "".join(f"{v}{u}" for v, u, raw in zip(fmt[:4], "YMWD", parts[:4], strict=True) if raw)
+    time_part = "".join(f"{v}{u}" for v, u, raw in zip(fmt[4:], "HMS", parts[4:], strict=True) if raw)
+    return "P" + date_part + ("T" + time_part if time_part else "")
+
+
+def _single_durations(folded: str, ref: datetime) -> Iterator[DateHit]:
     for m in DURATION_RE.finditer(folded):
         raw, unit = m.group("n"), m.group("u")
         if raw == "半":

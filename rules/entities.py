@@ -27,8 +27,8 @@ log = logging.getLogger(__name__)
 
 #: Lower wins a tie between overlapping candidates of equal length.
 PRECEDENCE = {t: i for i, t in enumerate((
-    "email", "url", "id_card", "money", "percent", "datetime", "daterange", "date", "time", "duration",
-    "phone", "order_id", "ordinal", "number",
+    "email", "url", "id_card", "money", "percent", "datetime", "daterange", "timerange", "date", "time",
+    "duration", "set", "order_id", "phone", "ordinal", "number",
 ))}
 MAX_CHARS = 200_000
 
@@ -63,7 +63,7 @@ def find_entities(
         lambda: find_patterns(text, folded),
         lambda: find_money(text, folded, cjk),
         lambda: find_percent(text, folded),
-        lambda: find_dates(text, folded, ref),
+        lambda: find_dates(text, folded, ref, cjk),
         lambda: find_numbers(text, folded),
     ]
     candidates: list[Entity] = []

@@ -40,6 +40,7 @@ MONEY_RE = re.compile(
     rf"(?P<num>{_NUM})(?P<k>[kKmM](?![A-Za-z])|[ ]?(?:million|billion|thousand|mn|bn)\b)?[ ]{{0,2}}"
     r"(?P<suf>" + "|".join(re.escape(s) for s in _SUFFIXES) + r")?(?P<zheng>整|正)?"
     rf"(?:(?P<jiao>{_CENT_DIGIT})[角毛])?(?:(?P<fen>{_CENT_DIGIT})分)?"
+    rf"(?:[又零]?(?P<cents>[0-9{CN_DIGITS}十]{{1,3}})美分)?"
 )
 _MAG = {"k": 1000, "K": 1000, "m": 10**6, "M": 10**6, "thousand": 1000, "million": 10**6, "mn": 10**6,
         "billion": 10**9, "bn": 10**9}
@@ -60,6 +61,10 @@ def parse_money(match: re.Match[str], cjk: bool) -> tuple[Decimal, str] | None:
         amount += Decimal(_digit(match.group("jiao"))) / 10
     if match.group("fen"):
         amount += Decimal(_digit(match.group("fen"))) / 100
+    if match.group("cents"):
+        cents = parse_number(match.group("cents"))
+        if cents is not None and cents < 100:
+            amount += cents / 100
     code = CURRENCIES[suf] if (suf and suf not in ("元", "块", "块钱", "塊", "圆", "圓")) or not pre \
         else CURRENCIES[pre]
     if pre == "¥" and not cjk and not suf:

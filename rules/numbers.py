@@ -24,17 +24,26 @@ DIGIT_VALUES = {
 }
 SMALL_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
 BIG_UNITS = {"万": 10**4, "萬": 10**4, "亿": 10**8, "億": 10**8, "兆": 10**12}
+APPROX = "余多几幾"  # 十多万, 五百余万: the round part is the value
 POINT = "点點"
 CN_DIGITS = "零〇○一壹二贰貳两兩三叁參四肆五伍六陆陸七柒八捌九玖"
-CN_NUM_CHARS = CN_DIGITS + "十拾百佰千仟万萬亿億"
+CN_NUM_CHARS = CN_DIGITS + "十拾百佰千仟万萬亿億兆"
 _ARABIC = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_SCI = r"\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])"
 _CN = f"[{CN_NUM_CHARS}]"
-_UNITS = "十拾百佰千仟万萬亿億"
+_UNITS = "十拾百佰千仟万萬亿億兆"
+# Chinese numerals may be spaced (两千 四 百 五) or carry an approximation before a unit (十多万).
+_CN_RUN = rf"{_CN}+(?:(?:[ ]*[{APPROX}](?=[ ]*[{_UNITS}])|[ ]+)[ ]*{_CN}+)*"
 #: One numeral: Arabic (with thousands separators) and/or Chinese parts, optional Chinese decimals.
+_FRAC_PART = rf"(?:[{CN_NUM_CHARS}]+(?:[{POINT}][{CN_DIGITS}]+)?|\d+(?:\.\d+)?)"
+_FRAC = rf"[ ]*分[ ]*之[ ]*[负負]?[ ]*{_FRAC_PART}"
 NUMBER_RE = re.compile(
-    rf"(?:(?<![0-9A-Za-z])[-+]|[负負])?(?:(?:{_ARABIC})(?:[{_UNITS}](?:{_ARABIC}|[{CN_DIGITS}])?)*[kKmMwW]?(?![\d.])"
-    rf"|{_CN}+(?:[{POINT}][{CN_DIGITS}]+)?)"
+    rf"(?:(?<![0-9A-Za-z])[-+]|[负負])?(?:{_SCI}|(?<![\d.])\.\d+(?![\d.])"
+    rf"|(?:(?:{_CN_RUN}|\d+)[ ]*又[ ]*)?(?:[{CN_NUM_CHARS}]+|\d+){_FRAC}"
+    rf"|(?:{_ARABIC})(?:[ ]*[{APPROX}]?[ ]*[{_UNITS}](?:[ ]*(?:{_ARABIC}|[{CN_DIGITS}]))?)*[kKmMwW]?(?![\d.])"
+    rf"|{_CN_RUN}(?:[ ]*[{POINT}][ ]*[{CN_DIGITS}](?:[ ]*[{CN_DIGITS}])*)?)"
 )
+_FRACTION = re.compile(r"^(?P<whole>.*?)又?(?P<den>[^又]+?)分之(?P<num>.+)$")
 # Words that contain a numeral character but are not quantities.
 _NOT_NUMBERS = (
     "一切", "一些", "一起", "一样", "一般", "一直", "一定", "一旦", "一致", "一向", "一再", "一边", "一度",
@@ -51,6 +60,15 @@ def parse_number(text: str) -> Decimal | None:
     s = text.strip().replace(" ", "")
     if not s:
         return None
+    if "分之" in s:
+        return _parse_fraction(s)
+    if re.fullmatch(_SCI, s.lstrip("-+")) or re.fullmatch(r"[-+]?\.\d+", s):
+        try:
+            return Decimal(s)
+        except InvalidOperation:
+            return None
+    for ch in APPROX:
+        s = s.replace(ch, "")
     sign = 1
     if s[0] in "-负負":
         sign, s = -1, s[1:]
@@ -66,6 +84,26 @@ def parse_number(text: str) -> Decimal | None:
     except (InvalidOperation, ValueError, KeyError):
         return None
     return None if value is None else sign * value * mult
+
+
+def _parse_fraction(s: str) -> Decimal | None:
+    """``五分之一`` → 0.2, ``3又一千分之23`` → 3.023, ``负一又二分之一`` → -1.5 (15 significant digits)."""
+    sign = 1
+    if s[0] in "-负負":
+        sign, s = -1, s[1:]
+    m = _FRACTION.match(s)
+    if not m:
+        return None
+    whole_text = m.group("whole")
+    den = parse_number(m.group("den"))
+    num = parse_number(m.group("num"))
+    whole = parse_number(whole_text) if whole_text else Decimal(0)
+    if den is None or num is None or whole is None or den == 0:
+        return None
+    if whole_text and "又" not in s:
+        return None
+    value = whole + num / den
+    return sign * Decimal(format(value, ".15g"))
 
 
 def _parse_unsigned(s: str) -> Decimal | None:
@@ -91,7 +129,7 @@ def _parse_integer(s: str) -> Decimal | None:
         return None
     if all(t in DIGIT_VALUES for t in tokens) and len(tokens) > 1:  # 二〇二四: digit by digit
         return Decimal("".join(str(DIGIT_VALUES[t]) for t in tokens))
-    total = wan = section = Decimal(0)
+    high = total = wan = section = Decimal(0)  # 兆 / 亿 / 万 levels
     num: Decimal | None = None
     last_unit = 0  # value of the unit just before a trailing bare digit (两千四百五 → 50)
     zero_seen = False
@@ -113,16 +151,19 @@ def _parse_integer(s: str) -> Decimal | None:
             if unit == 10**4:
                 wan = (wan + section + (num or 0)) * unit if wan and not section and num is None \
                     else wan + (section + (num or 0)) * unit
-            else:
+            elif unit == 10**8:
                 total = (total + wan + section + (num or 0)) * unit
                 wan = Decimal(0)
+            else:
+                high += (total + wan + section + (num or 0)) * unit
+                total = wan = Decimal(0)
             section, num, last_unit, zero_seen = Decimal(0), None, unit, False
         else:  # an Arabic run inside a mixed numeral: 3万5千, 36.57亿
             num = Decimal(tok.replace(",", ""))
             last_unit, zero_seen = 0, True  # "3万5" is not shorthand for 3万5千 in writing
     if num is not None and last_unit >= 10 and not zero_seen:
         num *= Decimal(last_unit) / 10  # 两千四百五 = 2450, 一万五 = 15000
-    return total + wan + section + (num or 0)
+    return high + total + wan + section + (num or 0)
 
 
 def find_numbers(text: str, folded: str) -> Iterator[Entity]:
@@ -146,11 +187,12 @@ def _letter_after(folded: str, end: int) -> bool:
 
 
 def _inside_word(folded: str, start: int, end: int) -> bool:
-    window = folded[max(0, start - 1): end + 1]
-    return any(w in window and _overlaps(folded, w, start, end) for w in _NOT_NUMBERS)
-
-
-def _overlaps(folded: str, word: str, start: int, end: int) -> bool:
-    lo = max(0, start - len(word) + 1)
-    pos = folded.find(word, lo, end + len(word) - 1)
-    return pos != -1 and pos < end and pos + len(word) > start
+    """True when the whole match lies inside a word like 一切 or 千万 (so 两千万 is still a number)."""
+    if end - start > 2:
+        return False
+    for word in _NOT_NUMBERS:
+        lo = max(0, end - len(word))
+        pos = folded.find(word, lo, start + len(word))
+        if pos != -1 and pos <= start and pos + len(word) >= end:
+            return True
+    return False

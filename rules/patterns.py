@@ -16,15 +16,20 @@ __all__ = ["find_patterns", "id_card_valid"]
 
 _SEP = r"[ \-./]{1,3}"
 PHONE_RE = re.compile(
-    r"(?<![0-9A-Za-z+.\-/_#@])"
+    r"(?<![0-9A-Za-z+.\-/_])"
     r"(?:\(\+?\d{1,4}\)[ \-]{0,2}|\+\d{1,4}(?:[ \-]{0,2}\(0\))?[ \-/]{0,2})?"
     r"(?:\(\d{1,5}\)[ \-]{0,2})?"
-    rf"\d{{2,}}(?:(?:{_SEP}|\)\s?|\s?\()\d+)*"
-    r"(?:\s?(?:ext\.?|x|转)\s?\d{1,6})?"
-    r"(?![0-9A-Za-z\-]|\.\d|/\d)"
+    r"\d+(?:(?:[ \-./]{1,3}|[ \-]?\(\d{1,4}\)[ \-]?)\d+)*"
+    r"(?:[ ]?(?:ext\.?|x|转)[ ]?\d{1,6})?"
+    r"(?![0-9A-Za-z]|\.\d|/\d|-\d)"
 )
+_PHONE_CUE = re.compile(r"(?:电话|手机|热线|传真|座机|tel|phone|fax|mobile)[^\n]{0,4}$", re.IGNORECASE)
 _EXT = re.compile(r"\s?(?:ext\.?|x|转)\s?")
-_DATE_SHAPE = re.compile(r"^\d{1,4}[/.\-]\d{1,2}[/.\-]\d{1,4}$")
+_DATE_SHAPE = re.compile(
+    r"^(?:\d{4}[/.\-](?:0?[1-9]|1[0-2])[/.\-](?:0?[1-9]|[12]\d|3[01])"
+    r"|(?:0?[1-9]|[12]\d|3[01])[/.\-](?:0?[1-9]|1[0-2])[/.\-](?:\d{2}|\d{4}))$"
+)
+_CN_MOBILE_GROUPS = ([11], [3, 4, 4], [3, 8], [2, 11], [4, 11], [2, 3, 4, 4], [4, 3, 4, 4])
 _CN_MOBILE = re.compile(r"^(?:0086|86)?(1[3-9]\d{9})$")
 EMAIL_RE = re.compile(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
 URL_RE = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'，。；、）》」】\u3000]+", re.IGNORECASE)
@@ -52,7 +57,7 @@ def id_card_valid(number: str) -> bool:
     return _CHECK[total % 11] == number[17].upper()
 
 
-def phone_value(raw: str) -> str | None:
+def phone_value(raw: str, cue: bool = False) -> str | None:
     """Digits (``+`` kept for a written country code; ``x123`` for an extension) or ``None``."""
     main, ext = raw, ""
     split = _EXT.search(raw)
@@ -60,15 +65,17 @@ def phone_value(raw: str) -> str | None:
         main, ext = raw[: split.start()], raw[split.end():]
     if _DATE_SHAPE.match(main.strip()):
         return None
-    digits = re.sub(r"\D", "", main)
+    digits = re.sub(r"\D", "", main.replace("(0)", ""))
     plus = main.lstrip("( ").startswith("+")
-    if not 7 <= len(digits) <= 15:
+    if not 7 <= len(digits) <= 16:
         return None
     if re.fullmatch(r"\d+\.\d+", main.strip()):
         return None  # a decimal number
-    if len(digits) < 8 and not re.search(r"[ \-()]", main):
+    if len(digits) < 8 and not re.search(r"[ \-()]", main) and not cue:
         return None
     mobile = _CN_MOBILE.match(digits)
+    if mobile and [len(g) for g in re.findall(r"\d+", main)] not in _CN_MOBILE_GROUPS:
+        mobile = None
     if mobile and (digits.startswith(("86", "0086")) or (len(digits) == 11 and not plus)):
         return "+86" + mobile.group(1)
     if digits.startswith("00") and len(digits) > 10:
@@ -93,10 +100,7 @@ def find_patterns(text: str, folded: str) -> Iterator[Entity]:
             yield Entity("id_card", text[m.start():m.end()], m.start(), m.end(), m.group().upper())
     if any(ch.isdigit() for ch in folded):
         for m in PHONE_RE.finditer(folded):
-            value = phone_value(m.group())
-            if value:
-                end = m.end()
-                yield Entity("phone", text[m.start():end], m.start(), end, value)
+            yield from _phones(text, folded, m.start(), m.group())
         for m in ORDER_RE.finditer(folded):
             ident = m.group("id")
             if any(ch.isdigit() for ch in ident):
@@ -104,6 +108,23 @@ def find_patterns(text: str, folded: str) -> Iterator[Entity]:
                              ident.upper())
         for m in CODE_RE.finditer(folded):
             yield Entity("order_id", text[m.start():m.end()], m.start(), m.end(), m.group().upper())
+
+
+def _phones(text: str, folded: str, start: int, raw: str) -> Iterator[Entity]:
+    """One phone, or — when the run is too long to be one — its space-separated parts that are."""
+    cue = bool(_PHONE_CUE.search(folded, max(0, start - 12), start))
+    value = phone_value(raw, cue)
+    if value:
+        yield Entity("phone", text[start:start + len(raw)], start, start + len(raw), value)
+        return
+    if len(re.sub(r"\D", "", raw)) <= 16 or " " not in raw:
+        return
+    offset = 0
+    for part in raw.split(" "):
+        if part and len(part) >= 7 and (v := phone_value(part, cue)):
+            s = start + raw.index(part, offset)
+            yield Entity("phone", text[s:s + len(part)], s, s + len(part), v)
+        offset += len(part) + 1
 
 
 def _url_value(raw: str) -> str:

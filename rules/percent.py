@@ -60,7 +60,7 @@ def _value(m: re.Match[str], folded: str) -> Decimal | None:
 
 def _rate(num: str, unit: str, tail: str) -> Decimal | None:
     """``八`` → 80, ``八五`` → 85, ``8.5``/``八点五`` → 85, ``七成六`` → 76, ``十成`` → 100."""
-    if len(num) == 2 and all(ch.isdigit() or ch in DIGIT_VALUES for ch in num):
+    if len(num) == 2 and all(ch.isdigit() or ch in DIGIT_VALUES for ch in num) and num[1] not in "0零〇":
         digits = [int(ch) if ch.isdigit() else DIGIT_VALUES[ch] for ch in num]
         value = Decimal(digits[0] * 10 + digits[1])
     else:

@@ -1,0 +1,171 @@
+"""Chinese periods named by words rather than dates: ``上半年``, ``九十年代``, ``2021年的第二周``,
+``去年的前10天``, ``前1周``, ``之后5分钟``, ``每天`` (a ``set``), ``1995 - 1997年``.
+
+Values follow :mod:`lastline.rules.dates`: intervals ``start/end`` with the end exclusive.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import date, datetime, timedelta
+
+from .dates import DateHit, add_months
+from .dates_zh import _REL_YEAR, _UNIT_S, _alt, _num
+
+__all__ = ["find_periods"]
+
+YEAR_RANGE_RE = re.compile(r"(?<!\d)(?P<a>(?:1[5-9]|20)\d{2})\s*(?:-|—|~|～|到|至)\s*(?P<b>(?:1[5-9]|20)\d{2})\s*年")
+_HALF_RE = re.compile(
+    rf"(?:(?P<ry>{_alt(_REL_YEAR)})|(?P<y>\d{{4}})\s*年)?(?:的)?(?:(?P<prev>上个|上個)|(?P<h>上|下|前|后|後))半(?P<u>年|月|个月)"
+)
+
+
+def _half(m: re.Match[str], ref: datetime) -> DateHit | None:
+    """``上半年`` → Jan 1 – Jul 1; ``下半月`` → 16th – 1st of next month (intervals, end exclusive)."""
+    today = ref.date()
+    year = today.year + _REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y") or today.year)
+    first = m.group("h") in ("上", "前", None)
+    if m.group("u") == "年":
+        if m.group("prev"):
+            first = today.month > 6
+            year = year if first else year - 1
+        start = date(year, 1 if first else 7, 1)
+        end = date(year, 7, 1) if first else date(year + 1, 1, 1)
+    else:
+        month_start = today.replace(day=1)
+        start = month_start if first else month_start.replace(day=16)
+        end = month_start.replace(day=16) if first else add_months(month_start, 1)
+    return DateHit("daterange", m.start(), m.end(), f"{start.isoformat()}/{end.isoformat()}")
+
+
+SET_RE = re.compile(r"每(?:一)?(?:个|個)?(?P<u>天|日|周|週|星期|礼拜|月|年|小时|小時)(?![一二三四五六日天1-7])")
+_SET_CODE = {"天": "P1D", "日": "P1D", "周": "P1W", "週": "P1W", "星期": "P1W", "礼拜": "P1W", "月": "P1M",
+             "年": "P1Y", "小时": "PT1H", "小時": "PT1H"}
+WINDOW_RE = re.compile(
+    r"(?<![最的之以])(?:(?P<dir>前|后|後|过去|過去|未来|未來|最近)\s*(?P<n>\d+|[一二两兩三四五六七八九十]+)\s*(?:个|個)?\s*"
+    r"(?P<u>天|周|週|星期|个月|個月|月|年|小时|小時|分钟|分鐘)"
+    r"|(?P<dir2>之后|之後|还剩|還剩)\s*(?P<n2>\d+|[一二两兩三四五六七八九十]+)\s*(?:个|個)?\s*(?P<u2>小时|小時|分钟|分鐘))"
+    r"(?![前后後又\d一二三四五六七八九十])"
+)
+
+
+def _window(m: re.Match[str], ref: datetime) -> DateHit | None:
+    """``前1周`` → the week before now; ``后1年`` → the year from tomorrow; ``之后5分钟`` → now … now+5min."""
+    n = _num(m.group("n") or m.group("n2"))
+    if n is None or n <= 0:
+        return None
+    u = m.group("u") or m.group("u2")
+    unit = _UNIT_S.get(u, "M")
+    back = m.group("dir") in ("前", "过去", "過去", "最近")
+    if unit in ("H", "MIN"):
+        delta = timedelta(hours=n) if unit == "H" else timedelta(minutes=n)
+        a, b = (ref - delta, ref) if back else (ref, ref + delta)
+        return DateHit("daterange", m.start(), m.end(),
+                       f"{a.replace(microsecond=0).isoformat()}/{b.replace(microsecond=0).isoformat()}")
+    start = ref.date() if back else ref.date() + timedelta(days=1)
+    months = {"M": n, "Y": 12 * n}.get(unit)
+    if months is not None:
+        other = add_months(start, -months if back else months)
+    else:
+        other = start + timedelta(days=(7 if unit == "W" else 1) * n * (-1 if back else 1))
+    a2, b2 = (other, start) if back else (start, other)
+    return DateHit("daterange", m.start(), m.end(), f"{a2.isoformat()}/{b2.isoformat()}")
+
+
+FIRST_N_RE = re.compile(
+    rf"(?:(?P<ry>{_alt(_REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?前\s*(?P<n>\d+|[一二两兩三四五六七八九十]+)\s*(?:个|個)?\s*"
+    r"(?P<u>天|周|週|个月|個月)"
+)
+
+
+def _first_n(m: re.Match[str], ref: datetime) -> DateHit | None:
+    """``去年的前10天`` → Jan 1 … Jan 11 of last year (end exclusive)."""
+    year = ref.year + _REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y"))
+    n = _num(m.group("n"))
+    if n is None or n <= 0:
+        return None
+    start = date(year, 1, 1)
+    unit = _UNIT_S[m.group("u")]
+    end = add_months(start, n) if unit == "M" else start + timedelta(days=n * (7 if unit == "W" else 1))
+    return DateHit("daterange", m.start(), m.end(), f"{start.isoformat()}/{end.isoformat()}")
+
+
+
+DECADE_RE = re.compile(r"(?P<d>[一二三四五六七八九]十|[1-9]0)年代")
+NTH_RE = re.compile(
+    rf"(?:(?P<ry>{_alt(_REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?第(?P<n>[0-9一二三四五六七八九十]+)(?:个|個)?"
+    r"(?P<u>周|週|星期|月)"
+)
+
+
+def _decade(m: re.Match[str]) -> DateHit | None:
+    n = _num(m.group("d"))
+    if n is None:
+        return None
+    start = 1900 + n
+    return DateHit("daterange", m.start(), m.end(), f"{start}/{start + 10}")
+
+
+def _nth(m: re.Match[str], ref: datetime) -> DateHit | None:
+    year = ref.year + _REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y"))
+    n = _num(m.group("n"))
+    if n is None or n < 1:
+        return None
+    if m.group("u") == "月":
+        return DateHit("date", m.start(), m.end(), f"{year:04d}-{n:02d}") if n <= 12 else None
+    try:
+        date.fromisocalendar(year, n, 1)
+    except ValueError:
+        return None
+    return DateHit("date", m.start(), m.end(), f"{year:04d}-W{n:02d}")
+
+
+
+_LAST_N_RE = re.compile(
+    rf"(?:(?P<ry>{_alt(_REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?(?:最后|最後)\s*(?P<n>\d+|[一二两兩三四五六七八九十]+)\s*"
+    r"(?:个|個)?\s*(?P<u>周|週|星期)"
+)
+
+
+def _last_n_weeks(m: re.Match[str], ref: datetime) -> DateHit | None:
+    """``今年的最後 3 週`` → the three weeks before the Monday that starts the year's last week."""
+    year = ref.year + _REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y"))
+    n = _num(m.group("n"))
+    if n is None or n <= 0:
+        return None
+    last = date(year, 12, 31)
+    end = last - timedelta(days=last.weekday())
+    return DateHit("daterange", m.start(), m.end(), f"{(end - timedelta(weeks=n)).isoformat()}/{end.isoformat()}")
+
+
+def find_periods(folded: str, ref: datetime) -> Iterator[DateHit]:
+    """Every worded period in ``folded``."""
+    for m in FIRST_N_RE.finditer(folded):
+        hit = _first_n(m, ref)
+        if hit:
+            yield hit
+    for m in _LAST_N_RE.finditer(folded):
+        hit = _last_n_weeks(m, ref)
+        if hit:
+            yield hit
+    for m in SET_RE.finditer(folded):
+        yield DateHit("set", m.start(), m.end(), "R/" + _SET_CODE[m.group("u")])
+    for m in WINDOW_RE.finditer(folded):
+        hit = _window(m, ref)
+        if hit:
+            yield hit
+    for m in YEAR_RANGE_RE.finditer(folded):
+        yield DateHit("daterange", m.start(), m.end(), f"{m.group('a')}/{m.group('b')}")
+    for m in _HALF_RE.finditer(folded):
+        hit = _half(m, ref)
+        if hit:
+            yield hit
+    for m in DECADE_RE.finditer(folded):
+        hit = _decade(m)
+        if hit:
+            yield hit
+    for m in NTH_RE.finditer(folded):
+        hit = _nth(m, ref)
+        if hit:
+            yield hit
