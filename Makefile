@@ -32,7 +32,11 @@ sysdeps:
 run: install
 	LASTLINE_KB_SEED=$${LASTLINE_KB_SEED:-data/demo} $(BIN)/lastline serve
 
-test: install-test sysdeps
+# The open-source Portkey gateway (npm), for the test of the Portkey fallback example.
+$(VENV)/portkey/.installed: | $(BIN)/python
+	@if command -v npm >/dev/null 2>&1; then npm install --silent --no-audit --no-fund --prefix $(VENV)/portkey @portkey-ai/gateway@1.15.2 && touch $@ || echo "npm install failed: the Portkey example test will skip"; else echo "npm not found: the Portkey example test will skip"; fi
+
+test: install-test sysdeps $(VENV)/portkey/.installed
 	$(BIN)/python -m pytest -q
 
 lint: install-test
