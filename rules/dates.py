@@ -57,6 +57,7 @@ _AFTER = re.compile(
 _BEFORE = re.compile(r"(?:\s*(?:或|及|以及|或者)?\s*(?:之前|以前)|\s+or earlier)")
 _BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|before|until)\s*$")
 _DATEISH = ("date", "datetime", "time")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
@@ -146,7 +147,8 @@ def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -
     from .dates_zh import find_zh
     from .dates_zh_periods import find_periods
 
-    hits = [*find_periods(folded, reference), *find_zh(folded, reference),
+    has_han = _HAN.search(folded) is not None  # worded Chinese periods need Chinese characters
+    hits = [*(find_periods(folded, reference) if has_han else ()), *find_zh(folded, reference),
             *find_en(folded, reference, day_first=cjk)]
     hits = _drop_overlaps(hits)
     for h in join_ranges(folded, hits):

@@ -36,7 +36,8 @@ _NUM = (rf"(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[十百千万亿
         rf"|[{CN_NUM_CHARS}]+(?:[点點][{CN_DIGITS}]+)?")
 _CENT_DIGIT = f"[0-9{CN_DIGITS}]"
 MONEY_RE = re.compile(
-    r"(?<![A-Za-z])(?P<pre>" + "|".join(re.escape(p) for p in _PREFIXES) + r")?[ ]{0,2}"
+    rf"(?=[0-9{CN_NUM_CHARS}USRCNEGJHAuscnegjh$€£¥₩₹人])(?<![A-Za-z])"
+    r"(?P<pre>" + "|".join(re.escape(p) for p in _PREFIXES) + r")?[ ]{0,2}"
     rf"(?P<num>{_NUM})(?P<k>[kKmM](?![A-Za-z])|[ ]?(?:million|billion|thousand|mn|bn)\b)?[ ]{{0,2}}"
     r"(?P<suf>" + "|".join(re.escape(s) for s in _SUFFIXES) + r")?(?P<zheng>整|正)?"
     rf"(?:(?P<jiao>{_CENT_DIGIT})[角毛])?(?:(?P<fen>{_CENT_DIGIT})分)?"

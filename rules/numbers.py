@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 from ._types import Entity, format_decimal
 
@@ -38,7 +39,7 @@ _CN_RUN = rf"{_CN}+(?:(?:[ ]*[{APPROX}](?=[ ]*[{_UNITS}])|[ ]+)[ ]*{_CN}+)*"
 _FRAC_PART = rf"(?:[{CN_NUM_CHARS}]+(?:[{POINT}][{CN_DIGITS}]+)?|\d+(?:\.\d+)?)"
 _FRAC = rf"[ ]*分[ ]*之[ ]*[负負]?[ ]*{_FRAC_PART}"
 NUMBER_RE = re.compile(
-    rf"(?:(?<![0-9A-Za-z])[-+]|[负負])?(?:{_SCI}|(?<![\d.])\.\d+(?![\d.])"
+    rf"(?=[-+负負.0-9{CN_NUM_CHARS}])(?:(?<![0-9A-Za-z])[-+]|[负負])?(?:{_SCI}|(?<![\d.])\.\d+(?![\d.])"
     rf"|(?:(?:{_CN_RUN}|\d+)[ ]*又[ ]*)?(?:[{CN_NUM_CHARS}]+|\d+){_FRAC}"
     rf"|(?:{_ARABIC})(?:[ ]*[{APPROX}]?[ ]*[{_UNITS}](?:[ ]*(?:{_ARABIC}|[{CN_DIGITS}]))?)*[kKmMwW]?(?![\d.])"
     rf"|{_CN_RUN}(?:[ ]*[{POINT}][ ]*[{CN_DIGITS}](?:[ ]*[{CN_DIGITS}])*)?)"
@@ -51,10 +52,12 @@ _NOT_NUMBERS = (
     "唯一", "之一", "千万", "万分", "十分", "百分", "一方", "一经", "一并", "第一", "同一", "单一", "一贯",
     "乙方", "甲方", "三方", "双方", "一切", "九州", "五金", "八卦", "千克", "一旦", "万物", "万岁",
 )
+_STOP_RE = re.compile("(?=(" + "|".join(sorted(set(_NOT_NUMBERS), key=len, reverse=True)) + "))")
 _SUFFIX_MULT = {"k": 1000, "K": 1000, "m": 10**6, "M": 10**6, "w": 10**4, "W": 10**4}
 _TOKEN = re.compile(rf"{_ARABIC}|[{CN_DIGITS}]|[{_UNITS}]|[{POINT}]")
 
 
+@lru_cache(maxsize=4096)
 def parse_number(text: str) -> Decimal | None:
     """Exact value of one numeral, or ``None`` when ``text`` is not a well-formed numeral."""
     s = text.strip().replace(" ", "")
@@ -168,10 +171,14 @@ def _parse_integer(s: str) -> Decimal | None:
 
 def find_numbers(text: str, folded: str) -> Iterator[Entity]:
     """Numerals in ``folded`` (see :func:`fold`); skips words like 一切, 统一 that only look numeric."""
+    stops: list[tuple[int, int]] | None = None
     for m in NUMBER_RE.finditer(folded):
         start, end = m.span()
         raw = m.group()
-        if _inside_word(folded, start, end) or (raw[-1] in "kKmMwW" and _letter_after(folded, end)):
+        if end - start <= 2 and stops is None:
+            stops = [w.span(1) for w in _STOP_RE.finditer(folded)]
+        if (end - start <= 2 and _inside_word(stops or [], start, end)) \
+                or (raw[-1] in "kKmMwW" and _letter_after(folded, end)):
             continue
         value = parse_number(raw)
         if value is None:
@@ -186,13 +193,6 @@ def _letter_after(folded: str, end: int) -> bool:
     return end < len(folded) and folded[end].isalpha()
 
 
-def _inside_word(folded: str, start: int, end: int) -> bool:
+def _inside_word(stops: list[tuple[int, int]], start: int, end: int) -> bool:
     """True when the whole match lies inside a word like 一切 or 千万 (so 两千万 is still a number)."""
-    if end - start > 2:
-        return False
-    for word in _NOT_NUMBERS:
-        lo = max(0, end - len(word))
-        pos = folded.find(word, lo, start + len(word))
-        if pos != -1 and pos <= start and pos + len(word) >= end:
-            return True
-    return False
+    return any(a <= start and b >= end for a, b in stops)

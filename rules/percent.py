@@ -21,7 +21,7 @@ _FRACTION = {"百": 1, "佰": 1, "千": Decimal("0.1"), "仟": Decimal("0.1"), "
              "萬": Decimal("0.01"), "百万": Decimal("0.0001"), "百萬": Decimal("0.0001"),
              "万万": Decimal("0.000001"), "萬萬": Decimal("0.000001")}
 PERCENT_RE = re.compile(
-    rf"(?P<neg>[负負-])?(?P<of>百万|百萬|万万|萬萬|[百佰千仟万萬]){_SP}分{_SP}之{_SP}(?P<n1>{_N}|百)"
+    rf"(?=[-+负負.0-9{CN_NUM_CHARS}对半])(?P<neg>[负負-])?(?P<of>百万|百萬|万万|萬萬|[百佰千仟万萬]){_SP}分{_SP}之{_SP}(?P<n1>{_N}|百)"
     rf"|(?P<n2>{_N}){_SP}(?:%|[个個]{_SP}百{_SP}分{_SP}[点點]|[ ]?(?:percent|per cent|pct)\b)"
     rf"|(?P<half>对折|半成)"
     rf"|(?P<n3>[0-9{CN_DIGITS}十](?:[ ]*[0-9{CN_DIGITS}点點.])*){_SP}(?P<unit>[折成])(?P<tail>{_SP}[{CN_DIGITS}])?"
