@@ -5,6 +5,7 @@ The commands mirror :class:`lastline.kb.KnowledgeBase` (``ingest``, ``search``, 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -53,9 +54,10 @@ def ingest(
         return
     emit(report.summary(), False)
     if report.failed:
+        base = path if path.is_dir() else path.parent
         table = Table("failed file", "reason")
         for source, reason in report.failed:
-            table.add_row(source, reason)
+            table.add_row(os.path.relpath(source, base.resolve()), reason)
         Console().print(table)
 
 

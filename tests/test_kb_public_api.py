@@ -1,0 +1,15 @@
+"""The public names of lastline.kb are pinned: adding one is a deliberate edit here."""
+
+from __future__ import annotations
+
+import lastline.kb
+
+
+def test_kb_public_names() -> None:
+    assert lastline.kb.__all__ == [
+        "DEFAULT_SEGMENTER", "PARSERS", "SEGMENTERS", "Chunk", "Filters", "IngestReport", "KBConfig",
+        "KnowledgeBase", "Mode", "ParseError", "ParsedDocument", "SearchResult", "Section", "chunk_document",
+        "match_expression", "parse_file", "parse_filters",
+    ]
+    for name in lastline.kb.__all__:
+        assert getattr(lastline.kb, name) is not None
