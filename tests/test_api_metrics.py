@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
-from conftest import LiveServer, start_server, stop_server
+from conftest import LiveServer
 from prometheus_client.parser import text_string_to_metric_families
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    s = start_server(tmp_path_factory.mktemp("metrics"))
-    yield s
-    stop_server(s)
+@pytest.fixture
+def server(live_server: LiveServer) -> LiveServer:
+    """The shared server: every assertion below is on a difference, so earlier traffic is fine."""
+    return live_server
 
 
 def samples(server: LiveServer) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -40,8 +37,9 @@ def test_metric_names_from_the_design_are_exposed(server: LiveServer) -> None:
 
 def test_lookups_answers_and_entries_are_counted(server: LiveServer) -> None:
     before = samples(server)
-    httpx.post(server.url("/v1/cache/entries"), json={"prompt": "What is 2+2?", "response": "4"}).raise_for_status()
-    assert httpx.post(server.url("/v1/fallback"), json={"prompt": "what is 2+2"}).json()["answer"] == "4"
+    prompt = "What is the metrics test's favourite number?"
+    httpx.post(server.url("/v1/cache/entries"), json={"prompt": prompt, "response": "4"}).raise_for_status()
+    assert httpx.post(server.url("/v1/fallback"), json={"prompt": prompt.lower()}).json()["answer"] == "4"
     assert httpx.post(server.url("/v1/cache/lookup"), json={"prompt": "unrelated words here"}).json()["hit"] is False
     assert httpx.post(server.url("/v1/fallback"), json={"prompt": "x", "operation": "write"}).status_code == 409
     after = samples(server)
@@ -56,5 +54,5 @@ def test_lookups_answers_and_entries_are_counted(server: LiveServer) -> None:
     assert delta("lastline_fallback_total", outcome="refused_write") == 1
     assert delta("lastline_lookup_duration_seconds_count", endpoint="fallback") == 1
     assert delta("lastline_lookup_duration_seconds_count", endpoint="cache") == 1
-    assert value(after, "lastline_cache_entries", tenant="default") == 1
+    assert delta("lastline_cache_entries", tenant="default") == 1
     assert delta("lastline_http_requests_total", method="POST", route="/v1/fallback", status="409") == 1
