@@ -91,11 +91,7 @@ def _canonical_message(message: Mapping[str, Any]) -> dict[str, Any]:
         out["name"] = str(message["name"])
     calls = message.get("tool_calls") or []
     if calls:
-        out["tool_calls"] = [
-            {"name": (c.get("function") or {}).get("name"), "arguments": (c.get("function") or {}).get("arguments")}
-            for c in calls
-            if isinstance(c, Mapping)
-        ]
+        out["tool_calls"] = [_canonical_call(c) for c in calls if isinstance(c, Mapping)]
     if message.get("function_call"):
         out["function_call"] = message["function_call"]
     if message.get("tool_call_id"):
@@ -103,11 +99,22 @@ def _canonical_message(message: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _function(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The ``function`` object of a tool or tool call (or the item itself, legacy ``functions``)."""
+    fn = item.get("function", item)
+    return fn if isinstance(fn, Mapping) else {}
+
+
+def _canonical_call(call: Mapping[str, Any]) -> dict[str, Any]:
+    fn = _function(call)
+    return {"name": fn.get("name"), "arguments": fn.get("arguments")}
+
+
 def _canonical_tools(tools: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
     """Tool set by name and parameters, sorted by name (descriptions and flags don't change a tool)."""
     out = []
     for tool in tools or ():
-        fn = tool.get("function", tool) if isinstance(tool, Mapping) else {}
+        fn = _function(tool) if isinstance(tool, Mapping) else {}
         out.append({"name": fn.get("name"), "parameters": fn.get("parameters")})
     return sorted(out, key=lambda t: str(t["name"]))
 

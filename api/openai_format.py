@@ -53,19 +53,20 @@ def usage(messages: Sequence[Mapping[str, Any]], content: str) -> dict[str, int]
 
 def envelope(answer: Answer) -> dict[str, Any]:
     """The ``lastline`` body field: the answer envelope without the answer text itself."""
-    return answer.model_dump(mode="json", exclude={"answer"})
+    body: dict[str, Any] = answer.model_dump(mode="json", exclude={"answer"})
+    return body
 
 
 def answer_text(answer: Answer, *, notice_in_content: bool = False) -> str:
     """Message content: the answer, else extracted fields as JSON; optionally after the notice."""
     if answer.answer is not None:
-        text = answer.answer
+        text = str(answer.answer)
     elif answer.fields is not None:
         text = json.dumps(answer.fields, ensure_ascii=False)
     else:
         text = ""
     if notice_in_content and answer.notice:
-        return f"{answer.notice}\n\n{text}" if text else answer.notice
+        return f"{answer.notice}\n\n{text}" if text else str(answer.notice)
     return text
 
 

@@ -4,8 +4,8 @@ OpenAI clients send fields lastline ignores (``temperature``, ``top_p``, ``seed`
 accepted and dropped. lastline's options come, in increasing priority, from ``metadata.lastline``
 (an object, or a JSON string since OpenAI metadata values are strings), a top-level ``lastline``
 object (``extra_body={"lastline": {...}}`` in the openai SDK) and the ``x-lastline-operation`` /
-``x-lastline-task`` / ``Idempotency-Key`` headers. A request marked as a write by any of them is a
-write: the safe side wins.
+``x-lastline-task`` / ``x-lastline-reason`` / ``Idempotency-Key`` headers. A request marked as a
+write by any of them is a write: the safe side wins.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ class LastlineOptions(BaseModel):
     mode: Literal["fallback", "intercept"] | None = None
     threshold: float | None = Field(None, ge=0.0, le=1.0)
     notice_in_content: bool = Field(False, description="Prefix the answer with the end-user notice.")
+    reason: str | None = Field(None, max_length=200, description="Why the caller fell back (for events).")
 
 
 class ChatCompletionRequest(BaseModel):
@@ -124,7 +125,8 @@ def lastline_options(body: ChatCompletionRequest, headers: Mapping[str, str]) ->
     if header_op:
         merged["operation"] = header_op
         operations.add(header_op)
-    for header, field in (("idempotency-key", "idempotency_key"), ("x-lastline-task", "task")):
+    for header, field in (("idempotency-key", "idempotency_key"), ("x-lastline-task", "task"),
+                          ("x-lastline-reason", "reason")):
         if headers.get(header):
             merged[field] = headers[header]
     if "write" in operations:

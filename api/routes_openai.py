@@ -122,6 +122,7 @@ def _ask_ladder(runtime: Runtime, tenant: str, chat: ChatPrompt, options: Lastli
         idempotency_key=options.idempotency_key,
         mode=options.mode or "fallback",
         threshold=options.threshold,
+        reason=options.reason,
     )
     answer = run_ladder(runtime, tenant, request, route="chat_completions")
     if options.operation == "write":  # the ladder refuses writes; never let one through regardless
@@ -140,7 +141,9 @@ def _upstream_content(completion: dict[str, Any]) -> str:
     if choice.get("finish_reason") not in (None, "stop"):
         reason = choice.get("finish_reason")
         raise InvalidInput(f"completion.choices[0].finish_reason: {reason!r} is not a complete answer")
-    message = choice.get("message") or {}
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise InvalidInput("completion.choices[0].message: not a message object")
     if message.get("tool_calls") or message.get("function_call"):
         raise InvalidInput("completion.choices[0].message: tool calls are not stored as answers")
     content = message.get("content")
