@@ -67,8 +67,8 @@ def _close(a: Decimal | None, b: Decimal | None) -> bool:
 
 
 def _iso_seconds(value: str) -> float | None:
-    m = re.fullmatch(r"P(?:([\d.]+)Y)?(?:([\d.]+)M)?(?:([\d.]+)W)?(?:([\d.]+)D)?(?:T(?:([\d.]+)H)?(?:([\d.]+)M)?(?:([\d.]+)S)?)?",
-                     value)
+    m = re.fullmatch(r"P(?:([\d.]+)Y)?(?:([\d.]+)M)?(?:([\d.]+)W)?(?:([\d.]+)D)?"
+                     r"(?:T(?:([\d.]+)H)?(?:([\d.]+)M)?(?:([\d.]+)S)?)?", value)
     if not m or value in ("P", "PT"):
         return None
     parts = [float(g) if g else 0.0 for g in m.groups()]
@@ -212,7 +212,8 @@ def _dateparser_ok(case: dict[str, Any], gold: dict[str, Any]) -> tuple[bool, bo
     for _, dt in found:
         for v in gold["Resolution"].get("values", []):
             gv = v.get("value")
-            if (sub == "date" and gv == dt.date().isoformat()) or (sub == "datetime" and gv == dt.strftime("%Y-%m-%d %H:%M:%S")):
+            if (sub == "date" and gv == dt.date().isoformat()) or (
+                    sub == "datetime" and gv == dt.strftime("%Y-%m-%d %H:%M:%S")):
                 ok = True
             if sub == "time" and gv == dt.strftime("%H:%M:%S"):
                 ok = True
@@ -308,7 +309,7 @@ def throughput() -> dict[str, float]:
             "question_ms": (time.perf_counter() - start) / m * 1000}
 
 
-def contracts_accuracy() -> dict[str, Any]:
+def contracts_accuracy(holdout: bool = False) -> dict[str, Any]:
     """Field accuracy on the hand-written contract snippets in tests/data/contracts."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from contract_cases import load_cases, score_case
@@ -317,7 +318,7 @@ def contracts_accuracy() -> dict[str, Any]:
 
     engine = RuleEngine()
     per_lang: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    for case in load_cases():
+    for case in load_cases(holdout):
         good, total = score_case(engine, case)
         row = per_lang[case["lang"]]
         row[0] += good
@@ -341,11 +342,12 @@ def main(argv: list[str] | None = None) -> None:
     for r in rows:
         print(f"| {r['type']} | {r['items']} | {pct(r['span'])} | {pct(r['value'])} | {pct(r['given'])} "
               f"| {r['spurious']} | {r['library']} | {pct(r['lib_span'])} | {pct(r['lib_value'])} |")
-    contracts = contracts_accuracy()
     print("\n| contract snippets | cases | fields correct | cases fully correct |")
     print("|---|---|---|---|")
-    for lang, (good, total, full, cases) in sorted(contracts.items()):
-        print(f"| {lang} | {cases} | {good}/{total} ({100 * good / total:.1f}%) | {full}/{cases} |")
+    for holdout in (False, True):
+        for lang, (good, total, full, cases) in sorted(contracts_accuracy(holdout).items()):
+            name = f"{lang}, held out (never tuned on)" if holdout else f"{lang} (packs tuned on these)"
+            print(f"| {name} | {cases} | {good}/{total} ({100 * good / total:.1f}%) | {full}/{cases} |")
     t = throughput()
     print(f"\nThroughput: contract_zh extraction of a {t['contract_chars']}-character contract: "
           f"{t['docs_per_s']:.0f} docs/s (one thread); find_entities on a short question: "

@@ -29,14 +29,14 @@ CURRENCIES = {
     "pounds": "GBP", "yen": "JPY",
 }
 _PREFIXES = ["US$", "HK$", "NT$", "A$", "C$", "S$", "RMB", "CNY", "USD", "EUR", "GBP", "JPY", "HKD",
-             "人民币", "$", "€", "£", "¥", "₩", "₹"]
+             "人民币", "美元", "港币", "港元", "欧元", "英镑", "日元", "$", "€", "£", "¥", "₩", "₹"]
 _SUFFIXES = sorted((k for k in CURRENCIES if k not in ("$", "€", "£", "¥", "₩", "₹", "US$", "HK$", "NT$",
                                                       "A$", "C$", "S$")), key=len, reverse=True)
 _NUM = (rf"(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[十百千万亿萬億](?:\d+|[{CN_DIGITS}])?)*"
         rf"|[{CN_NUM_CHARS}]+(?:[点點][{CN_DIGITS}]+)?")
 _CENT_DIGIT = f"[0-9{CN_DIGITS}]"
 MONEY_RE = re.compile(
-    rf"(?=[0-9{CN_NUM_CHARS}USRCNEGJHAuscnegjh$€£¥₩₹人])(?<![A-Za-z])"
+    rf"(?=[0-9{CN_NUM_CHARS}USRCNEGJHAuscnegjh$€£¥₩₹人美港欧英日])(?<![A-Za-z])"
     r"(?P<pre>" + "|".join(re.escape(p) for p in _PREFIXES) + r")?[ ]{0,2}"
     rf"(?P<num>{_NUM})(?P<k>[kKmM](?![A-Za-z])|[ ]?(?:million|billion|thousand|mn|bn)\b)?[ ]{{0,2}}"
     r"(?P<suf>" + "|".join(re.escape(s) for s in _SUFFIXES) + r")?(?P<zheng>整|正)?"

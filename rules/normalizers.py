@@ -23,12 +23,19 @@ class NormalizeError(ValueError):
     """The matched text does not hold a value of the field's kind."""
 
 
-_TRIM = re.compile(r"^[\s:：|,，;；。.、\"'“”‘’（）()\[\]【】]+|[\s:：|,，;；。、\"'“”‘’\[\]【】]+$")
+_TRIM = re.compile(r"^[\s:：|,，;；。.、\"'“”‘’（）()\[\]【】]+|[\s:：|,，;；。.、\"'“”‘’\[\]【】]+$")
+
+
+_ABBREV_END = re.compile(r"\b(?:Inc|Ltd|Corp|Co|Bros|Jr|Sr|Plc|PLC|S\.A|N\.V|L\.P|P\.C|L\.L\.C|Pty)\.$")
 
 
 def _text(raw: str, ref: datetime | None, lang: str | None = None) -> str:
-    value = re.sub(r"\s+", " ", _TRIM.sub("", raw)).strip()
+    """Trimmed, single-spaced text; a final period survives only after an abbreviation (``XYZ Corp.``)."""
+    value = re.sub(r"\s+", " ", raw).strip()
+    keep_dot = bool(_ABBREV_END.search(value.rstrip(" ,;:)\"'”’")))
     value = _TRIM.sub("", value)
+    if keep_dot and not value.endswith("."):
+        value += "."
     if not value:
         raise NormalizeError("empty text")
     return value[:MAX_TEXT_CHARS]
