@@ -86,3 +86,13 @@ def test_dashboard_report_endpoint_series_adds_up(busy_server: LiveServer) -> No
     assert report["hits"] == sum(p["hits"] for p in report["series"])
     assert report["hits_by_layer"]["exact"] == 2
     assert report["events_by_tier"]["refused"] == 1
+
+
+def test_dashboard_on_a_multi_tenant_server_uses_the_key_from_the_fragment(
+    chromium: str, tenant_server: LiveServer, tmp_path: Path
+) -> None:
+    dom = _chromium(chromium, tmp_path, "--dump-dom", tenant_server.url("/dashboard#key=key-b"))
+    assert 'data-state="loaded"' in dom.stdout, dom.stdout[:3000]
+    assert '<b id="tenant">globex</b>' in dom.stdout
+    without = _chromium(chromium, tmp_path, "--dump-dom", tenant_server.url("/dashboard"))
+    assert 'data-state="error"' in without.stdout and "401" in without.stdout
