@@ -1,0 +1,40 @@
+"""docs/rules.md: the public names are pinned and the documented examples give the documented results."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+import lastline.rules
+from lastline.errors import InvalidInput
+from lastline.rules import find_entities, repair_json
+
+
+def test_rules_public_names() -> None:
+    assert sorted(lastline.rules.__all__) == sorted([
+        "BUILTIN_DIR", "ENTITY_TYPES", "Entity", "ExtractResult", "Pack", "PackError", "PatternTimeout", "Rule",
+        "RuleEngine", "UserPattern", "compile_pattern", "find_entities", "load_pack", "load_pack_file",
+        "parse_number", "render_template", "repair_json",
+    ])
+
+
+def test_entities_example_from_the_docs() -> None:
+    found = find_entities("下周三下午3点付人民币伍拾万元整", reference_time=datetime(2024, 6, 12, 10))
+    assert [e.to_dict() for e in found] == [
+        {"type": "datetime", "text": "下周三下午3点", "start": 0, "end": 7, "value": "2024-06-19T15:00:00"},
+        {"type": "money", "text": "人民币伍拾万元整", "start": 8, "end": 16,
+         "value": {"amount": "500000", "currency": "CNY"}},
+    ]
+
+
+def test_documented_equal_amounts() -> None:
+    values = {str(find_entities(t)[0].value) for t in ("五千元", "5000元", "5,000元", "伍仟元")}
+    assert values == {str({"amount": "5000", "currency": "CNY"})}
+
+
+def test_repair_example_from_the_docs() -> None:
+    text = 'Sure! ```json\n{"amount": 5, "items": [1, 2,],\n```'
+    assert repair_json(text, schema={"type": "object"}) == {"amount": 5, "items": [1, 2]}
+    with pytest.raises(InvalidInput, match="refusing to guess"):
+        repair_json('{"amount": }')
