@@ -3,8 +3,9 @@
 A lookup tries the cheapest layer first and stops at the first hit:
 
 1. ``exact``    normalized-text hash in the same tenant + context (one indexed SQLite read);
-2. ``fuzzy``    rapidfuzz ``ratio`` on normalized text, among the partition's prompts when the
-                partition is small, else among the kNN neighbours (never a scan of everything);
+2. ``fuzzy``    the same text up to in-word typos (rapidfuzz ratio pre-filter + a token check),
+                among the partition's prompts when the partition is small, else among the kNN
+                neighbours (never a scan of everything);
 3. ``semantic`` FAISS kNN in the (tenant, context) partition, cosine ≥ the tenant's threshold;
 
 fuzzy and semantic candidates must pass the slot guard (values agree), and every candidate must

@@ -39,8 +39,9 @@ DEFAULT_MAX_BYTES = 2_000_000_000
 DEFAULT_HNSW_THRESHOLD = 20_000
 #: Neighbours fetched per semantic lookup: the guard may reject the first ones.
 DEFAULT_KNN_K = 8
-#: rapidfuzz ``ratio`` (0–100) on normalized text that counts as a near-exact hit.
-DEFAULT_FUZZY_MIN_RATIO = 95.0
+#: rapidfuzz ``ratio`` (0–100) pre-filter of the near-exact layer; a fuzzy hit must also differ
+#: from the cached prompt by in-word typos only (see ``cache/_fuzzy.py`` for why and the numbers).
+DEFAULT_FUZZY_MIN_RATIO = 90.0
 #: Partitions up to this size are scanned by rapidfuzz before any embedding; bigger ones take
 #: fuzzy candidates from the kNN neighbours instead (a lookup never scans a million strings).
 DEFAULT_FUZZY_SCAN_LIMIT = 5_000

@@ -16,6 +16,7 @@ from rapidfuzz import fuzz, process
 
 from . import _validate as v
 from ._config import LookupResult
+from ._fuzzy import typo_similarity
 from ._store import EntryRow, context_hash
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["run_lookup"]
 
-_FUZZY_LIMIT = 5
+_FUZZY_LIMIT = 10
 
 
 @dataclass
@@ -99,11 +100,13 @@ def run_lookup(cache: SemanticCache, prompt: str, *, tenant: str, context: Any, 
         matches = process.extract(norm, choices, scorer=fuzz.ratio, score_cutoff=cache.config.fuzzy_min_ratio,
                                   limit=_FUZZY_LIMIT)
         rows = cache._store.by_seqs(tenant, ctx, [m[2] for m in matches])
-        for _, score, seq in matches:
+        for _, _, seq in matches:
             cand = rows.get(seq)
-            if cand is not None and cand.prompt_hash != phash and _accept(
-                    cache, cand, prompt, now, mode, trace, "fuzzy", score / 100):
-                return done(cand, "fuzzy", round(score / 100, 4))
+            if cand is None or cand.prompt_hash == phash:
+                continue
+            sim = typo_similarity(norm, cand.prompt_norm, cache.config.fuzzy_min_ratio)
+            if sim is not None and _accept(cache, cand, prompt, now, mode, trace, "fuzzy", sim):
+                return done(cand, "fuzzy", sim)
 
     # 3. semantic kNN in the partition (plus fuzzy among the neighbours when it is too big to scan)
     if not cache.index.partition_size(key):
@@ -117,10 +120,9 @@ def run_lookup(cache: SemanticCache, prompt: str, *, tenant: str, context: Any, 
             cand = rows.get(seq)
             if cand is None or cand.prompt_hash == phash:
                 continue
-            score = fuzz.ratio(norm, cand.prompt_norm)
-            if score >= cache.config.fuzzy_min_ratio and _accept(
-                    cache, cand, prompt, now, mode, trace, "fuzzy", score / 100):
-                return done(cand, "fuzzy", round(score / 100, 4))
+            sim = typo_similarity(norm, cand.prompt_norm, cache.config.fuzzy_min_ratio)
+            if sim is not None and _accept(cache, cand, prompt, now, mode, trace, "fuzzy", sim):
+                return done(cand, "fuzzy", sim)
     for seq, cos in neighbours:
         if cos < t:
             break

@@ -1,0 +1,50 @@
+"""How precise is the near-exact (fuzzy) layer? Labelled pairs it would serve, by rule.
+
+For each development set (whole files), counts duplicate and non-duplicate pairs that the fuzzy
+layer alone would serve (normalized texts differ, slot guard passes): plain ``fuzz.ratio`` cut-offs
+against the shipped rule (ratio pre-filter + typo-only differences, ``cache/_fuzzy.py``).
+
+Run: ``python bench/fuzzy_layer.py``; prints a markdown table.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+import numpy as np
+from rapidfuzz import fuzz
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _cache_common import CACHE_DATA, SETS, machine_line
+
+from lastline import normalize_text
+from lastline.cache import DEFAULT_FUZZY_MIN_RATIO, SlotGuard
+from lastline.cache._fuzzy import typo_similarity
+
+
+def main() -> None:
+    guard = SlotGuard()
+    print(f"Machine: {machine_line()}\n")
+    print("| set | rule | duplicates served | non-duplicates served |")
+    print("|---|---|---|---|")
+    for name in SETS:
+        with open(CACHE_DATA / f"{name}.csv", encoding="utf-8-sig", newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        a = [normalize_text(r["question1"]) for r in rows]
+        b = [normalize_text(r["question2"]) for r in rows]
+        y = np.array([int(r["is_duplicate"]) for r in rows])
+        differ = np.array([x != z for x, z in zip(a, b, strict=True)])
+        ok = differ & np.array([guard.ok(r["question1"], r["question2"]) for r in rows])
+        ratio = np.array([fuzz.ratio(x, z) for x, z in zip(a, b, strict=True)])
+        typo = np.array([typo_similarity(x, z, DEFAULT_FUZZY_MIN_RATIO) is not None
+                         for x, z in zip(a, b, strict=True)])
+        for label, served in [*((f"ratio ≥ {c}", ok & (ratio >= c)) for c in (90, 95, 98)),
+                              (f"shipped: ratio ≥ {DEFAULT_FUZZY_MIN_RATIO:g} + typo-only", ok & typo)]:
+            print(f"| {name} | {label} | {int(served[y == 1].sum())} of {int((y == 1).sum())} "
+                  f"| {int(served[y == 0].sum())} of {int((y == 0).sum())} |")
+
+
+if __name__ == "__main__":
+    main()

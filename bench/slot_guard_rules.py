@@ -1,0 +1,103 @@
+"""What each slot-guard rule earns and costs, on labelled pairs and on value-changed variants.
+
+For every guard configuration and development set (QQP val, LCQMC dev, BQ dev; whole files):
+- ``dup kept``: share of labelled duplicates the guard lets through (1.0 = it never blocks a
+  true paraphrase), overall and among pairs at/above the cosine threshold;
+- ``hit@t`` / ``false@t``: hit rate on duplicates and false-hit rate on non-duplicates of
+  "cosine ≥ t and guard ok" at the shipped intercept and fallback thresholds;
+- ``value-changed false hits``: questions with one number changed (bench/_cache_common.py),
+  looked up against the original: share served (cosine ≥ t and guard ok);
+- ``rewrites kept``: trivial rewrites (case, spacing, punctuation width, trailing ?) that still
+  pass the guard.
+
+Run: ``python bench/slot_guard_rules.py [--embedder use] [--limit N]``; prints markdown tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _cache_common import CACHE_DATA, SETS, machine_line, rewrite, value_variant
+
+from lastline import get_embedder, normalize_text
+from lastline.cache import SlotGuard, default_threshold
+
+CONFIGS = {
+    "none": None,
+    "values, compared only when both carry a kind": SlotGuard(one_sided="both", negation_en=False),
+    "values, one-sided counts as different": SlotGuard(negation_en=False),
+    "values + EN negation (default)": SlotGuard(),
+    "values + EN + ZH negation (不没无未别非)": SlotGuard(negation_zh=True),
+}
+
+
+def load(name: str, limit: int | None) -> tuple[list[str], list[str], np.ndarray]:
+    with open(CACHE_DATA / f"{name}.csv", encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))[:limit]
+    return ([r["question1"] for r in rows], [r["question2"] for r in rows],
+            np.array([int(r["is_duplicate"]) for r in rows]))
+
+
+def cosines(embedder, a: list[str], b: list[str]) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def enc(texts: list[str]) -> np.ndarray:
+        norm = [normalize_text(t) or t for t in texts]
+        return np.concatenate([embedder.encode(norm[i:i + 256]) for i in range(0, len(norm), 256)])
+    return (enc(a) * enc(b)).sum(axis=1)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--embedder", default="use")
+    ap.add_argument("--limit", type=int, default=None)
+    args = ap.parse_args()
+    emb = get_embedder(args.embedder, 1)
+    t_int = default_threshold(emb.model_id, "intercept").value
+    t_fb = default_threshold(emb.model_id, "fallback").value
+    print(f"## Slot guard rules — {emb.model_id}, thresholds intercept {t_int} / fallback {t_fb}")
+    print(f"Machine: {machine_line()}\n")
+    rng = random.Random(11)
+    for name, lang in SETS.items():
+        q1, q2, y = load(name, args.limit)
+        started = time.perf_counter()
+        cos = cosines(emb, q1, q2)
+        uniq = list(dict.fromkeys(q1 + q2))
+        variants = [(q, v) for q in uniq if (v := value_variant(q, rng)) is not None]
+        rewrites = [(q, rewrite(q, rng)[1]) for q in uniq[:3000]]
+        vcos = cosines(emb, [q for q, _ in variants], [v for _, v in variants])
+        print(f"### {name} ({lang}): {len(y)} pairs ({int(y.sum())} duplicates), "
+              f"{len(variants)} value-changed variants, {len(rewrites)} rewrites "
+              f"(cosines in {time.perf_counter() - started:.0f}s)\n")
+        print("| guard | dup kept (all) | dup kept (cos≥fb) | hit@int | false@int | hit@fb | false@fb "
+              "| value-changed false hits @int / @fb / guard only | rewrites kept | ms per pair |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for label, guard in CONFIGS.items():
+            started = time.perf_counter()
+            ok = np.ones(len(y), bool) if guard is None else np.array(
+                [guard.ok(a, b) for a, b in zip(q1, q2, strict=True)])
+            per_pair = (time.perf_counter() - started) / len(y) * 1000
+            vok = np.ones(len(variants), bool) if guard is None else np.array(
+                [guard.ok(v, q) for q, v in variants])
+            rok = 1.0 if guard is None else float(np.mean([guard.ok(r, q) for q, r in rewrites]))
+            dup, neg = y == 1, y == 0
+            above = cos >= t_fb
+            cells = [
+                f"{ok[dup].mean():.3f}", f"{ok[dup & above].mean():.3f}",
+                f"{(ok & (cos >= t_int))[dup].mean():.3f}", f"{(ok & (cos >= t_int))[neg].mean():.4f}",
+                f"{(ok & above)[dup].mean():.3f}", f"{(ok & above)[neg].mean():.4f}",
+                f"{(vok & (vcos >= t_int)).mean():.3f} / {(vok & (vcos >= t_fb)).mean():.3f} / {vok.mean():.3f}",
+                f"{rok:.3f}", f"{per_pair:.3f}",
+            ]
+            print(f"| {label} | " + " | ".join(cells) + " |")
+        print()
+
+
+if __name__ == "__main__":
+    main()

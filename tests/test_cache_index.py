@@ -1,0 +1,130 @@
+"""FAISS is derived from SQLite: flat and HNSW both answer, deletions reach it, restarts rebuild it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lastline import Embedder, normalize_text, open_storage
+from lastline.cache import CacheConfig, SemanticCache
+from lastline.cache._index import PartitionIndex, VectorIndex
+
+QUESTIONS = [
+    "How do I reset my password?", "What is the refund window?", "Where is my parcel?",
+    "Can I change my delivery address?", "How do I close my account?", "What payment methods do you accept?",
+    "我想借五千元怎么操作", "怎么修改绑定的手机号", "还款日可以更改吗", "为什么借款审核没通过",
+    "How long does shipping to Canada take?", "Do you offer student discounts?",
+]
+PARAPHRASES = [
+    "How can I reset my password?", "What's the refund window?", "Where is my package?",
+    "Can I change the delivery address?", "How can I close my account?", "Which payment methods are accepted?",
+]
+
+
+def _unit(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    v = rng.standard_normal((n, d)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("hnsw_threshold", [1_000_000, 4], ids=["flat", "hnsw"])
+def test_lookups_answer_the_same_with_flat_and_hnsw(db_path: Path, embedder: Embedder, hnsw_threshold: int) -> None:
+    storage = open_storage(db_path)
+    cache = SemanticCache(storage, embedder, CacheConfig(hnsw_threshold=hnsw_threshold))
+    ids = cache.put_many([{"prompt": q, "response": f"answer {i}"} for i, q in enumerate(QUESTIONS)])
+    key = ("default", "-")
+    assert cache.index.kind(key) == ("hnsw" if hnsw_threshold == 4 else "flat")
+    for i, para in enumerate(PARAPHRASES):
+        res = cache.lookup(para, threshold=0.85)
+        assert res.hit and res.entry_id == ids[i], para
+    assert cache.delete(ids[0])
+    assert cache.lookup(PARAPHRASES[0], threshold=0.85).entry_id != ids[0]
+    storage.close()
+
+
+def test_hnsw_partition_tombstones_deleted_ids_and_purges_them() -> None:
+    rng = np.random.default_rng(0)
+    vecs = _unit(rng, 300, 16)
+    part = PartitionIndex(16, hnsw_threshold=50, hnsw_m=16, ef_search=64, ef_construction=80, fuzzy_scan_limit=10)
+    part.add(np.arange(300, dtype=np.int64), vecs, ["p"] * 300)
+    assert part.hnsw and part.prompts is None
+    assert part.search(vecs[7], 1)[0][0] == 7
+    part.remove([7])
+    assert 7 in part.tombstones and all(seq != 7 for seq, _ in part.search(vecs[7], 5))
+    part.remove(list(range(100, 200)))  # past a quarter: rebuilt without tombstones
+    assert not part.tombstones and part.index.ntotal == 199
+    assert part.search(vecs[250], 1)[0][0] == 250
+
+
+def test_flat_partition_removes_ids_in_place() -> None:
+    rng = np.random.default_rng(1)
+    vecs = _unit(rng, 20, 8)
+    part = PartitionIndex(8, hnsw_threshold=100, hnsw_m=16, ef_search=64, ef_construction=80, fuzzy_scan_limit=100)
+    part.add(np.arange(20, dtype=np.int64), vecs, [str(i) for i in range(20)])
+    part.remove([3, 4])
+    assert part.index.ntotal == 18 and not part.hnsw
+    assert part.prompts is not None and 3 not in part.prompts
+
+
+def test_hnsw_recall_on_synthetic_vectors_stays_high() -> None:
+    rng = np.random.default_rng(2)
+    base = _unit(rng, 3000, 64)
+    index = VectorIndex(64, hnsw_threshold=500)
+    index.add(("t", "c"), list(range(3000)), base, ["x"] * 3000)
+    assert index.kind(("t", "c")) == "hnsw"
+    queries = base[:200] + 0.05 * _unit(rng, 200, 64)
+    found = [index.search(("t", "c"), q / np.linalg.norm(q), 1)[0][0] for q in queries]
+    assert np.mean(np.array(found) == np.arange(200)) >= 0.95
+
+
+def test_partitions_never_return_another_partitions_vectors() -> None:
+    rng = np.random.default_rng(3)
+    v = _unit(rng, 4, 8)
+    index = VectorIndex(8, hnsw_threshold=100)
+    index.add(("a", "-"), [1, 2], v[:2], ["x", "y"])
+    index.add(("b", "-"), [3, 4], v[2:], ["z", "w"])
+    assert {seq for seq, _ in index.search(("a", "-"), v[3], 10)} == {1, 2}
+    assert index.search(("c", "-"), v[0], 10) == []
+
+
+@pytest.mark.parametrize("hnsw_threshold", [1_000_000, 4], ids=["flat", "hnsw"])
+def test_restart_rebuilds_the_index_with_identical_answers(db_path: Path, embedder: Embedder,
+                                                          hnsw_threshold: int) -> None:
+    config = CacheConfig(hnsw_threshold=hnsw_threshold)
+    probes = [*PARAPHRASES, *QUESTIONS, "完全无关的问题", "Something else entirely"]
+    storage = open_storage(db_path)
+    cache = SemanticCache(storage, embedder, config)
+    ids = cache.put_many([{"prompt": q, "response": f"answer {i}", "context": "c" if i % 2 else None}
+                          for i, q in enumerate(QUESTIONS)])
+    cache.delete(ids[2])
+    before = [(r.entry_id, r.layer, r.best_similarity) for p in probes
+              for r in (cache.lookup(p, threshold=0.8), cache.lookup(p, context="c", threshold=0.8))]
+    stats_before = cache.index.stats()
+    storage.close()
+
+    reopened = open_storage(db_path)
+    again = SemanticCache(reopened, embedder, config)
+    after = [(r.entry_id, r.layer, r.best_similarity) for p in probes
+             for r in (again.lookup(p, threshold=0.8), again.lookup(p, context="c", threshold=0.8))]
+    assert again.index.stats() == stats_before
+    for (id_a, layer_a, sim_a), (id_b, layer_b, sim_b) in zip(before, after, strict=True):
+        assert (id_a, layer_a) == (id_b, layer_b)
+        assert (sim_a is None) == (sim_b is None)
+        if sim_a is not None:
+            assert sim_a == pytest.approx(sim_b, abs=1e-5)
+    reopened.close()
+
+
+def test_rows_of_another_model_are_re_embedded_never_mixed(db_path: Path, embedder: Embedder) -> None:
+    storage = open_storage(db_path)
+    cache = SemanticCache(storage, embedder)
+    entry = cache.put("How do I reset my password?", "x")
+    with storage.atomic() as conn:  # as if written by another model with another dimension
+        conn.execute("UPDATE cache_entries SET model_id = 'other-model', vector = ?", (b"\0" * 16,))
+    again = SemanticCache(storage, embedder)
+    row = storage.query("SELECT model_id, length(vector) FROM cache_entries")[0]
+    assert row == (embedder.model_id, embedder.dim * 4)
+    assert again.lookup("How can I reset my password?", threshold=0.9).entry_id == entry
+    assert normalize_text("How do I reset my password?") in again.index.fuzzy_choices(("default", "-")).values()  # type: ignore[union-attr]
+    storage.close()

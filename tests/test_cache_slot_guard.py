@@ -1,0 +1,131 @@
+"""The slot guard compares values, not characters, in English and Chinese."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lastline import is_cjk_dominant
+from lastline.cache import SlotGuard, extract_slots, slot_guard_ok
+
+VALUE_CHANGED = [
+    # English: counts, amounts, dates, IDs, emails, URLs
+    ("Book 2 tickets to Paris", "Book 3 tickets to Paris"),
+    ("refund order 123", "refund order 456"),
+    ("What is the status of order #A12345?", "What is the status of order #A12346?"),
+    ("Transfer $500 to savings", "Transfer $5,000 to savings"),
+    ("Is the store open on May 5?", "Is the store open on May 6?"),
+    ("Send the invoice to alice@example.com", "Send the invoice to bob@example.com"),
+    ("Summarize https://example.com/a", "Summarize https://example.com/b"),
+    ("What is 15% of 80?", "What is 20% of 80?"),
+    ("How many calories are in 2 eggs?", "How many calories are in 4 eggs?"),
+    ("Which iPhone came out in 2016?", "Which iPhone came out in 2017?"),
+    # English negation
+    ("Can I cancel my subscription?", "Can't I cancel my subscription?"),
+    ("Why is my phone charging?", "Why is my phone not charging?"),
+    # Chinese: amounts incl. 两/万/亿 and financial capitals, counts, dates, order numbers
+    ("我想借五千元", "我想借六千元"),
+    ("借两万块要多少利息", "借三万块要多少利息"),
+    ("贷款一亿元的利息", "贷款两亿元的利息"),
+    ("还款壹仟元", "还款贰仟元"),
+    ("买两张去北京的票", "买三张去北京的票"),
+    ("3月5日的航班还有吗", "3月6日的航班还有吗"),
+    ("订单号 AB12345 怎么退款", "订单号 AB12346 怎么退款"),
+    ("分12期还款利息多少", "分24期还款利息多少"),
+    ("我要借5000", "我要借6000"),
+    ("一个人去西藏要多少钱", "两个人去西藏要多少钱"),
+]
+
+SAME_VALUES = [
+    # the same value written differently must still agree
+    ("我想借五千元", "我想借5000元"),
+    ("借两万", "借20000"),
+    ("Transfer $5,000 to savings", "Transfer $5000 to savings"),
+    ("我想借5000元", "我想借５０００元"),  # full-width digits
+    # paraphrases without values, or with the same values
+    ("How do I reset my password?", "How can I reset my password?"),
+    ("Book 2 tickets to Paris", "Please book 2 tickets to Paris"),
+    ("我想借钱", "我要借款"),
+    ("纪念碑谷这关怎么过", "纪念碑谷这一关怎么过"),  # 一 here is a word, not a count
+    ("怎么登录微粒贷", "怎么登陆微粒贷"),  # 陆 in 登陆 is not the capital 6
+    ("为什么借不了钱", "为什么我借不了款"),  # Chinese negation on both sides
+    ("为什么没有微粒贷", "为什么我无法开通微粒贷"),  # Chinese negation words differ: not a rule
+]
+
+TRIVIAL_REWRITES = [
+    "Book 2 tickets to Paris on May 5",
+    "refund order 123",
+    "What is 15% of 80?",
+    "Send the invoice to alice@example.com",
+    "我想借五千元，分12期",
+    "3月5日的航班还有吗？",
+    "订单号 AB12345 怎么退款",
+    "借两万块要多少利息?",
+]
+
+
+def _rewrites(text: str) -> list[str]:
+    half_full = str.maketrans({"?": "？", ",": "，", "!": "！", ":": "："})
+    full_half = str.maketrans({"？": "?", "，": ",", "！": "!", "：": ":"})
+    out = [
+        text.upper(), text.lower(), "  " + text.replace(" ", "   ") + " ",
+        text.translate(half_full), text.translate(full_half),
+        text.rstrip("?？") if text.endswith(("?", "？")) else text + "？",
+    ]
+    if is_cjk_dominant(text):
+        out.append(re.sub(r"([\u4e00-\u9fff])", r" \1 ", text))  # 我 想 借 钱: spaced characters
+    return out
+
+
+@pytest.mark.parametrize(("a", "b"), VALUE_CHANGED)
+def test_guard_blocks_a_changed_value(a: str, b: str) -> None:
+    assert not slot_guard_ok(a, b)
+    assert not slot_guard_ok(b, a)
+
+
+@pytest.mark.parametrize(("a", "b"), SAME_VALUES)
+def test_guard_passes_same_values_written_differently(a: str, b: str) -> None:
+    assert slot_guard_ok(a, b), SlotGuard().why(a, b)
+
+
+@pytest.mark.parametrize("text", TRIVIAL_REWRITES)
+def test_guard_passes_trivial_rewrites(text: str) -> None:
+    for variant in _rewrites(text):
+        assert slot_guard_ok(text, variant), (variant, SlotGuard().why(text, variant))
+
+
+def test_guard_names_the_failing_rule() -> None:
+    guard = SlotGuard()
+    assert guard.why("refund order 123", "refund order 456") == "ident"
+    assert guard.why("Book 2 tickets", "Book 3 tickets") == "amount"
+    assert guard.why("Why is it on?", "Why is it not on?") == "negation"
+    assert guard.why("same words", "same words") is None
+
+
+def test_one_sided_values_count_as_different_by_default_but_not_in_both_mode() -> None:
+    assert not slot_guard_ok("Book tickets to Paris", "Book 2 tickets to Paris")
+    assert SlotGuard(one_sided="both").ok("Book tickets to Paris", "Book 2 tickets to Paris")
+    # identifiers stay strict in either mode
+    assert not SlotGuard(one_sided="both").ok("refund my order", "refund order 123")
+
+
+def test_chinese_negation_rule_is_off_by_default_and_available() -> None:
+    assert slot_guard_ok("能借钱吗", "不能借钱吗")
+    assert not SlotGuard(negation_zh=True).ok("能借钱吗", "不能借钱吗")
+
+
+def test_extract_slots_normalizes_values() -> None:
+    assert extract_slots("我想借五千元").values == extract_slots("我想借5000元").values
+    assert extract_slots("no numbers here").values == ()
+    assert extract_slots("Why not?").negated_en
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=80))
+def test_guard_never_raises_and_is_symmetric_and_reflexive(text: str) -> None:
+    assert slot_guard_ok(text, text)
+    other = text + " 2"
+    assert slot_guard_ok(text, other) == slot_guard_ok(other, text)
