@@ -113,7 +113,8 @@ def extract(body: ExtractIn, runtime: RuntimeDep, tenant: TenantDep) -> dict[str
     """Fill a pack's fields; missing ones are null and listed in ``missing``, never invented."""
     result = runtime.rules.extract(body.text, pack=body.pack, fields=body.fields, tenant=tenant,
                                    reference_time=body.reference_time)
-    return result.to_dict()
+    out: dict[str, Any] = result.to_dict()
+    return out
 
 
 @router.post("/render", responses=_ERRORS)

@@ -93,11 +93,11 @@ def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
             b = _BEFORE.match(folded, h.end)
             p = _BEFORE_PREFIX.search(folded, 0, h.start)
             if a and not _is_relative_offset(folded, h):
-                start = h.value
-                if re.fullmatch(r"\d{4}", start) and re.search(r"[之以][后後]", a.group()) \
+                since = h.value
+                if re.fullmatch(r"\d{4}", since) and re.search(r"[之以][后後]", a.group()) \
                         and "或" not in a.group() and "及" not in a.group():
-                    start = str(int(start) + 1)  # 07年以后: from 2008 on
-                h = DateHit(kind, h.start, a.end(), f"{start}/..")
+                    since = str(int(since) + 1)  # 07年以后: from 2008 on
+                h = DateHit(kind, h.start, a.end(), f"{since}/..")
             elif b and not _is_relative_offset(folded, h):
                 h = DateHit(kind, h.start, b.end(), f"../{h.value}")
             elif p and h.type != "time":

@@ -129,12 +129,13 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name == "dur":
         u = g["u"].lower()
         key = "mo" if u.startswith("mo") else "mi" if u.startswith("mi") else u[0]
-        n = g["n"]
+        count = str(g["n"])
         code = _DUR[key]
-        return DateHit("duration", m.start(), m.end(), f"PT{n}{code}" if key in ("h", "mi", "s") else f"P{n}{code}")
+        value = f"PT{count}{code}" if key in ("h", "mi", "s") else f"P{count}{code}"
+        return DateHit("duration", m.start(), m.end(), value)
     if name == "clock":
-        t = _clock(m)
-        return DateHit("time", m.start(), m.end(), t) if t else None
+        clock = _clock(m)
+        return DateHit("time", m.start(), m.end(), clock) if clock else None
     return None
 
 

@@ -124,7 +124,8 @@ def _from_entities(rule: Rule, text: str, entities: list[Entity]) -> Any:
 
 
 def _find_all(text: str, word: str) -> list[int]:
-    out, i = [], text.find(word)
+    out: list[int] = []
+    i = text.find(word)
     while i != -1 and len(out) < 1000:
         out.append(i)
         i = text.find(word, i + 1)

@@ -60,10 +60,18 @@ def _amount(raw: str, ref: datetime | None, lang: str | None = None) -> Any:
     raise NormalizeError(f"no amount in {raw[:40]!r}")
 
 
+def _upper(raw: str, ref: datetime | None, lang: str | None = None) -> str:
+    return _text(raw, ref).upper()
+
+
+def _lower(raw: str, ref: datetime | None, lang: str | None = None) -> str:
+    return _text(raw, ref).lower()
+
+
 NORMALIZERS: dict[str, Callable[[str, datetime | None, str | None], Any]] = {
     "text": _text,
-    "upper": lambda raw, ref, lang=None: _text(raw, ref).upper(),
-    "lower": lambda raw, ref, lang=None: _text(raw, ref).lower(),
+    "upper": _upper,
+    "lower": _lower,
     "date": _entity("date", "datetime"),
     "datetime": _entity("datetime", "date"),
     "daterange": _entity("daterange"),

@@ -17,7 +17,8 @@ __all__ = ["find_percent"]
 
 _N = rf"(?:(?<![0-9A-Za-z])[-+]|[负負])?(?:[0-9{CN_NUM_CHARS}点點.,](?:[ ]*[0-9{CN_NUM_CHARS}点點.,])*)[kK]?"
 _SP = "[ ]*"
-_FRACTION = {"百": 1, "佰": 1, "千": Decimal("0.1"), "仟": Decimal("0.1"), "万": Decimal("0.01"),
+_FRACTION: dict[str, Decimal] = {
+    "百": Decimal(1), "佰": Decimal(1), "千": Decimal("0.1"), "仟": Decimal("0.1"), "万": Decimal("0.01"),
              "萬": Decimal("0.01"), "百万": Decimal("0.0001"), "百萬": Decimal("0.0001"),
              "万万": Decimal("0.000001"), "萬萬": Decimal("0.000001")}
 PERCENT_RE = re.compile(
