@@ -46,8 +46,9 @@ def machine_line() -> str:
         pass
     mem_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     py = ".".join(map(str, sys.version_info[:2]))
+    load = os.getloadavg()[0]
     return (f"{os.cpu_count()} cores, {mem_gb:.0f} GB, Python {py}, {cpu}; "
-            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average {load:.1f} at start")
 
 
 def percentile_ms(samples_s: list[float] | np.ndarray, q: float) -> float:
@@ -126,8 +127,9 @@ def _change_chinese(text: str, m: re.Match[str]) -> str | None:
         return None
     changed = int(_bump_digit_string(str(value)))
     new = cn2an.an2cn(str(changed))
-    if new.startswith("二") and changed >= 100:
-        new = "两" + new[1:]  # 两千, not 二千
+    follows = text[m.end():m.end() + 1]
+    if new.startswith("二") and (changed >= 100 or (changed == 2 and follows not in "月日号期年点分秒")):
+        new = "两" + new[1:]  # 两千 / 两天, not 二千 / 二天 (but 二月, 二号)
     if new == token:
         return None
     return text[:m.start()] + new + text[m.end():]
@@ -189,3 +191,60 @@ def rewrite(text: str, rng: random.Random) -> tuple[str, str]:
         if new != text:
             return kind, new
     return "trailing_q", _toggle_trailing_q(text)
+
+
+# ------------------------------------------------------------------ caches and pair data
+
+def temp_cache(config: object | None = None, name: str = "bench", embedder: object | None = None) -> object:
+    """A real :class:`SemanticCache` on a fresh SQLite file in a temporary folder."""
+    import tempfile
+
+    from lastline import get_embedder, open_storage
+    from lastline.cache import SemanticCache
+
+    folder = Path(tempfile.mkdtemp(prefix=f"lastline-{name}-"))
+    return SemanticCache(open_storage(folder / "cache.db"), embedder or get_embedder("use", 1), config)  # type: ignore[arg-type]
+
+
+def load_set(name: str) -> object:
+    from lastline.cache.pairs import read_pairs
+
+    return read_pairs(CACHE_DATA / f"{name}.csv")
+
+
+def plain_cosine(embedder: object, first: list[str], second: list[str]) -> np.ndarray:
+    """Cosine of the raw texts: what a fixed-threshold cache (GPTCache, RedisVL…) compares."""
+    from lastline.cache.pairs import encode_unique
+
+    vec = encode_unique(embedder, [*first, *second])
+    a = np.stack([vec[t] for t in first])
+    b = np.stack([vec[t] for t in second])
+    return np.einsum("ij,ij->i", a, b).astype(np.float64)
+
+
+def hit_rate_at_false_hit(scores: np.ndarray, labels: np.ndarray, fhr: float) -> tuple[float, float, float]:
+    """Best fixed threshold whose false-hit rate (point estimate) is ≤ ``fhr``: (threshold, hit, fhr)."""
+    y = labels.astype(bool)
+    neg = np.sort(scores[~y])[::-1]
+    k = int(np.floor(fhr * neg.size + 1e-9))
+    t = float(np.nextafter(neg[k], np.inf)) if k < neg.size else float(np.min(scores))
+    while k > 0 and neg[k - 1] >= t and neg[k - 1] == neg[k]:
+        k -= 1
+    hit = float((scores[y] >= t).mean())
+    realised = float((neg >= t).mean())
+    return t, hit, realised
+
+
+def rate(mask: np.ndarray) -> float:
+    return float(mask.mean()) if mask.size else float("nan")
+
+
+def faiss_single_thread() -> None:
+    """One OpenMP thread for FAISS: on 2 shared cores its default (all cores) spins ≈10× slower.
+
+    Used by the accuracy benches only (it changes speed, not answers); ``cache_scale.py``
+    measures both settings.
+    """
+    import faiss
+
+    faiss.omp_set_num_threads(1)

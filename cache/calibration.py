@@ -242,10 +242,11 @@ def calibrate(scores: Sequence[float] | np.ndarray, labels: Sequence[object] | n
             hi = mid - 1
     k_max = lo
     if k_max < n_neg and neg_desc[k_max] >= 1.0:
+        always = int((neg_desc >= 1.0).sum())
         raise InvalidInput(
-            f"no threshold in [0, 1] meets {target:.2%}: more than {k_max} labelled non-duplicates "
-            "hit at any threshold (identical or near-identical text, or cosine 1.0); check the labels "
-            "or raise the target"
+            f"no threshold in [0, 1] meets {target:.2%}: {always} of {n_neg} labelled non-duplicates "
+            f"({always / n_neg:.2%}) hit at any threshold (same or near-same text, or cosine 1.0) and the "
+            f"bound allows at most {k_max}; check those labels or raise the target"
         )
     if k_max >= n_neg or not np.isfinite(neg_desc[k_max]):
         finite = s[np.isfinite(s)]

@@ -70,8 +70,8 @@ def read_pairs(path: Path | str, *, limit: int | None = None) -> LabelledPairs:
                                "expected question1,question2,is_duplicate")
         for line, row in enumerate(reader, start=2):
             a, b = (row["question1"] or "").strip(), (row["question2"] or "").strip()
-            if not a or not b:
-                continue  # an empty question is not a pair anyone would look up
+            if not normalize_text(a) or not normalize_text(b):
+                continue  # nothing left to look up ("?"): the cache refuses such prompts
             first.append(a)
             second.append(b)
             labels.append(_label(row["is_duplicate"] or "", line))

@@ -1,0 +1,174 @@
+"""In-process lookup latency at 1k, 100k and 1M entries, memory per entry, and the embedding ratio.
+
+Entries are synthetic (prompt ``e<i>``) with embedding-like vectors: real USE embeddings of
+development questions plus Gaussian noise, re-normalized, so neighbourhoods look like real
+ones (pure random vectors flatter HNSW less). A stand-in embedder maps each text to its
+precomputed vector, which times everything *after* the embedding call — exact hash, fuzzy scan
+(small partitions), FAISS (flat below ``hnsw_threshold``, HNSW above), SQLite row fetch, slot
+guard, age check, counters — through the real ``SemanticCache.lookup``. The real embedder is
+timed on its own on short questions; the ratio of the two is the overhead of a semantic lookup
+beyond the embedding call.
+
+Half the lookups are near-duplicates of stored entries (hits), half are fresh (misses).
+Memory per entry = growth of the process's resident set while the cache fills / entries (FAISS
+vectors + HNSW graph + Python maps), and the SQLite file size / entries on disk.
+
+The machine (2 cores, shared with other engineers' jobs) makes p99 noisy: read p50 first.
+
+Usage: python bench/cache_scale.py [--sizes 1000 100000 1000000] [--lookups 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _cache_common import load_set, machine_line, percentile_ms
+
+from lastline import get_embedder, open_storage
+from lastline.cache import CacheConfig, SemanticCache
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def name(prefix: str, i: int) -> str:
+    """``entry bcd`` style names: letters only, so the slot guard sees no numbers to compare."""
+    letters = ""
+    while True:
+        i, r = divmod(i, 26)
+        letters = chr(97 + r) + letters
+        if not i:
+            return f"{prefix} {letters}"
+
+
+def index_of(text: str) -> int:
+    value = 0
+    for ch in text.split(" ", 1)[1]:
+        value = value * 26 + ord(ch) - 97
+    return value
+
+
+class VectorTable:
+    """The stand-in embedder: ``entry <i>`` → entry vector i, ``query <i>`` → query vector i."""
+
+    def __init__(self, model_id: str, entries: np.ndarray, queries: np.ndarray) -> None:
+        self.model_id, self.dim = model_id, entries.shape[1]
+        self.entries, self.queries = entries, queries
+
+    def load(self) -> None:
+        return None
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        table = {"e": self.entries, "q": self.queries}
+        return np.stack([table[t[0]][index_of(t)] for t in texts])
+
+
+def synthetic(base: np.ndarray, n: int, noise: float, rng: np.random.Generator) -> np.ndarray:
+    out = np.empty((n, base.shape[1]), dtype=np.float32)
+    for start in range(0, n, 100_000):
+        m = min(100_000, n - start)
+        v = base[rng.integers(0, len(base), m)] + rng.normal(0, noise / np.sqrt(base.shape[1]),
+                                                              (m, base.shape[1])).astype(np.float32)
+        out[start:start + m] = v / np.linalg.norm(v, axis=1, keepdims=True)
+    return out
+
+
+def run_size(n: int, base: np.ndarray, model_id: str, lookups: int, config: CacheConfig, label: str,
+             rng: np.random.Generator) -> dict[str, Any]:
+    entries = synthetic(base, n, 0.6, rng)
+    near = entries[rng.integers(0, n, lookups // 2)]
+    near = near + rng.normal(0, 0.05 / np.sqrt(base.shape[1]), near.shape).astype(np.float32)
+    fresh = synthetic(base, lookups - lookups // 2, 0.6, rng)
+    queries = np.concatenate([near / np.linalg.norm(near, axis=1, keepdims=True), fresh]).astype(np.float32)
+    table = VectorTable(model_id, entries, queries)
+    with tempfile.TemporaryDirectory(prefix="lastline-scale-") as tmp:
+        storage = open_storage(Path(tmp) / "scale.db")
+        gc.collect()
+        before = rss_mb()
+        cache = SemanticCache(storage, table, config)  # type: ignore[arg-type]
+        started = time.perf_counter()
+        batch = 20_000
+        for s in range(0, n, batch):
+            cache.put_many([{"prompt": name("entry", i), "response": f"answer {i}"}
+                            for i in range(s, min(n, s + batch))])
+        insert_s = time.perf_counter() - started
+        gc.collect()
+        grown = rss_mb() - before
+        db_bytes = sum(f.stat().st_size for f in Path(tmp).iterdir())
+        times, hits = [], 0
+        for j in range(lookups):
+            t0 = time.perf_counter()
+            res = cache.lookup(name("query", j), threshold=0.9)
+            times.append(time.perf_counter() - t0)
+            hits += res.hit
+        kind = cache.index.kind(("default", next(iter(cache.index._parts))[1])) if n else None
+        storage.close()
+    return {"n": n, "label": label, "index": kind, "p50": percentile_ms(times, 50), "p99": percentile_ms(times, 99),
+            "mean": float(np.mean(times) * 1000), "hit_share": hits / lookups, "insert_per_s": n / insert_s,
+            "rss_per_entry": grown * 2**20 / n, "disk_per_entry": db_bytes / n}
+
+
+def embed_timing(embedder: Any, texts: list[str]) -> tuple[float, float]:
+    for t in texts[:20]:
+        embedder.encode([t])
+    times = []
+    for t in texts:
+        t0 = time.perf_counter()
+        embedder.encode([t])
+        times.append(time.perf_counter() - t0)
+    return percentile_ms(times, 50), percentile_ms(times, 99)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", nargs="+", type=int, default=[1_000, 100_000, 1_000_000])
+    parser.add_argument("--lookups", type=int, default=2000)
+    parser.add_argument("--flat-too", action="store_true", help="also time exact flat search at each size")
+    parser.add_argument("--faiss-threads", type=int, default=0, help="OpenMP threads for FAISS (0: default)")
+    args = parser.parse_args()
+    import faiss
+
+    if args.faiss_threads:
+        faiss.omp_set_num_threads(args.faiss_threads)
+    rng = np.random.default_rng(5)
+    embedder = get_embedder("use", 1)
+    embedder.load()
+    qqp = load_set("qqp_val")
+    questions = list(dict.fromkeys(qqp.first))[:4000]  # type: ignore[attr-defined]
+    base = embedder.encode(questions)
+    e50, e99 = embed_timing(embedder, questions[:500])
+    print(f"# cache_scale — {machine_line()}; FAISS OpenMP threads: {args.faiss_threads or faiss.omp_get_max_threads()}"
+          f" (default = all cores)\n")
+    print(f"Embedding one short question ({embedder.model_id}, 1 thread): p50 {e50:.2f} ms, p99 {e99:.2f} ms.\n")
+    print("| entries | index | lookup p50 ms | p99 ms | mean ms | p50 / embedding p50 | hits | inserts/s "
+          "(no embedding) | RAM / entry | disk / entry |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    configs = [("default", CacheConfig(record_lookups=True))]
+    if args.flat_too:
+        configs.append(("flat", CacheConfig(record_lookups=True, hnsw_threshold=10**9)))
+    for n in args.sizes:
+        for label, config in configs:
+            if label == "flat" and n <= config.hnsw_threshold and n <= CacheConfig().hnsw_threshold:
+                continue
+            r = run_size(n, base, embedder.model_id, args.lookups, config, label, rng)
+            print(f"| {n:,} | {r['index']} | {r['p50']:.3f} | {r['p99']:.3f} | {r['mean']:.3f} | "
+                  f"{r['p50'] / e50:.2f} | {r['hit_share']:.0%} | {r['insert_per_s']:,.0f} | "
+                  f"{r['rss_per_entry']:,.0f} B | {r['disk_per_entry']:,.0f} B |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
