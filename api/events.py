@@ -16,7 +16,11 @@ from pydantic import BaseModel
 
 from lastline import Migration, SQLiteStorage
 
-__all__ = ["MIGRATIONS", "Event", "EventStore", "NewEvent"]
+__all__ = ["DEFAULT_RETENTION_S", "MIGRATIONS", "Event", "EventStore", "NewEvent"]
+
+#: Events older than this are deleted (checked every ``_PRUNE_EVERY`` inserts): 30 days.
+DEFAULT_RETENTION_S = 30 * 86400
+_PRUNE_EVERY = 1000
 
 
 def _create_events(conn: Any) -> None:
@@ -93,9 +97,12 @@ _COLUMNS = list(Event.model_fields)
 class EventStore:
     """Append and read degradation events; text columns are written only when ``log_content``."""
 
-    def __init__(self, storage: SQLiteStorage, *, log_content: bool = False) -> None:
+    def __init__(self, storage: SQLiteStorage, *, log_content: bool = False,
+                 retention_s: float = DEFAULT_RETENTION_S) -> None:
         self.storage = storage
         self.log_content = log_content
+        self.retention_s = retention_s
+        self._inserts = 0
         storage.migrate(MIGRATIONS)
 
     def record(self, event: NewEvent) -> int:
@@ -110,7 +117,17 @@ class EventStore:
                 f"INSERT INTO api_events ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
                 [row[c] for c in cols],
             )
-            return int(cur.lastrowid)
+            event_id = int(cur.lastrowid)
+        self._inserts += 1
+        if self._inserts % _PRUNE_EVERY == 0:
+            self.prune()
+        return event_id
+
+    def prune(self, *, older_than_s: float | None = None) -> int:
+        """Delete events older than the retention period; returns how many."""
+        cutoff = time.time() - (self.retention_s if older_than_s is None else older_than_s)
+        with self.storage.atomic() as conn:
+            return int(conn.execute("DELETE FROM api_events WHERE ts < ?", (cutoff,)).rowcount)
 
     def list(self, *, tenant: str, limit: int = 50, since: float | None = None) -> list[Event]:
         """Newest first; ``since`` is a Unix time (events strictly after it)."""

@@ -177,3 +177,12 @@ def test_expired_entry_is_served_stale_with_low_confidence_and_says_so(runtime: 
     assert got.notice.endswith("(This cached answer has expired.)")
     with pytest.raises(NoFallbackAnswer):
         ask(runtime, prompt=PROMPT, mode="intercept")
+
+
+def test_old_events_are_pruned_by_age(runtime: Runtime) -> None:
+    runtime.defaults.put(tenant="default", task="*", default=DeclaredDefault(answer="x"))
+    ask(runtime, prompt="first")
+    time.sleep(0.05)
+    ask(runtime, prompt="second")
+    assert runtime.events.prune(older_than_s=0.03) == 1
+    assert [e.tier for e in runtime.events.list(tenant="default")] == ["default"]
