@@ -36,13 +36,23 @@ _PATTERNS = [
               r"\s*(?P<ap>[ap]\.?m\.?)(?![a-z])"),
 ]
 _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
+# Cheap gates: a pattern only runs when the text has what it needs (digits, a month name, a keyword).
+_HAS_DIGIT = re.compile(r"\d")
+_HAS_MONTH = re.compile(rf"\b(?:{_MON})", re.IGNORECASE)
+_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming)\b", re.IGNORECASE)
+_NEEDS = {"iso": "digit", "num": "digit", "mdy": "month", "dmy": "month", "my": "month", "rel": "rel", "wd": "rel",
+          "in": "digit", "dur": "digit", "clock": "digit"}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
 
 def find_en(folded: str, ref: datetime, day_first: bool = False) -> Iterator[DateHit]:
     if not re.search(r"[0-9A-Za-z]", folded):
         return
+    have = {"digit": bool(_HAS_DIGIT.search(folded)), "month": bool(_HAS_MONTH.search(folded)),
+            "rel": bool(_HAS_REL.search(folded))}
     for name, rx in _COMPILED:
+        if not have[_NEEDS[name]]:
+            continue
         for m in rx.finditer(folded):
             hit = _hit(name, m, ref, day_first)
             if hit is not None:

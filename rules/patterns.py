@@ -45,6 +45,7 @@ ORDER_RE = re.compile(
 )
 CODE_RE = re.compile(r"(?<![A-Za-z0-9\-_])(?=[A-Za-z0-9\-]*\d)(?=[A-Za-z0-9\-]*[A-Za-z])[A-Za-z][A-Za-z0-9\-]{4,39}"
                      r"(?![A-Za-z0-9\-_@.]\w)")
+_DIGIT = re.compile(r"\d")
 _WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _CHECK = "10X98765432"
 
@@ -98,7 +99,7 @@ def find_patterns(text: str, folded: str) -> Iterator[Entity]:
     for m in ID_CARD_RE.finditer(folded):
         if id_card_valid(m.group()):
             yield Entity("id_card", text[m.start():m.end()], m.start(), m.end(), m.group().upper())
-    if any(ch.isdigit() for ch in folded):
+    if _DIGIT.search(folded):
         for m in PHONE_RE.finditer(folded):
             yield from _phones(text, folded, m.start(), m.group())
         for m in ORDER_RE.finditer(folded):
