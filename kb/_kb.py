@@ -236,7 +236,7 @@ class KnowledgeBase:
             texts.extend(
                 embedding_text(document.kind, document.title, c.heading, c.text, document.question) for c in chunks
             )
-        vectors = self.embedder.encode(texts) if texts else np.zeros((0, self.embedder.dim), np.float32)
+        vectors = self._encode_unique(texts)
         written = 0
         with self.storage.atomic() as conn:
             for doc_id, document, digest, chunks in planned:
@@ -247,6 +247,17 @@ class KnowledgeBase:
                 )
                 vectors = vectors[n:]
         return written
+
+    def _encode_unique(self, texts: list[str]) -> np.ndarray:
+        """Encode each distinct text once (repeated boilerplate chunks and FAQ questions are common)."""
+        if not texts:
+            return np.zeros((0, self.embedder.dim), np.float32)
+        unique = list(dict.fromkeys(texts))
+        encoded = self.embedder.encode(unique)
+        if len(unique) == len(texts):
+            return encoded
+        row = {text: i for i, text in enumerate(unique)}
+        return encoded[[row[t] for t in texts]]
 
     def _delete_many(self, tenant: str, doc_ids: list[str]) -> list[str]:
         removed = []
