@@ -174,3 +174,40 @@ def test_render_needs_exactly_one_source(engine: RuleEngine) -> None:
         engine.render(data={})
     with pytest.raises(NotFound):
         engine.render(template_id="contract_zh.nope", data={})
+
+
+def test_runtime_rules_reads_the_rules_dir_setting(tmp_path: Path) -> None:
+    from lastline import load_settings
+    from lastline.api.runtime import Runtime
+
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    (rules_dir / "shop.yaml").write_text(PACK, encoding="utf-8")
+    runtime = Runtime.open(load_settings(db=tmp_path / "x.db", rules_dir=rules_dir))
+    try:
+        assert runtime.rules.pack("shop").name == "shop"
+        assert runtime.rules.match_task("receipt", "").name == "shop"
+    finally:
+        runtime.close()
+
+
+def test_default_rules_dir_is_data_rules() -> None:
+    from lastline import load_settings
+
+    assert load_settings().rules_dir == Path("data/rules")
+
+
+def test_a_timed_out_fallback_pattern_is_an_error_not_a_hang() -> None:
+    slow = "name: slow\nrules:\n  - id: x\n    patterns: ['(?<=x)(a+)+\\1$']\n"
+    from lastline.rules.extract import extract_fields
+
+    result = extract_fields(load_pack(parse_pack_yaml(slow)), "x" + "a" * 30_000 + "b")
+    assert result.fields == {"x": None}
+    assert result.valid is False
+    assert any("ran past" in e for e in result.errors)
+
+
+def test_document_language_decides_the_yen_sign() -> None:
+    engine = RuleEngine()
+    zh = engine.extract("甲方：A公司\n合同金额：¥5,000", pack="contract_zh").fields["amount"]
+    assert zh == {"amount": "5000", "currency": "CNY"}
