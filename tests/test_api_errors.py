@@ -96,3 +96,23 @@ def test_wrong_method_is_json_405(small_server: LiveServer) -> None:
 def test_bad_query_parameter_is_422(small_server: LiveServer) -> None:
     body = _error(httpx.get(small_server.url("/v1/events"), params={"limit": "many"}), 422, "invalid_input")
     assert body["detail"].startswith("query.limit:")
+
+
+def test_huge_declared_body_is_refused_without_waiting_for_it(small_server: LiveServer) -> None:
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(small_server.base_url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+        sock.sendall(
+            b"POST /v1/fallback HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 1000000000\r\n\r\n{\"prompt\": \""
+        )  # 1 GB announced, a dozen bytes sent: the answer must come now, not after a gigabyte
+        reply = ""
+        while '"}' not in reply:  # headers and body may arrive in separate segments
+            chunk = sock.recv(4096).decode("latin-1")
+            if not chunk:
+                break
+            reply += chunk
+    assert reply.startswith("HTTP/1.1 413")
+    assert '"payload_too_large"' in reply
