@@ -108,6 +108,7 @@ async def drive(base: str, path: str, bodies: list[dict], concurrency: int, seco
 
 def run(seconds: float, n_entries: int) -> tuple[list[dict[str, object]], str]:
     pairs = load_pairs(n_entries)
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
         proc, base = start_server(tmp)
@@ -133,7 +134,8 @@ def run(seconds: float, n_entries: int) -> tuple[list[dict[str, object]], str]:
         finally:
             proc.terminate()
             proc.wait(timeout=10)
-    return rows, machine()
+    load_after = os.getloadavg()[0]
+    return rows, f"{machine()}; 1-min load average {load_before:.1f} before, {load_after:.1f} after"
 
 
 def table(rows: list[dict[str, object]], where: str, seconds: float, n_entries: int) -> str:
