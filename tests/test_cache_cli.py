@@ -156,3 +156,28 @@ def test_import_rejects_a_row_without_response(tmp_path: Path) -> None:
         [sys.executable, "-m", "lastline.api", "cache", "import", str(bad), "--db", str(tmp_path / "c.db")],
         capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert result.returncode == 2 and "bad.jsonl:1: needs a non-empty 'prompt' and a 'response'" in result.stderr
+
+
+def test_calibrate_from_feedback_uses_served_semantic_hits(tmp_path: Path, embedder: Embedder) -> None:
+    from lastline import open_storage
+
+    db = tmp_path / "fb.db"
+    storage = open_storage(db)
+    cache = SemanticCache(storage, embedder)
+    need = min_negatives(0.05)
+    topics = [f"{a} {b}" for a in ("red", "blue", "green", "black", "white", "yellow", "pink", "grey")
+              for b in ("shoes", "hats", "bags", "coats", "scarves", "gloves", "socks", "belts")][:need + 5]
+    cache.put_many([{"prompt": f"Do you sell {t}?", "response": f"yes, {t}"} for t in topics])
+    served = 0
+    for t in topics:
+        res = cache.lookup(f"Can I buy {t} from you?", threshold=0.3)
+        if res.hit and res.layer == "semantic":
+            cache.feedback(correct=res.answer == f"yes, {t}", lookup_id=res.lookup_id)
+            served += 1
+    storage.close()
+    assert served >= need
+    out = json.loads(_invoke("cache", "calibrate", "--from-feedback", "--target-false-hit", "0.05",
+                             "--db", str(db), "--json").stdout)
+    assert out["basis"] == "feedback" and out["stored"] is True and out["bound"] <= 0.05
+    stats = json.loads(_invoke("cache", "stats", "--db", str(db), "--json").stdout)
+    assert stats["calibrated"] is True and stats["threshold"]["intercept"]["source"] == "feedback"
