@@ -27,11 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from lastline import normalize_text
-
-try:  # the rules tier owns entity extraction; a stand-in serves until it lands
-    from lastline.rules import find_entities
-except ImportError:  # pragma: no cover - removed once lastline.rules.find_entities exists
-    from ._entities_shim import find_entities
+from lastline.rules import find_entities
 
 __all__ = ["SlotGuard", "Slots", "extract_slots", "slot_guard_ok"]
 
