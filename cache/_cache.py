@@ -27,6 +27,7 @@ from lastline import Embedder, InvalidInput, NotFound, Storage
 
 from . import _validate as v
 from ._config import CacheConfig, LookupResult, Mode
+from ._fuzzy import typo_similarity
 from ._index import VectorIndex
 from ._store import EntryRow, NewEntry, Store, context_hash
 from ._thresholds_api import ThresholdsMixin
@@ -242,6 +243,20 @@ class SemanticCache(ThresholdsMixin):
     def slot_guard_ok(self, a: str, b: str) -> bool:
         """The value-agreement check used on fuzzy and semantic candidates."""
         return self.guard.ok(a, b)
+
+    def fuzzy_match(self, a: str, b: str) -> float | None:
+        """The fuzzy layer's text test (typo-only, ratio pre-filter) on two prompts, without the guard.
+
+        Returns the similarity it would report (ratio / 100), or None when it would not match;
+        ``None`` too for texts equal after normalization (that is the exact layer's hit).
+        Exposed so benches and pair scoring judge pairs exactly as a lookup does.
+        """
+        from lastline import normalize_text
+
+        na, nb = normalize_text(a), normalize_text(b)
+        if not na or not nb or na == nb:
+            return None
+        return typo_similarity(na, nb, self.config.fuzzy_min_ratio)
 
     def count(self, *, tenant: str = "default") -> int:
         return self._store.usage(v.check_tenant(tenant))[0]
