@@ -148,3 +148,8 @@ app.add_typer(cli_kb.app, name="kb")
 from . import cli_rules  # noqa: E402  (sub-apps import the helpers above)
 
 app.add_typer(cli_rules.app, name="rules")
+
+
+from . import cli_fallback  # noqa: E402  (sub-apps import the helpers above)
+
+app.add_typer(cli_fallback.app, name="fallback")
