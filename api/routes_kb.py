@@ -135,7 +135,7 @@ async def add_document(request: Request, runtime: RuntimeDep, tenant: TenantDep)
         lambda: kb.add_document(tenant=tenant, title=body.title, text=body.text, source=body.source,
                                 metadata=body.metadata, doc_id=body.id, collection=body.collection, tags=body.tags)
     )
-    return DocumentOut(id=doc_id, chunks=chunks)
+    return DocumentOut(id=doc_id, chunks=chunks, documents=None)
 
 
 @router.post("/search", response_model=SearchOut, responses=_ERRORS)

@@ -69,7 +69,7 @@ def content_hash(document: ParsedDocument, max_chars: int, overlap: int) -> str:
 def _files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
-    found = []
+    found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(path):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         found.extend(Path(dirpath) / name for name in sorted(filenames) if not name.startswith("."))

@@ -210,7 +210,14 @@ class KnowledgeBase:
     def answer(
         self, query: str, *, tenant: str = "default", filters: Mapping[str, Any] | Filters | None = None
     ) -> Answer | None:
-        """An extractive answer (FAQ or cited passages) with a confidence, or None below the floor."""
+        """An extractive answer (FAQ or cited passages) with a confidence, or None below the floor.
+
+        Never rejects a prompt for its length: the ladder hands over whole agent prompts, whose
+        question is usually at the end, so only the last ``MAX_QUERY_CHARS`` characters are used.
+        """
+        query = query[-MAX_QUERY_CHARS:] if isinstance(query, str) else query
+        if not isinstance(query, str) or not query.strip():
+            return None
         results = self.search(query, tenant=tenant, k=self.config.answer_candidates, filters=filters)
         return compose_answer(query, results, self.config)
 

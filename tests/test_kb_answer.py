@@ -67,3 +67,9 @@ def test_notice_follows_the_question_language(kb: KnowledgeBase) -> None:
     en = kb.answer("What is lastline?")
     assert zh is not None and en is not None
     assert "知识库" in zh.notice and "knowledge base" in en.notice
+
+
+def test_long_or_empty_prompts_never_raise(kb: KnowledgeBase) -> None:
+    long_prompt = "You are a helpful agent. " * 2000 + "How do I calibrate the cache threshold?"
+    kb.answer(long_prompt)  # longer than search() accepts: the tail is used instead of a 422
+    assert kb.answer("   ") is None
