@@ -10,7 +10,7 @@ import httpx
 import openai
 import pytest
 
-from lastline import NoDegradedWrites, NoFallbackAnswer, Unauthorized
+from lastline import InvalidInput, NoDegradedWrites, NoFallbackAnswer, Unauthorized
 from lastline.api.client import LastlineClient
 
 
@@ -177,6 +177,16 @@ def test_client_round_trip_and_errors_as_lastline_exceptions(ll: LastlineClient)
     assert refused.value.extra["idempotency_key"] == "book-12"
     with pytest.raises(NoFallbackAnswer):
         ll.fallback("How many lighthouses are there in Portugal?")
+
+
+def test_client_writes_chat_answers_back_and_reads_openai_shaped_errors(ll: LastlineClient, oai: openai.OpenAI) -> None:
+    messages = [{"role": "system", "content": "You answer for the city library."},
+                {"role": "user", "content": "Can I renew a book online?"}]
+    ll.chat_writeback(messages, content="Yes, up to three times, in your library account.")
+    reply = oai.chat.completions.create(model="lastline", messages=messages)
+    assert reply.choices[0].message.content == "Yes, up to three times, in your library account."
+    with pytest.raises(InvalidInput, match="finish_reason"):
+        ll.chat_writeback(messages, completion={"choices": [{"finish_reason": "length", "message": {"content": "Ye"}}]})
 
 
 def test_tenants_stay_apart_and_missing_keys_are_openai_401s(tenant_server: Any) -> None:
