@@ -171,6 +171,11 @@ def test_langchain_cache_adapter_writes_back_serves_with_provenance_and_clears(l
         assert again.content == "Online check-in opens 24 hours before departure."
         assert again.response_metadata["lastline"]["layer"] == "exact"
         assert again.response_metadata["lastline"]["source"] == "cache"
+        # a near rewrite is served too (cosine ≈ 0.99 with the default embedder), with its similarity
+        rewrite = model.invoke("When does online check in open?")
+        assert rewrite.content == "Online check-in opens 24 hours before departure."
+        assert rewrite.response_metadata["lastline"]["layer"] in ("fuzzy", "semantic")
+        assert rewrite.response_metadata["lastline"]["similarity"] > 0.9
         cache.clear()
         assert model.invoke("When does online check-in open?").content == "second answer"
     finally:

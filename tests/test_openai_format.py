@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given
@@ -123,3 +125,12 @@ def test_plain_requests_are_reads_and_bad_options_are_invalid() -> None:
         lastline_options(_request(metadata={"lastline": "{not json"}), {})
     with pytest.raises(InvalidInput):
         lastline_options(_request(), {"x-lastline-operation": "delete"})
+
+
+def test_the_core_install_imports_no_client_library() -> None:
+    """LangChain, LiteLLM and openai are extras: the app, the client and the chat face never import them."""
+    code = ("import sys, lastline.api, lastline.api.client, lastline.api.routes_openai; "
+            "print(sorted(m for m in ('langchain_core', 'litellm', 'openai') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
