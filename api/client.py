@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from lastline import Answer, LastlineError, errors
 
-__all__ = ["CacheLookup", "Entity", "Extraction", "LastlineClient", "SearchResult"]
+__all__ = ["CacheLookup", "Entity", "Extraction", "LastlineClient", "SearchResult", "raise_for_error"]
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8765"
 DEFAULT_TIMEOUT_S = 10.0
