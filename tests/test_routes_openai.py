@@ -69,6 +69,22 @@ def test_openai_client_streams_the_answer_with_usage(ll: LastlineClient, oai: op
     assert chunks[-1].choices == [] and chunks[-1].usage is not None
 
 
+def test_a_knowledge_base_answer_streams_with_its_citations(ll: LastlineClient, oai: openai.OpenAI) -> None:
+    ll.kb_add_document(title="Pet policy", source="policies/pets.md",
+                       text="# Pets\n\nSmall dogs and cats are welcome in all rooms for a fee of 20 euros per night.")
+    raw = oai.chat.completions.with_raw_response.create(
+        model="lastline", stream=True, messages=[{"role": "user", "content": "Are dogs allowed in the rooms?"}]
+    )
+    assert raw.headers["x-lastline-source"] == "kb"
+    assert raw.headers["x-lastline-degradation-depth"] == "3"
+    chunks = list(raw.parse())
+    assert "dogs and cats are welcome" in "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    envelope = chunks[0].model_extra["lastline"]
+    assert envelope["source"] == "kb"
+    assert envelope["citations"][0]["source"] == "policies/pets.md"
+    assert envelope["citations"][0]["title"] == "Pet policy"
+
+
 def test_nothing_to_answer_is_an_openai_error_sent_once(live_server: Any, oai: openai.OpenAI) -> None:
     before = requests_logged(live_server, '"POST /v1/chat/completions HTTP/1.1" 422')
     with pytest.raises(openai.UnprocessableEntityError) as caught:
