@@ -23,6 +23,8 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from lastline import Embedder, InvalidInput, NotFound, Storage
 
 from . import _validate as v
@@ -63,8 +65,6 @@ class SemanticCache(ThresholdsMixin):
 
     def rebuild(self) -> int:
         """Re-embed rows of another model id, then rebuild FAISS from SQLite; return vector count."""
-        import numpy as np
-
         with self._write_lock:
             while rows := self._store.foreign_model_rows(self.model_id, 512):
                 self._store.set_vectors(self.model_id, [r[0] for r in rows],
@@ -131,12 +131,21 @@ class SemanticCache(ThresholdsMixin):
             for i, (item, norm, phash, ctx, expires) in enumerate(prepared)
         ]
         with self._write_lock:
-            written = self._store.insert(entries, now)
-            self.index.remove([old for _, _, old in written if old is not None])
+            with self.storage.atomic():  # rows, tags and LRU eviction commit together
+                written = self._store.insert(entries, now)
+                evicted = self._store.evict_lru(tenant, self.config.max_entries, self.config.max_bytes)
+            replaced = {old for _, _, old in written if old is not None}  # incl. repeats within the batch
+            self.index.remove(list(replaced))
+            by_part: dict[tuple[str, str], tuple[list[int], list[Any], list[str]]] = {}
             for i, ((_, seq, _), entry) in enumerate(zip(written, entries, strict=True)):
-                if i in vec_of:
-                    self.index.add((tenant, entry.context_hash), [seq], vec_of[i], [entry.prompt_norm])
-            self.index.remove(self._store.evict_lru(tenant, self.config.max_entries, self.config.max_bytes))
+                if i in vec_of and seq not in replaced:
+                    ids, vecs, norms = by_part.setdefault((tenant, entry.context_hash), ([], [], []))
+                    ids.append(seq)
+                    vecs.append(vec_of[i])
+                    norms.append(entry.prompt_norm)
+            for key, (ids, vecs, norms) in by_part.items():
+                self.index.add(key, ids, np.stack(vecs), norms)
+            self.index.remove(evicted)
         return [entry_id for entry_id, _, _ in written]
 
     def delete(self, entry_id: str, *, tenant: str = "default") -> bool:

@@ -13,6 +13,9 @@ SQLite by the caller, so a race between a delete and an add can never serve a de
 
 Only vectors of the cache's own model id ever enter an index; rows of another model are
 re-embedded at start-up, never mixed.
+
+FAISS runs on one OpenMP thread: a lookup searches one query vector, and on a busy 2-core host
+OpenMP's spinning workers turned a 0.15 ms flat search over 2k vectors into 35 ms on average.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ import numpy as np
 __all__ = ["PartitionIndex", "VectorIndex"]
 
 PartitionKey = tuple[str, str]
+
+faiss.omp_set_num_threads(1)
 
 
 @dataclass

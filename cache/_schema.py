@@ -130,8 +130,16 @@ def _thresholds(conn: object) -> None:
     )
 
 
+def _seq_counter(conn: object) -> None:
+    """Never reuse a row id: FAISS ids must not come back after a delete (HNSW tombstones them)."""
+    run = conn.execute  # type: ignore[attr-defined]
+    run("CREATE TABLE cache_seq (id INTEGER PRIMARY KEY CHECK (id = 1), next INTEGER NOT NULL)")
+    run("INSERT INTO cache_seq (id, next) SELECT 1, COALESCE(MAX(seq), 0) + 1 FROM cache_entries")
+
+
 MIGRATIONS = [
     Migration("cache_0001_entries", _entries),
     Migration("cache_0002_lookups_feedback_counters", _lookups),
     Migration("cache_0003_thresholds", _thresholds),
+    Migration("cache_0004_seq_counter", _seq_counter),
 ]

@@ -116,15 +116,15 @@ class Store:
                 if old:
                     conn.execute("DELETE FROM cache_entries WHERE seq = ?", (old[0],))
                 blob = None if e.vector is None else np.asarray(e.vector, dtype=np.float32).tobytes()
-                cur = conn.execute(
-                    "INSERT INTO cache_entries (id, tenant, context_hash, prompt, prompt_norm, prompt_hash,"
+                seq = int(conn.execute("UPDATE cache_seq SET next = next + 1 RETURNING next - 1").fetchone()[0])
+                conn.execute(
+                    "INSERT INTO cache_entries (seq, id, tenant, context_hash, prompt, prompt_norm, prompt_hash,"
                     " response, vector, model_id, created_at, expires_at, used_at, bytes, tags, metadata)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (entry_id, e.tenant, e.context_hash, e.prompt, e.prompt_norm, e.prompt_hash, e.response,
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (seq, entry_id, e.tenant, e.context_hash, e.prompt, e.prompt_norm, e.prompt_hash, e.response,
                      blob, e.model_id, now, e.expires_at, now, e.nbytes, json.dumps(list(e.tags)),
                      json.dumps(e.metadata) if e.metadata is not None else None),
                 )
-                seq = int(cur.lastrowid)
                 conn.executemany(
                     "INSERT OR IGNORE INTO cache_entry_tags (seq, tenant, tag) VALUES (?, ?, ?)",
                     [(seq, e.tenant, tag) for tag in e.tags],

@@ -92,6 +92,14 @@ def test_same_prompt_and_context_replaces_the_answer_and_keeps_the_id(cache: Sem
     assert cache.index.stats()["vectors"] == 1
 
 
+def test_a_prompt_repeated_within_one_batch_keeps_the_last_answer_once(cache: SemanticCache) -> None:
+    ids = cache.put_many([{"prompt": "Same question?", "response": "first"},
+                          {"prompt": "same question", "response": "second"}])
+    assert ids[0] == ids[1]
+    assert cache.lookup("Same question").answer == "second"
+    assert cache.count() == 1 and len(cache.index) == 1
+
+
 def test_exact_only_entries_never_match_by_similarity(cache: SemanticCache) -> None:
     cache.put('{"city": "Paris"}', "18°C", context="weather_tool@1", exact_only=True)
     assert cache.lookup('{"city": "Paris"}', context="weather_tool@1").layer == "exact"
