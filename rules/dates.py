@@ -71,7 +71,7 @@ def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
         if nxt and h.type in _DATEISH and nxt.type in _DATEISH and _JOIN.fullmatch(folded[h.end:nxt.start]) \
                 and len(folded[h.end:nxt.start]) <= 4:
             start = h.start
-            m = _FROM.search(folded, 0, h.start)
+            m = _FROM.search(folded, max(0, h.start - 10), h.start)
             if m:
                 start = m.start()
             end = nxt.end
@@ -91,7 +91,7 @@ def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
             kind = "timerange" if h.type == "time" else "daterange"
             a = _AFTER.match(folded, h.end)
             b = _BEFORE.match(folded, h.end)
-            p = _BEFORE_PREFIX.search(folded, 0, h.start)
+            p = _BEFORE_PREFIX.search(folded, max(0, h.start - 10), h.start)
             if a and not _is_relative_offset(folded, h):
                 since = h.value
                 if re.fullmatch(r"\d{4}", since) and re.search(r"[之以][后後]", a.group()) \

@@ -8,6 +8,7 @@ skipped rather than raised: the semantic cache calls this on every candidate ans
 
 from __future__ import annotations
 
+import bisect
 import logging
 from collections.abc import Callable, Collection, Iterable
 from datetime import datetime
@@ -84,8 +85,16 @@ def _resolve(candidates: list[Entity]) -> list[Entity]:
         (c for c in candidates if c.end > c.start),
         key=lambda e: (-(e.end - e.start), PRECEDENCE.get(e.type, 99), e.start),
     )
+    # Taken spans never overlap, so sorted by start they are also sorted by end: a candidate only
+    # needs checking against its two neighbours (O(log n) each, not O(n)).
+    starts: list[int] = []
     taken: list[Entity] = []
     for cand in ordered:
-        if all(cand.end <= t.start or cand.start >= t.end for t in taken):
-            taken.append(cand)
-    return sorted(taken, key=lambda e: e.start)
+        i = bisect.bisect_right(starts, cand.start)
+        if i > 0 and taken[i - 1].end > cand.start:
+            continue
+        if i < len(taken) and taken[i].start < cand.end:
+            continue
+        starts.insert(i, cand.start)
+        taken.insert(i, cand)
+    return taken

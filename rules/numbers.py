@@ -8,6 +8,7 @@ accepts nonsense in smart mode; the bench compares both.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
@@ -194,5 +195,10 @@ def _letter_after(folded: str, end: int) -> bool:
 
 
 def _inside_word(stops: list[tuple[int, int]], start: int, end: int) -> bool:
-    """True when the whole match lies inside a word like 一切 or 千万 (so 两千万 is still a number)."""
-    return any(a <= start and b >= end for a, b in stops)
+    """True when the whole match lies inside a word like 一切 or 千万 (so 两千万 is still a number).
+
+    ``stops`` is sorted by start and its words are at most 3 characters long, so only the few
+    stops starting just before ``start`` can contain the match (bisect, not a scan).
+    """
+    i = bisect.bisect_right(stops, (start, 1 << 62))
+    return any(a <= start and b >= end for a, b in stops[max(0, i - 4):i])

@@ -15,8 +15,11 @@ from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, parse_number
 
 __all__ = ["find_percent"]
 
-_N = rf"(?:(?<![0-9A-Za-z])[-+]|[负負])?(?:[0-9{CN_NUM_CHARS}点點.,](?:[ ]*[0-9{CN_NUM_CHARS}点點.,])*)[kK]?"
-_SP = "[ ]*"
+# Bounded repetition everywhere: per start position the work is constant, so a scan stays linear
+# even on adversarial input (a long run of digits and spaces).
+_N = (rf"(?:(?<![0-9A-Za-z])[-+]|[负負])?(?<![0-9{CN_NUM_CHARS}点點.,])"
+      rf"(?:[0-9{CN_NUM_CHARS}点點.,](?:[ ]{{0,3}}[0-9{CN_NUM_CHARS}点點.,]){{0,24}})[kK]?")
+_SP = "[ ]{0,3}"
 _FRACTION: dict[str, Decimal] = {
     "百": Decimal(1), "佰": Decimal(1), "千": Decimal("0.1"), "仟": Decimal("0.1"), "万": Decimal("0.01"),
              "萬": Decimal("0.01"), "百万": Decimal("0.0001"), "百萬": Decimal("0.0001"),
@@ -25,7 +28,8 @@ PERCENT_RE = re.compile(
     rf"(?=[-+负負.0-9{CN_NUM_CHARS}对半])(?P<neg>[负負-])?(?P<of>百万|百萬|万万|萬萬|[百佰千仟万萬]){_SP}分{_SP}之{_SP}(?P<n1>{_N}|百)"
     rf"|(?P<n2>{_N}){_SP}(?:%|[个個]{_SP}百{_SP}分{_SP}[点點]|[ ]?(?:percent|per cent|pct)\b)"
     rf"|(?P<half>对折|半成)"
-    rf"|(?P<n3>[0-9{CN_DIGITS}十](?:[ ]*[0-9{CN_DIGITS}点點.])*){_SP}(?P<unit>[折成])(?P<tail>{_SP}[{CN_DIGITS}])?"
+    rf"|(?P<n3>(?<![0-9{CN_DIGITS}十点點.])[0-9{CN_DIGITS}十](?:[ ]{{0,3}}[0-9{CN_DIGITS}点點.]){{0,6}})"
+    rf"{_SP}(?P<unit>[折成])(?P<tail>{_SP}[{CN_DIGITS}])?"
 )
 _SKIP_CHENG = re.compile(r"成(?:为|功|本|立|交|年|员|就|绩|果|熟|长|都|品|分|人|型|全|效|事)")
 

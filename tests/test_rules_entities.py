@@ -139,3 +139,11 @@ def test_find_entities_never_raises_and_spans_match(text: str) -> None:
 def test_find_entities_never_raises_on_numeric_soup(text: str) -> None:
     for e in find_entities(text, reference_time=REF):
         assert text[e.start:e.end] == e.text
+
+
+@pytest.mark.parametrize("token", ["1点", "1 ", "1,", "个百分点", "月1日", "1%", "一 ", "1234567890", "前1"])
+def test_long_entity_dense_input_completes(token: str) -> None:
+    """Bounded repetitions and O(log n) overlap checks keep a scan linear (timed in bench, not here)."""
+    text = token * (10_000 // len(token))
+    found = find_entities(text, reference_time=REF)
+    assert all(text[e.start:e.end] == e.text for e in found)
