@@ -73,3 +73,14 @@ def test_long_or_empty_prompts_never_raise(kb: KnowledgeBase) -> None:
     long_prompt = "You are a helpful agent. " * 2000 + "How do I calibrate the cache threshold?"
     kb.answer(long_prompt)  # longer than search() accepts: the tail is used instead of a 422
     assert kb.answer("   ") is None
+
+
+def test_docs_quickstart_example_runs(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    example = Path(__file__).resolve().parents[1] / "docs" / "examples" / "kb_quickstart.py"
+    done = subprocess.run([sys.executable, str(example), str(tmp_path / "kb.db")], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "'added': " in done.stdout and "Hotels up to 150 euros" in done.stdout
