@@ -23,6 +23,7 @@ from lastline.errors import InvalidInput
 __all__ = ["MAX_JSON_CHARS", "repair_json"]
 
 MAX_JSON_CHARS = 1_000_000
+MAX_DEPTH = 200  # deeper nesting is refused rather than handed to a recursive parser
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)(?:```|$)", re.DOTALL)
 _TOKEN = re.compile(
     r"""\s*(?:(?P<dq>"(?:[^"\\]|\\.)*")|(?P<sq>'(?:[^'\\]|\\.)*')|(?P<num>-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)"""
@@ -41,10 +42,14 @@ def repair_json(text: str, schema: dict[str, Any] | None = None) -> Any:
     candidate = _unfence(text).strip()
     try:
         value = json.loads(candidate, parse_constant=_no_constants)
+    except RecursionError:
+        raise InvalidInput(f"JSON nested deeper than {MAX_DEPTH} levels") from None
     except (json.JSONDecodeError, ValueError):
         rebuilt = _rebuild(_json_span(candidate))
         try:
             value = json.loads(rebuilt, parse_constant=_no_constants)
+        except RecursionError:
+            raise InvalidInput(f"JSON nested deeper than {MAX_DEPTH} levels") from None
         except (json.JSONDecodeError, ValueError) as exc:
             raise InvalidInput(f"cannot repair JSON without guessing: {exc}") from None
     if schema is not None:
@@ -93,6 +98,8 @@ def _rebuild(text: str) -> str:
                 if last == "value":
                     out.append(",")  # a missing comma between two values
                 stack.append("}" if tok == "{" else "]")
+                if len(stack) > MAX_DEPTH:
+                    raise InvalidInput(f"JSON nested deeper than {MAX_DEPTH} levels")
                 out.append(tok)
                 last, _expect_value = "open", True
             elif tok in "}]":

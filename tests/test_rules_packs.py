@@ -155,10 +155,15 @@ def test_pattern_re2_cannot_run_falls_back_with_a_time_limit() -> None:
     "{{ data.__init__.__globals__ }}",
     "{% for i in range(10**7) %}x{% endfor %}",
     "{{ data.update({'a': 1}) }}",
+    "{% for i in range(1000) %}{% for j in range(1000) %}{% for k in range(1000) %}"
+    "{% endfor %}{% endfor %}{% endfor %}",
+    "{% for a in xs %}{% for b in xs %}{% for c in xs %}{% endfor %}{% endfor %}{% endfor %}",
+    "{{ 'a' * 1000000000 }}",
+    "{{ 10 ** 10000000 }}",
 ])
 def test_templates_refuse_access_to_internals(template: str) -> None:
     with pytest.raises(InvalidInput):
-        render_template(template, {"data": {"a": 0}})
+        render_template(template, {"data": {"a": 0}, "xs": list(range(1000))})
 
 
 def test_template_strict_undefined_and_rendering(engine: RuleEngine) -> None:

@@ -36,6 +36,12 @@ def test_gaps_are_refused_not_guessed(text: str) -> None:
         repair_json(text)
 
 
+@pytest.mark.parametrize("text", ["[" * 100_000, "[1," * 50_000, '{"a":' * 30_000])
+def test_deep_nesting_is_refused_not_a_recursion_error(text: str) -> None:
+    with pytest.raises(InvalidInput, match="nested deeper"):
+        repair_json(text)
+
+
 def test_schema_is_enforced_with_a_clear_error() -> None:
     schema = {"type": "object", "properties": {"amount": {"type": "number"}}, "required": ["amount"]}
     assert repair_json('{"amount": 5,}', schema) == {"amount": 5}
