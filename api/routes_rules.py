@@ -27,6 +27,7 @@ RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 TenantDep = Annotated[str, Depends(get_tenant)]
 PackName = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")]
 MAX_TEXT_CHARS = 1_000_000
+MAX_ENTITY_CHARS = 200_000  # find_entities reads at most this much; longer text is refused, not cut
 _ERRORS: dict[int | str, dict[str, str]] = {
     401: {"description": "Missing or unknown API key."},
     404: {"description": "not_found: no such pack or template."},
@@ -40,7 +41,7 @@ class _Body(BaseModel):
 
 
 class EntitiesIn(_Body):
-    text: str = Field(max_length=MAX_TEXT_CHARS)
+    text: str = Field(max_length=MAX_ENTITY_CHARS)
     reference_time: datetime | None = Field(None, description="Anchor for relative dates (default: now).")
     types: list[str] | None = Field(None, max_length=len(ENTITY_TYPES), description="Keep only these types.")
 
