@@ -26,6 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _cache_common import (
     SETS,
+    MemoEmbedder,
     faiss_single_thread,
     hit_rate_at_false_hit,
     load_set,
@@ -42,7 +43,7 @@ from lastline.cache.pairs import score_pairs
 CURVE_AT = (0.005, 0.01, 0.02, 0.05)
 
 
-def through_cache(pairs: object, threshold: float, shared: bool) -> dict[str, float]:
+def through_cache(pairs: object, threshold: float, shared: bool, embedder: object) -> dict[str, float]:
     """Insert question1s, look up question2s at ``threshold``; rates and counts by layer.
 
     ``shared=False`` gives each pair its own context partition, so a lookup sees only its own
@@ -50,7 +51,7 @@ def through_cache(pairs: object, threshold: float, shared: bool) -> dict[str, fl
     partition: realistic traffic, but a hit on *another* question1 is unlabelled; it is counted
     as wrong (so the false-hit rate there is an upper bound).
     """
-    cache = temp_cache(CacheConfig(record_lookups=False), "eval")
+    cache = temp_cache(CacheConfig(record_lookups=False), "eval", embedder)
     first, second, labels = pairs.first, pairs.second, pairs.labels.astype(bool)  # type: ignore[attr-defined]
     if shared:
         unique = list(dict.fromkeys(first))
@@ -95,6 +96,7 @@ def main() -> None:
         if args.limit:
             pairs = pairs.take(np.arange(min(args.limit, len(pairs))))
         probe = temp_cache(CacheConfig(record_lookups=False), "probe")
+        memo = MemoEmbedder(probe.embedder, [*pairs.first, *pairs.second])  # type: ignore[attr-defined]
         y = pairs.labels.astype(bool)
         ours = score_pairs(probe, pairs)
         plain = plain_cosine(probe.embedder, pairs.first, pairs.second)  # type: ignore[attr-defined]
@@ -107,7 +109,7 @@ def main() -> None:
         runs = [("shipped", shipped, False)] + (
             [("calibrated 2%", cal.threshold, False), ("calibrated 2%, shared", cal.threshold, True)] if cal else [])
         for label, t, shared in runs:
-            res = through_cache(pairs, t, shared)
+            res = through_cache(pairs, t, shared, memo)
             _, base_hit, base_fhr = hit_rate_at_false_hit(plain, pairs.labels, res["false_hit"])
             summary.append((name, label, t, res, base_hit, base_fhr))
         for fhr in CURVE_AT:

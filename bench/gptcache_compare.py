@@ -90,21 +90,22 @@ def gptcache_system(embed: Callable[[str], np.ndarray], dim: int, cos: float, fo
 
 
 def run_gptcache(pairs: list[dict[str, str]], embedder: Any, cos: float, batch: bool) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="gptcache-") as tmp:
-        cache, put, get = gptcache_system(lambda t: embedder.encode([t])[0], embedder.dim, cos, Path(tmp))
-        started = time.perf_counter()
-        if batch:
-            cache.import_data([p["origin"] for p in pairs], [str(i) for i in range(len(pairs))])
-        else:
-            for i, p in enumerate(pairs):
-                put(p["origin"], str(i))
-        insert_s = time.perf_counter() - started
-        answers, times = [], []
-        for p in pairs:
-            t0 = time.perf_counter()
-            answers.append(get(p["similar"]))
-            times.append(time.perf_counter() - t0)
-        return _tally("GPTCache 0.1.44", cos, answers, times, len(pairs) / insert_s)
+    # not a TemporaryDirectory: GPTCache flushes its FAISS file at interpreter exit, into this folder
+    tmp = tempfile.mkdtemp(prefix="gptcache-")
+    cache, put, get = gptcache_system(lambda t: embedder.encode([t])[0], embedder.dim, cos, Path(tmp))
+    started = time.perf_counter()
+    if batch:
+        cache.import_data([p["origin"] for p in pairs], [str(i) for i in range(len(pairs))])
+    else:
+        for i, p in enumerate(pairs):
+            put(p["origin"], str(i))
+    insert_s = time.perf_counter() - started
+    answers, times = [], []
+    for p in pairs:
+        t0 = time.perf_counter()
+        answers.append(get(p["similar"]))
+        times.append(time.perf_counter() - t0)
+    return _tally("GPTCache 0.1.44", cos, answers, times, len(pairs) / insert_s)
 
 
 def run_lastline(pairs: list[dict[str, str]], embedder: Any, cos: float, batch: bool) -> dict[str, Any]:
