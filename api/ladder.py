@@ -63,6 +63,10 @@ class FallbackRequest(BaseModel):
     reason: str | None = Field(
         None, max_length=200, description="Why the caller degraded (e.g. upstream_timeout), for events."
     )
+    exact_only: bool = Field(
+        False, description="Tool-result lookup: exact cache layer only (prompt = canonical JSON of the "
+        "arguments, context = tool name + version); a hit is served with confidence at most medium."
+    )
 
 
 def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: str = "fallback") -> Answer:
@@ -131,22 +135,27 @@ def _from_cache(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, 
     started = time.perf_counter()
     try:
         res = cache.lookup(
-            req.prompt, tenant=tenant, context=req.context, mode=req.mode, threshold=req.threshold
+            req.prompt, tenant=tenant, context=req.context, mode=req.mode, threshold=req.threshold,
+            exact_only=req.exact_only,
         )
     except ModelUnavailable:
         trail.append("cache:model_unavailable")
         return None
     layer = _value(res.layer)
     runtime.metrics.count_lookup(
-        hit=bool(res.hit), layer=layer, duration_s=time.perf_counter() - started, endpoint="fallback"
+        hit=bool(res.hit), layer=layer, exact_only=req.exact_only, duration_s=time.perf_counter() - started,
+        endpoint="fallback",
     )
     if not res.hit:
         trail.append(f"cache:{_value(res.reason) or 'miss'}")
         return None
     trail.append(f"cache:{layer}")
     stale = bool(res.stale)
+    confidence = Confidence(_value(res.confidence))
+    if req.exact_only and confidence is Confidence.HIGH:
+        confidence = Confidence.MEDIUM  # a tool's last good result: the live data may have moved on
     return Answer(
-        answer=res.answer, source=Source.CACHE, confidence=Confidence(_value(res.confidence)),
+        answer=res.answer, source=Source.CACHE, confidence=confidence,
         degradation_depth=DEPTH.get(layer, 1), stale=stale, age_s=res.age_s, similarity=res.similarity,
         notice=notice_for(Source.CACHE, lang, stale), layer=layer, entry_id=res.entry_id,
     )

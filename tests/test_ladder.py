@@ -186,3 +186,13 @@ def test_old_events_are_pruned_by_age(runtime: Runtime) -> None:
     ask(runtime, prompt="second")
     assert runtime.events.prune(older_than_s=0.03) == 1
     assert [e.tier for e in runtime.events.list(tenant="default")] == ["default"]
+
+
+def test_tool_result_comes_back_exact_only_with_medium_confidence(runtime: Runtime) -> None:
+    args = '{"city":"Berlin","unit":"C"}'
+    runtime.cache.put(args, '{"temp": 21}', context="tool:weather@v2", exact_only=True)
+    got = ask(runtime, prompt=args, context="tool:weather@v2", exact_only=True)
+    assert (got.answer, got.layer, got.confidence.value) == ('{"temp": 21}', "exact", "medium")
+    with pytest.raises(NoFallbackAnswer):  # other arguments never match semantically
+        ask(runtime, prompt='{"city":"Bern","unit":"C"}', context="tool:weather@v2", exact_only=True)
+    assert runtime.metrics.value("lastline_cache_lookups_total", layer="fuzzy", result="miss") == 0
