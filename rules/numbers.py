@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from ._types import Entity, format_decimal
 
-__all__ = ["CN_DIGITS", "CN_NUM_CHARS", "NUMBER_RE", "find_numbers", "parse_number"]
+__all__ = ["CN_DIGITS", "CN_NUM_CHARS", "NUMBER_RE", "find_numbers", "find_ordinals", "parse_number"]
 
 DIGIT_VALUES = {
     "零": 0, "〇": 0, "○": 0, "洞": 0,
@@ -202,3 +202,22 @@ def _inside_word(stops: list[tuple[int, int]], start: int, end: int) -> bool:
     """
     i = bisect.bisect_right(stops, (start, 1 << 62))
     return any(a <= start and b >= end for a, b in stops[max(0, i - 4):i])
+
+
+# Ordinals only where they name an item (第3期, 第十二条, 3rd): "第一次" / "first" are too often
+# plain words, and the semantic cache compares these values between paraphrases.
+ORDINAL_RE = re.compile(
+    rf"第[ ]{{0,2}}(?P<zh>\d{{1,9}}|[{CN_NUM_CHARS}]{{1,12}})"
+    r"(?=[ ]{0,2}(?:期|条|款|项|章|节|页|季度|批|笔|号|部分|阶段|轮|届|名|位|栋|层|单元))"
+    r"|(?<![\w.])(?P<en>\d{1,9})(?:st|nd|rd|th)\b",
+    re.IGNORECASE,
+)
+
+
+def find_ordinals(text: str, folded: str) -> Iterator[Entity]:
+    """``第3期`` / ``第十二条`` / ``3rd`` → ordinal ``"3"`` / ``"12"`` / ``"3"``."""
+    for m in ORDINAL_RE.finditer(folded):
+        value = parse_number(m.group("zh") or m.group("en"))
+        if value is None or value != value.to_integral_value() or value <= 0:
+            continue
+        yield Entity("ordinal", text[m.start():m.end()], m.start(), m.end(), format_decimal(value))

@@ -76,6 +76,12 @@ def test_fixed_shape_entities(text: str, type_: str, expected: str) -> None:
     assert values(text, type_) == [expected]
 
 
+@pytest.mark.parametrize(("text", "expected"), [("第3期还款", ["3"]), ("第十二条", ["12"]), ("the 3rd payment", ["3"]),
+                                              ("我第一次申请", [])])
+def test_ordinals_only_where_they_name_an_item(text: str, expected: list[str]) -> None:
+    assert values(text, "ordinal") == expected
+
+
 def test_id_number_with_a_bad_checksum_is_not_an_id_card() -> None:
     assert values("身份证110105194912310021", "id_card") == []
 
