@@ -136,7 +136,7 @@ class VectorIndex:
     """All partitions of one model id, behind one lock (FAISS mutation is not thread-safe)."""
 
     def __init__(self, dim: int, *, hnsw_threshold: int, hnsw_m: int = 32, ef_search: int = 64,
-                 ef_construction: int = 80, fuzzy_scan_limit: int = 5000) -> None:
+                 ef_construction: int = 80, fuzzy_scan_limit: int = 2000) -> None:
         self.dim = dim
         self._params = dict(
             dim=dim, hnsw_threshold=hnsw_threshold, hnsw_m=hnsw_m, ef_search=ef_search,

@@ -6,6 +6,7 @@ threshold, fallback keeps the shipped gap below it (uncalibrated, and reported a
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -27,10 +28,26 @@ class ThresholdsMixin:
     config: CacheConfig
     model_id: str
 
+    _threshold_memo: dict[tuple[str, str], tuple[float, Threshold]]
+
     def get_threshold(self, *, tenant: str = "default", mode: Mode = "intercept") -> Threshold:
-        """The threshold lookups use for ``tenant`` in ``mode`` with this cache's model."""
+        """The threshold lookups use for ``tenant`` in ``mode`` with this cache's model.
+
+        Reused for ``config.threshold_cache_s`` seconds (a lookup needs it on every call);
+        ``set_threshold`` in this process takes effect at once, in another within that time.
+        """
         v.check_tenant(tenant)
         v.check_mode(mode)
+        memo = self.__dict__.setdefault("_threshold_memo", {})
+        now = time.monotonic()
+        hit = memo.get((tenant, mode))
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        value = self._read_threshold(tenant, mode)
+        memo[(tenant, mode)] = (now + self.config.threshold_cache_s, value)
+        return value
+
+    def _read_threshold(self, tenant: str, mode: Mode) -> Threshold:
         stored = self._store.get_threshold(tenant, self.model_id, mode)
         if stored is not None:
             return stored
@@ -54,6 +71,7 @@ class ThresholdsMixin:
         source = threshold.source if threshold.source != "default" else (
             "calibrated" if threshold.calibrated else "manual")
         self._store.set_threshold(tenant, model_id, replace(threshold, model_id=model_id, source=source))
+        self.__dict__.setdefault("_threshold_memo", {}).clear()
 
     def reset_threshold(self, *, tenant: str = "default", mode: Mode | None = None) -> int:
         """Forget stored thresholds (one mode or both); the shipped default applies again."""
@@ -65,4 +83,5 @@ class ThresholdsMixin:
                 removed += conn.execute(
                     "DELETE FROM cache_thresholds WHERE tenant = ? AND model_id = ? AND mode = ?",
                     (tenant, self.model_id, m)).rowcount
+        self.__dict__.setdefault("_threshold_memo", {}).clear()
         return removed
