@@ -7,7 +7,7 @@ Thin on purpose: everything happens in :class:`lastline.rules.RuleEngine` and
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, status
 from fastapi.responses import Response
@@ -44,6 +44,7 @@ class EntitiesIn(_Body):
     text: str = Field(max_length=MAX_ENTITY_CHARS)
     reference_time: datetime | None = Field(None, description="Anchor for relative dates (default: now).")
     types: list[str] | None = Field(None, max_length=len(ENTITY_TYPES), description="Keep only these types.")
+    lang: Literal["zh", "en"] | None = Field(None, description="Language of the document (default: guessed).")
 
     @field_validator("types")
     @classmethod
@@ -105,7 +106,7 @@ class PackIn(_Body):
 @router.post("/entities", response_model=EntitiesOut, responses=_ERRORS)
 def entities(body: EntitiesIn, _tenant: TenantDep) -> dict[str, Any]:
     """Typed values in ``text`` with exact spans and normalized values (ISO dates, decimal amounts…)."""
-    found = find_entities(body.text, reference_time=body.reference_time, types=body.types)
+    found = find_entities(body.text, reference_time=body.reference_time, types=body.types, lang=body.lang)
     return {"entities": [e.to_dict() for e in found]}
 
 

@@ -15,7 +15,8 @@ def run(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.Completed
 
 def test_extract_file_with_pack_as_json(tmp_path: Path) -> None:
     doc = tmp_path / "contract.txt"
-    doc.write_text("甲方：北京星辰科技有限公司\n乙方：上海明远贸易有限公司\n合同金额：人民币伍拾万元整\n", encoding="utf-8")
+    doc.write_text("甲方：北京星辰科技有限公司\n乙方：上海明远贸易有限公司\n合同金额：人民币伍拾万元整\n",
+                   encoding="utf-8")
     result = run("extract", str(doc), "--pack", "contract_zh", "--json", "--db", str(tmp_path / "x.db"), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     body = json.loads(result.stdout)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import httpx
 import pytest
-
 from conftest import LiveServer
 
 CONTRACT = ("合同编号：HT-2024-0815\n甲方（买方）：北京星辰科技有限公司\n乙方（卖方）：上海明远贸易有限公司\n"
@@ -33,6 +32,12 @@ def test_entities_type_filter_and_unknown_type(live_server: LiveServer) -> None:
     assert [e["type"] for e in r.json()["entities"]] == ["percent"]
     bad = post(live_server, "/v1/rules/entities", {"text": "x", "types": ["colour"]})
     assert bad.status_code == 422
+
+
+def test_entities_lang_decides_the_yen_sign(live_server: LiveServer) -> None:
+    zh = post(live_server, "/v1/rules/entities", {"text": "¥500", "lang": "zh"}).json()["entities"]
+    en = post(live_server, "/v1/rules/entities", {"text": "¥500", "lang": "en"}).json()["entities"]
+    assert zh[0]["value"]["currency"] == "CNY" and en[0]["value"]["currency"] == "JPY"
 
 
 def test_extract_fills_fields_and_lists_missing(live_server: LiveServer) -> None:
