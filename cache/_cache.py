@@ -246,7 +246,8 @@ class SemanticCache(ThresholdsMixin):
             hit=hit, layer=layer, similarity=similarity, record=self.config.record_lookups)
         self._lookups += 1
         if self._lookups % _PRUNE_EVERY == 0:
-            self._store.prune_lookups(now - self.config.lookup_retention_s)
+            self._store.prune(now - self.config.lookup_retention_s,
+                              int((now - self.config.counter_retention_s) // self.config.stats_bucket_s))
         return lookup_id
 
     def slot_guard_ok(self, a: str, b: str) -> bool:

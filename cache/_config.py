@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from lastline import InvalidInput
+
 __all__ = [
     "DEFAULT_FUZZY_MIN_RATIO",
     "DEFAULT_FUZZY_SCAN_LIMIT",
@@ -73,6 +75,8 @@ class CacheConfig:
     record_lookups: bool = True
     #: Lookup records older than this are pruned (feedback must arrive within it).
     lookup_retention_s: float = 7 * 24 * 3600.0
+    #: Hit/miss counter buckets older than this are pruned (``stats`` without a window counts the rest).
+    counter_retention_s: float = 90 * 24 * 3600.0
     #: Width of one hit/miss counter bucket used by ``stats(window_s=…)``.
     stats_bucket_s: int = 60
     #: Thresholds used when a tenant has none stored, by model id (overrides the shipped table).
@@ -107,10 +111,11 @@ class Threshold:
     source: str = "default"
 
     def __post_init__(self) -> None:
-        if not 0.0 <= float(self.value) <= 1.0:
-            raise ValueError(f"threshold value {self.value} is outside [0, 1]")
+        value = self.value
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+            raise InvalidInput(f"threshold value {value!r} is outside [0, 1]", field="threshold")
         if self.mode not in ("intercept", "fallback"):
-            raise ValueError(f"unknown mode {self.mode!r}")
+            raise InvalidInput(f"unknown mode {self.mode!r}", field="mode")
 
     def to_dict(self) -> dict[str, Any]:
         return {

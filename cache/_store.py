@@ -243,9 +243,12 @@ class Store:
                 )
         return lookup_id
 
-    def prune_lookups(self, before: float) -> int:
+    def prune(self, lookups_before: float, counters_before_bucket: int) -> int:
+        """Drop lookup records and counter buckets past their retention."""
         with self.storage.atomic() as conn:
-            return int(conn.execute("DELETE FROM cache_lookups WHERE created_at < ?", (before,)).rowcount)
+            n = conn.execute("DELETE FROM cache_lookups WHERE created_at < ?", (lookups_before,)).rowcount
+            n += conn.execute("DELETE FROM cache_counters WHERE bucket < ?", (counters_before_bucket,)).rowcount
+        return int(n)
 
     def lookup_record(self, tenant: str, lookup_id: str) -> tuple[str | None, str | None, float | None] | None:
         rows = self.storage.query(

@@ -267,7 +267,8 @@ def test_put_many_encodes_in_one_batch_and_returns_ids_in_order(cache: SemanticC
         (lambda c: c.lookup("q", threshold=-0.1), InvalidInput),
         (lambda c: c.lookup("q", mode="sometimes"), InvalidInput),
         (lambda c: c.get("missing"), NotFound),
-        (lambda c: c.set_threshold(threshold=Threshold(0.5, mode="fallback")) or Threshold(1.5), ValueError),
+        (lambda c: Threshold(1.5), InvalidInput),
+        (lambda c: Threshold(0.5, mode="later"), InvalidInput),
     ],
 )
 def test_bad_input_fails_with_a_clear_error(cache: SemanticCache, call, error) -> None:  # type: ignore[no-untyped-def]
