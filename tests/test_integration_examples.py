@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from _upstream import running_upstream
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "docs" / "examples"
@@ -30,6 +31,8 @@ EXPECTED = {
     "python_client.py": ["30 days from delivery. | cache high depth 0", "refused write, key: refund-1234",
                          "no fallback answer", "written back:"],
     "chat_writeback.py": ["stored under context chat:", "Yes, outside rush hours.", "source: cache"],
+    "litellm_writeback.py": ["upstream: Upstream says: Is the pool open in winter?",
+                             "lastline: Upstream says: Is the pool open in winter?", "source: cache"],
     "portkey_gateway.py": ["Yes, free of charge up to 24 hours", "source: cache target: config.targets[1]"],
 }
 #: The open-source Portkey gateway, installed by `make test` (npm); its example needs it running.
@@ -64,10 +67,11 @@ def portkey_url() -> Iterator[str]:
 
 
 def test_every_example_is_documented_and_tested() -> None:
-    files = sorted(p.name for p in EXAMPLES.glob("*.py"))
-    assert files == sorted(EXPECTED)
+    """The integration examples (docs/examples holds other pages' examples too) are all shown."""
+    files = {p.name for p in EXAMPLES.glob("*.py")}
+    assert set(EXPECTED) <= files
     doc = DOC.read_text()
-    for name in files:
+    for name in EXPECTED:
         assert f"docs/examples/{name}" in doc, f"{name} is not shown in docs/integrations.md"
 
 
@@ -91,9 +95,14 @@ def run_example(name: str, **env: str) -> None:
         assert expected in result.stdout, f"{expected!r} not in:\n{result.stdout}"
 
 
-@pytest.mark.parametrize("name", sorted(set(EXPECTED) - {"portkey_gateway.py"}))
+@pytest.mark.parametrize("name", sorted(set(EXPECTED) - {"portkey_gateway.py", "litellm_writeback.py"}))
 def test_example_runs_and_prints_lastline_answer(live_server: Any, name: str) -> None:
     run_example(name, LASTLINE_URL=live_server.base_url)
+
+
+def test_litellm_writeback_example_fills_lastline_from_a_working_upstream(live_server: Any) -> None:
+    with running_upstream() as upstream:
+        run_example("litellm_writeback.py", LASTLINE_URL=live_server.base_url, UPSTREAM_URL=upstream)
 
 
 def test_portkey_fallback_config_reaches_lastline_through_the_real_gateway(live_server: Any, portkey_url: str) -> None:

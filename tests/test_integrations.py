@@ -9,17 +9,19 @@ from __future__ import annotations
 import gc
 import os
 import socket
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no model-cost download at import
-os.environ.setdefault("LITELLM_TELEMETRY", "False")
-
-from pathlib import Path
+from _upstream import running_upstream
 
 from lastline.api.client import LastlineClient
+
+# LiteLLM is imported inside the tests, after these: no model-cost download, no telemetry.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_TELEMETRY", "False")
 
 # LiteLLM's streaming types trip a pydantic UserWarning (ReadOnly TypedDict items) on first use;
 # it is about LiteLLM's own classes, so it is ignored here rather than failing the run.
@@ -205,3 +207,46 @@ def test_langchain_prompt_parses_serialized_messages_like_the_chat_endpoint() ->
     assert langchain_prompt(dumps(lc), "other-config").context != parsed.context
     plain = langchain_prompt("Tell me a joke", "llm-config")
     assert plain.prompt == "Tell me a joke" and plain.context is not None
+
+
+@pytest.fixture
+def upstream() -> Iterator[str]:
+    with running_upstream() as url:
+        yield url
+
+
+def test_litellm_callback_writes_upstream_answers_back_for_the_next_outage(live_server: Any, upstream: str) -> None:
+    import litellm
+
+    from lastline.api.litellm_writeback import LastlineWriteback
+
+    writeback = LastlineWriteback(live_server.base_url)
+    previous = litellm.callbacks
+    litellm.callbacks = [writeback]
+    lastline = {"model_name": "lastline", "litellm_params": {
+        "model": "openai/lastline", "api_base": live_server.url("/v1"), "api_key": "unused", "timeout": 30}}
+
+    def router(api_base: str) -> Any:
+        primary = {"model_name": "gpt-4o", "litellm_params": {
+            "model": "openai/gpt-4o", "api_base": api_base, "api_key": "sk-unused", "timeout": 5}}
+        return litellm.Router(model_list=[primary, lastline], fallbacks=[{"gpt-4o": ["lastline"]}], num_retries=0)
+
+    messages = [{"role": "system", "content": "You are the Acme hotel concierge."},
+                {"role": "user", "content": "Where can guests park their cars?"}]
+    try:
+        first = router(upstream).completion(model="gpt-4o", messages=messages)
+        assert first.choices[0].message.content == "Upstream says: Where can guests park their cars?"
+        deadline = time.monotonic() + 20  # LiteLLM runs success callbacks in the background
+        while writeback.written < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert writeback.written == 1
+
+        second = router(f"http://127.0.0.1:{closed_port()}/v1").completion(model="gpt-4o", messages=messages)
+        assert second.choices[0].message.content == "Upstream says: Where can guests park their cars?"
+        assert second.lastline["source"] == "cache"
+        time.sleep(1.0)
+        assert writeback.written == 1  # lastline's own answer is never written back
+    finally:
+        litellm.callbacks = previous
+        writeback.close()
+        gc.collect()
