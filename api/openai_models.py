@@ -55,7 +55,7 @@ class LastlineOptions(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     operation: Literal["read", "write"] = "read"
-    idempotency_key: str | None = Field(None, max_length=256)
+    idempotency_key: str | None = Field(None, max_length=200)
     task: str | None = Field(None, max_length=200)
     text: str | None = Field(None, description="Text for a rule pack to extract from (default: the prompt).")
     mode: Literal["fallback", "intercept"] | None = None

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from pydantic import ValidationError
 
 from lastline import Answer, InvalidInput, NoDegradedWrites, StorageError
 
@@ -113,17 +114,23 @@ def chat_completions(
 
 
 def _ask_ladder(runtime: Runtime, tenant: str, chat: ChatPrompt, options: LastlineOptions) -> Answer:
-    request = FallbackRequest(
-        prompt=chat.prompt,
-        context=chat.context,
-        task=options.task,
-        text=options.text,
-        operation=options.operation,
-        idempotency_key=options.idempotency_key,
-        mode=options.mode or "fallback",
-        threshold=options.threshold,
-        reason=options.reason,
-    )
+    try:
+        request = FallbackRequest(
+            prompt=chat.prompt,
+            context=chat.context,
+            task=options.task,
+            text=options.text,
+            operation=options.operation,
+            idempotency_key=options.idempotency_key,
+            mode=options.mode or "fallback",
+            threshold=options.threshold,
+            reason=options.reason,
+        )
+    except ValidationError as exc:  # e.g. a prompt past the hard ceiling: the caller's fault, not a 500
+        if options.operation == "write":
+            raise _refuse_write(options) from None
+        first = exc.errors()[0]
+        raise InvalidInput(f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
     answer = run_ladder(runtime, tenant, request, route="chat_completions")
     if options.operation == "write":  # the ladder refuses writes; never let one through regardless
         raise _refuse_write(options)

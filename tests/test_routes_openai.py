@@ -135,7 +135,11 @@ def test_models_are_listed_and_retrievable(oai: openai.OpenAI) -> None:
 
 def test_invalid_requests_get_openai_shaped_400s(live_server: Any) -> None:
     for body in ({"model": "lastline", "messages": []},
-                 {"model": "lastline", "messages": [{"role": "system", "content": "only a system prompt"}]}):
+                 {"model": "lastline", "messages": [{"role": "system", "content": "only a system prompt"}]},
+                 {"model": "lastline", "messages": [{"role": "user", "content": "why? " * 8_000}]},
+                 {"model": "lastline", "messages": [{"role": "user", "content": "x" * 1_000_001}]},
+                 {"model": "lastline", "messages": [{"role": "user", "content": "hi"}],
+                  "lastline": {"idempotency_key": "k" * 201}}):
         response = httpx.post(live_server.url("/v1/chat/completions"), json=body)
         assert response.status_code == 400
         error = response.json()["error"]
