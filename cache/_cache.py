@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -71,12 +71,12 @@ class SemanticCache(ThresholdsMixin):
                                         self.embedder.encode([self._embed_text(r[1]) for r in rows]))
             index = self._new_index()
             for batch in self._store.vectors(self.model_id):
-                groups: dict[tuple[str, str], list[Any]] = {}
+                groups: dict[tuple[str, str], list[Sequence[Any]]] = {}
                 for row in batch:
                     groups.setdefault((row[1], row[2]), []).append(row)
-                for key, rows in groups.items():
-                    vecs = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32)
-                    index.add(key, [r[0] for r in rows], vecs, [r[3] for r in rows])
+                for key, part in groups.items():
+                    vecs = np.frombuffer(b"".join(r[4] for r in part), dtype=np.float32)
+                    index.add(key, [r[0] for r in part], vecs, [r[3] for r in part])
             self.index = index
             return len(index)
 
@@ -164,7 +164,8 @@ class SemanticCache(ThresholdsMixin):
         With no criterion nothing is removed unless ``everything=True``.
         """
         v.check_tenant(tenant)
-        where, params = [], []
+        where: list[str] = []
+        params: list[Any] = []
         if tags is not None:
             tag_list = v.check_tags(tags)
             if not tag_list:

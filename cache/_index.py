@@ -57,10 +57,12 @@ class PartitionIndex:
         self.index = self._new(hnsw=False)
 
     def _new(self, *, hnsw: bool) -> faiss.Index:
+        inner: faiss.Index
         if hnsw:
-            inner = faiss.IndexHNSWFlat(self.dim, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
-            inner.hnsw.efConstruction = self.ef_construction
-            inner.hnsw.efSearch = self.ef_search
+            graph = faiss.IndexHNSWFlat(self.dim, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            graph.hnsw.efConstruction = self.ef_construction
+            graph.hnsw.efSearch = self.ef_search
+            inner = graph
         else:
             inner = faiss.IndexFlatIP(self.dim)
         self.hnsw = hnsw
@@ -100,14 +102,14 @@ class PartitionIndex:
             if len(self.tombstones) > max(64, len(self.live) // 4):
                 self.rebuild(hnsw=len(self.live) > self.hnsw_threshold)
         else:
-            self.index.remove_ids(np.asarray(gone, dtype=np.int64))
+            self.index.remove_ids(np.asarray(gone, dtype=np.int64))  # type: ignore[arg-type]
         return len(gone)
 
     def rebuild(self, *, hnsw: bool) -> None:
         """Re-create the FAISS index from its own live vectors (drops tombstones)."""
         ntotal = self.index.ntotal
         if ntotal:
-            ids = faiss.vector_to_array(self.index.id_map).astype(np.int64)
+            ids = faiss.vector_to_array(self.index.id_map).astype(np.int64)  # type: ignore[attr-defined]
             vecs = self._inner.reconstruct_n(0, ntotal)
             keep = np.fromiter((seq in self.live for seq in ids.tolist()), dtype=bool, count=ntotal)
             ids, vecs = ids[keep], np.ascontiguousarray(vecs[keep], dtype=np.float32)

@@ -191,7 +191,7 @@ class Store:
         rows = self.storage.query("SELECT entries, bytes FROM cache_usage WHERE tenant = ?", (tenant,))
         return (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
 
-    def vectors(self, model_id: str, batch: int = 50_000) -> Iterable[list[Any]]:
+    def vectors(self, model_id: str, batch: int = 50_000) -> Iterable[list[Sequence[Any]]]:
         """(seq, tenant, context_hash, prompt_norm, vector) of one model, in batches, by partition."""
         last = -1
         while True:
