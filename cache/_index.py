@@ -156,7 +156,7 @@ class VectorIndex:
         with self.lock:
             part = self._parts.get(key)
             if part is None:
-                part = self._parts[key] = PartitionIndex(**self._params)  # type: ignore[arg-type]
+                part = self._parts[key] = PartitionIndex(**self._params)
             part.add(arr, vecs, prompts)
             for seq in ids:
                 self._where[seq] = key

@@ -38,7 +38,7 @@ class ThresholdsMixin:
         """
         v.check_tenant(tenant)
         v.check_mode(mode)
-        memo = self.__dict__.setdefault("_threshold_memo", {})
+        memo: dict[tuple[str, str], tuple[float, Threshold]] = self.__dict__.setdefault("_threshold_memo", {})
         now = time.monotonic()
         hit = memo.get((tenant, mode))
         if hit is not None and hit[0] > now:
