@@ -60,3 +60,20 @@ def test_side_effect_task_over_http_is_409_with_key(live_server: LiveServer) -> 
                    json={"prompt": "refund order 77", "task": "refund_payment_sidefx", "idempotency_key": "r-77"})
     assert r.status_code == 409
     assert r.json() == {"error": "no_degraded_writes", "detail": r.json()["detail"], "idempotency_key": "r-77"}
+
+
+def test_defaults_file_setting_feeds_the_ladder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lastline import NoDegradedWrites, load_settings
+    from lastline.api import FallbackRequest, Runtime, run_ladder
+
+    path = tmp_path / "defaults.yaml"
+    path.write_text(YAML, encoding="utf-8")
+    monkeypatch.setenv("LASTLINE_DEFAULTS_FILE", str(path))
+    runtime = Runtime.open(load_settings(db=tmp_path / "x.db"))
+    try:
+        got = run_ladder(runtime, "default", FallbackRequest(prompt="where is my order", task="order_status"))
+        assert got.answer == "Orders cannot be looked up right now." and got.degradation_depth == 4
+        with pytest.raises(NoDegradedWrites):
+            run_ladder(runtime, "default", FallbackRequest(prompt="send 5 EUR", task="transfer_money"))
+    finally:
+        runtime.close()
