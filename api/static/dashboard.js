@@ -91,7 +91,7 @@
     clear(body);
     events.forEach(function (e) {
       var tr = document.createElement("tr");
-      [when(e.ts), e.tier, e.depth, e.confidence, e.reason, e.path].forEach(function (v) { tr.appendChild(text("td", v)); });
+      [when(e.ts), e.route, e.tier, e.depth, e.confidence, e.reason, e.path].forEach(function (v) { tr.appendChild(text("td", v)); });
       tr.appendChild(text("td", e.prompt_hash.slice(0, 12), "hash"));
       body.appendChild(tr);
     });
