@@ -42,7 +42,7 @@ _FRAC = rf"[ ]*分[ ]*之[ ]*[负負]?[ ]*{_FRAC_PART}"
 NUMBER_RE = re.compile(
     rf"(?=[-+负負.0-9{CN_NUM_CHARS}])(?:(?<![0-9A-Za-z])[-+]|[负負])?(?:{_SCI}|(?<![\d.])\.\d+(?![\d.])"
     rf"|(?:(?:{_CN_RUN}|\d+)[ ]*又[ ]*)?(?:[{CN_NUM_CHARS}]+|\d+){_FRAC}"
-    rf"|(?:{_ARABIC})(?:[ ]*[{APPROX}]?[ ]*[{_UNITS}](?:[ ]*(?:{_ARABIC}|[{CN_DIGITS}]))?)*[kKmMwW]?(?![\d.])"
+    rf"|(?:{_ARABIC})(?:[ ]*[{APPROX}]?[ ]*[{_UNITS}](?:[ ]*零?(?:{_ARABIC}|[{CN_DIGITS}]))?){{0,8}}[kKmMwW]?(?![\d.])"
     rf"|{_CN_RUN}(?:[ ]*[{POINT}][ ]*[{CN_DIGITS}](?:[ ]*[{CN_DIGITS}])*)?)"
 )
 _FRACTION = re.compile(r"^(?P<whole>.*?)又?(?P<den>[^又]+?)分之(?P<num>.+)$")
