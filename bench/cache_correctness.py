@@ -31,6 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _cache_common import (
     SETS,
+    MemoEmbedder,
     faiss_single_thread,
     hit_rate_at_false_hit,
     load_set,
@@ -85,7 +86,8 @@ def guarantee(name: str, pairs: object, ours: np.ndarray, plain: np.ndarray, see
     return rows
 
 
-def values(name: str, pairs: object, threshold: float, n_rewrites: int, seed: int = 11) -> dict[str, object]:
+def values(name: str, pairs: object, threshold: float, n_rewrites: int, embedder: object,
+           seed: int = 11) -> dict[str, object]:
     rng = random.Random(seed)
     questions = list(dict.fromkeys([*pairs.first, *pairs.second]))  # type: ignore[attr-defined]
     norm_set = {normalize_text(q) for q in questions}
@@ -96,7 +98,8 @@ def values(name: str, pairs: object, threshold: float, n_rewrites: int, seed: in
             variants.append((q, v))
     sample = rng.sample(questions, min(n_rewrites, len(questions)))
     rewrites = [(q, *rewrite(q, rng)) for q in sample]
-    cache = temp_cache(CacheConfig(record_lookups=False), "values")
+    memo = MemoEmbedder(embedder, [*questions, *(v for _, v in variants), *(r for _, _, r in rewrites)])
+    cache = temp_cache(CacheConfig(record_lookups=False), "values", memo)
     ids = []
     for start in range(0, len(questions), 1024):
         ids += cache.put_many([{"prompt": q, "response": q} for q in questions[start:start + 1024]])  # type: ignore[attr-defined]
@@ -106,7 +109,7 @@ def values(name: str, pairs: object, threshold: float, n_rewrites: int, seed: in
     var_own = np.array([res.entry_id == id_of[q] for res, (q, _) in zip(var_res, variants, strict=True)])
     rw_res = [cache.lookup(r, threshold=threshold) for _, _, r in rewrites]  # type: ignore[attr-defined]
     rw_own = np.array([res.entry_id == id_of[q] for res, (q, _, _) in zip(rw_res, rewrites, strict=True)])
-    emb = cache.embedder  # type: ignore[attr-defined]
+    emb = embedder  # plain cosine embeds the raw text, in batches
     var_plain = plain_cosine(emb, [q for q, _ in variants], [v for _, v in variants]) >= threshold
     rw_plain = plain_cosine(emb, [q for q, _, _ in rewrites], [r for _, _, r in rewrites]) >= threshold
     kinds: dict[str, list[bool]] = {}
@@ -148,7 +151,7 @@ def main() -> None:
         except InvalidInput as exc:
             print(f"{name}: whole-set calibration refused ({exc.detail}); values measured at 0.98")
             t = 0.98
-        res = values(name, pairs, t, args.rewrites)
+        res = values(name, pairs, t, args.rewrites, probe.embedder)  # type: ignore[attr-defined]
         value_rows.append((name, SETS[name], t, res))
         print(f"{name}: {len(pairs)} pairs; value variants e.g. "
               + "; ".join(f"{q!r} → {v!r}" for q, v in res["examples"]), flush=True)  # type: ignore[union-attr]

@@ -103,6 +103,7 @@ def score_pairs(cache: Any, pairs: LabelledPairs, *, slot_guard: bool | None = N
     config = getattr(cache, "config", None)
     guard_on = getattr(config, "slot_guard", True) if slot_guard is None else slot_guard
     min_ratio = float(getattr(config, "fuzzy_min_ratio", 95.0))
+    fuzzy_match = getattr(cache, "fuzzy_match", None)  # the fuzzy layer's own text test, when exposed
     norm_a = [normalize_text(t) for t in pairs.first]
     norm_b = [normalize_text(t) for t in pairs.second]
     vectors = encode_unique(cache.embedder, [*norm_a, *norm_b])  # the cache embeds normalized text
@@ -116,7 +117,8 @@ def score_pairs(cache: Any, pairs: LabelledPairs, *, slot_guard: bool | None = N
             if nx == ny:
                 scores[i] = np.inf
                 continue
-            if guard_ok and fuzz.ratio(nx, ny) >= min_ratio:
+            near = (fuzzy_match(y, x) is not None) if fuzzy_match is not None else fuzz.ratio(nx, ny) >= min_ratio
+            if guard_ok and near:
                 scores[i] = np.inf
                 continue
         if not guard_ok:

@@ -100,10 +100,12 @@ def test_pair_scores_are_what_lookups_compare_with_the_threshold(
     cache = SemanticCache(storage, embedder)
     first = ["What time does the museum open?", "Refund order 123", "How do I learn Python?",
              "借五千元利息多少", "How do I reset my password", "Is the pool open on Sunday?",
-             "what time does the MUSEUM open", "Can I pay 2 invoices at once?"]
+             "what time does the MUSEUM open", "Can I pay 2 invoices at once?",
+             "How do I reset my pasword?", "What are the main exports of Chile?"]
     second = ["When does the museum open?", "Refund order 456", "How can I start learning Python?",
               "借六千元利息多少", "How do I reset my password?", "Is the swimming pool open on Sundays?",
-              "What time does the museum open?", "Can I pay two invoices at once?"]
+              "What time does the museum open?", "Can I pay two invoices at once?",
+              "How do I reset my password?", "What are the main exports of Chad?"]
     pairs = LabelledPairs(first, second, np.zeros(len(first), dtype=np.int8))
     scores = score_pairs(cache, pairs)
     for i, (a, b) in enumerate(zip(first, second, strict=True)):
@@ -113,6 +115,8 @@ def test_pair_scores_are_what_lookups_compare_with_the_threshold(
             assert result.hit == bool(scores[i] >= t), (a, b, t, scores[i], result)
     assert scores[1] == -np.inf and scores[3] == -np.inf  # slot guard: values differ
     assert scores[4] == np.inf and scores[6] == np.inf    # exact layer after normalization
+    assert scores[8] == np.inf                            # a typo: the fuzzy layer
+    assert np.isfinite(scores[9])                         # another country is not a typo
 
 
 def test_read_pairs_accepts_shared_dev_files(shared_data: Path) -> None:
