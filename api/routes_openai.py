@@ -125,6 +125,7 @@ def _ask_ladder(runtime: Runtime, tenant: str, chat: ChatPrompt, options: Lastli
             mode=options.mode or "fallback",
             threshold=options.threshold,
             reason=options.reason,
+            exact_only=False,  # tool-result lookups go through /v1/fallback, not the chat face
         )
     except ValidationError as exc:  # e.g. a prompt past the hard ceiling: the caller's fault, not a 500
         if options.operation == "write":
