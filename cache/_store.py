@@ -146,7 +146,9 @@ class Store:
             return {}
         marks = ",".join("?" * len(seqs))
         rows = self.storage.query(
-            f"SELECT {_ENTRY_COLS} FROM cache_entries WHERE seq IN ({marks}) AND tenant = ? AND context_hash = ?",
+            # unary + keeps SQLite on the primary key: with the (tenant, context_hash, …) index it
+            # scanned the whole partition (≈2 ms per lookup at 3k entries, ≈170 ms at 100k)
+            f"SELECT {_ENTRY_COLS} FROM cache_entries WHERE seq IN ({marks}) AND +tenant = ? AND +context_hash = ?",
             (*seqs, tenant, ctx),
         )
         return {row[0]: EntryRow.from_row(row) for row in rows}
