@@ -13,7 +13,8 @@ What the clients do with each status (checked against openai 3.x, LiteLLM 1.110,
   cooled down and not retried: ``openai.UnprocessableEntityError``, ``litellm.BadRequestError``.
 - 409 ``no_degraded_writes`` → ``openai.ConflictError`` / ``litellm.APIError(409)``. The openai SDK
   retries 409 by default (it reads it as a lock timeout), so every 4xx here carries
-  ``x-should-retry: false``, which the SDK honours: one request, one refusal, no loop.
+  ``x-should-retry: false``, which the SDK honours: one request, one refusal, no loop. LiteLLM's
+  Router retries 409 itself ``num_retries`` times (default 2): bounded, each refused, nothing done.
 - 400 ``invalid_input`` (validation), 401 ``unauthorized``, 413 ``payload_too_large``: errors,
   not retried. 503s keep the SDK's default retry (storage or model briefly unavailable).
 """
