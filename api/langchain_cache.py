@@ -18,27 +18,36 @@ in the context, so answers of one model configuration never serve another. A pla
 the prompt itself, with ``llm_string`` as the context. Entries carry the tag ``langchain`` (or the
 ``tag`` given), which is what :meth:`LastlineCache.clear` invalidates.
 
+A cache must not take the model down with it: when lastline cannot be reached (or answers 5xx), a
+lookup is a miss and an update is skipped, each with one warning naming the error (no prompt
+text). Pass ``strict=True`` to raise instead.
+
 LangChain is imported lazily, when this module is imported: the core install does not need it.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from typing import Any
 
+import httpx
 from langchain_core.caches import RETURN_VAL_TYPE, BaseCache
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, Generation
 
+from lastline import LastlineError
+
 from .chat_context import ChatPrompt, chat_prompt
-from .client import LastlineClient
+from .client import CacheLookup, LastlineClient
 
 __all__ = ["LastlineCache", "langchain_prompt"]
 
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool", "function": "function",
           "developer": "developer"}
 _NAMESPACE = "langchain:"
+log = logging.getLogger("lastline.langchain")
 
 
 def _as_message(item: Any) -> dict[str, Any] | None:
@@ -93,6 +102,7 @@ class LastlineCache(BaseCache):
         threshold: float | None = None,
         ttl_s: float | None = None,
         tag: str = "langchain",
+        strict: bool = False,
     ) -> None:
         if client is None:
             client = LastlineClient(base_url, api_key) if base_url else LastlineClient(api_key=api_key)
@@ -101,19 +111,23 @@ class LastlineCache(BaseCache):
         self.threshold = threshold
         self.ttl_s = ttl_s
         self.tag = tag
+        self.strict = strict
+
+    def _unavailable(self, exc: httpx.TransportError | LastlineError, what: str) -> None:
+        """lastline unreachable or failing (5xx): warn and go on, unless strict. Refusals (4xx) raise."""
+        if self.strict or (isinstance(exc, LastlineError) and exc.status < 500):
+            raise exc
+        log.warning("lastline cache %s skipped: %s", what, getattr(exc, "code", type(exc).__name__))
 
     def lookup(self, prompt: str, llm_string: str) -> RETURN_VAL_TYPE | None:
         """Cached generations for this prompt and model configuration, or ``None`` on a miss."""
         key = langchain_prompt(prompt, llm_string)
-        found = self.client.cache_lookup(key.prompt, context=key.context, mode=self.mode, threshold=self.threshold)
-        if not found.hit or found.answer is None:
+        try:
+            found = self.client.cache_lookup(key.prompt, context=key.context, mode=self.mode, threshold=self.threshold)
+        except (httpx.TransportError, LastlineError) as exc:
+            self._unavailable(exc, "lookup")
             return None
-        provenance = {"source": "cache", **found.model_dump(exclude={"answer", "hit"})}
-        info = {"lastline": provenance}
-        if _is_chat(prompt):
-            message = AIMessage(content=found.answer, response_metadata=dict(info))
-            return [ChatGeneration(message=message, generation_info=info)]
-        return [Generation(text=found.answer, generation_info=info)]
+        return _generations(prompt, found)
 
     def update(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
         """Write a fresh model answer back (the first generation's text; empty answers are skipped)."""
@@ -121,8 +135,11 @@ class LastlineCache(BaseCache):
         if not text.strip():
             return
         key = langchain_prompt(prompt, llm_string)
-        self.client.cache_put(key.prompt, text, context=key.context, ttl_s=self.ttl_s, tags=(self.tag,),
-                              metadata={"via": "langchain"})
+        try:
+            self.client.cache_put(key.prompt, text, context=key.context, ttl_s=self.ttl_s, tags=(self.tag,),
+                                  metadata={"via": "langchain"})
+        except (httpx.TransportError, LastlineError) as exc:
+            self._unavailable(exc, "update")
 
     def clear(self, **kwargs: Any) -> None:
         """Invalidate every entry this adapter wrote (by its tag), for this tenant."""
@@ -131,6 +148,17 @@ class LastlineCache(BaseCache):
     def close(self) -> None:
         """Close the HTTP connections (after ``set_llm_cache(None)``)."""
         self.client.close()
+
+
+def _generations(prompt: str, found: CacheLookup) -> RETURN_VAL_TYPE | None:
+    """A hit as LangChain generations carrying ``lastline`` provenance; ``None`` on a miss."""
+    if not found.hit or found.answer is None:
+        return None
+    info = {"lastline": {"source": "cache", **found.model_dump(exclude={"answer", "hit"})}}
+    if _is_chat(prompt):
+        message = AIMessage(content=found.answer, response_metadata=dict(info))
+        return [ChatGeneration(message=message, generation_info=info)]
+    return [Generation(text=found.answer, generation_info=info)]
 
 
 def _first_text(return_val: Sequence[Generation]) -> str:

@@ -250,3 +250,25 @@ def test_litellm_callback_writes_upstream_answers_back_for_the_next_outage(live_
         litellm.callbacks = previous
         writeback.close()
         gc.collect()
+
+
+def test_langchain_cache_adapter_never_takes_the_model_down_with_it(caplog: pytest.LogCaptureFixture) -> None:
+    from langchain_core.globals import set_llm_cache
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    from lastline.api.langchain_cache import LastlineCache
+
+    cache = LastlineCache(f"http://127.0.0.1:{closed_port()}")
+    set_llm_cache(cache)
+    try:
+        model = FakeListChatModel(responses=["The model still answers."])
+        assert model.invoke("Is lastline up?").content == "The model still answers."
+    finally:
+        set_llm_cache(None)
+        cache.close()
+    assert "lastline cache lookup skipped: ConnectError" in caplog.text
+    assert "lastline cache update skipped: ConnectError" in caplog.text
+    strict = LastlineCache(f"http://127.0.0.1:{closed_port()}", strict=True)
+    with pytest.raises(Exception, match="onnect"):
+        strict.lookup("Is lastline up?", "llm")
+    strict.close()
