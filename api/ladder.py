@@ -15,6 +15,7 @@ that is not wired into the runtime is skipped, so the ladder works with whatever
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from typing import Any, Literal
@@ -26,6 +27,7 @@ from lastline import (
     Answer,
     Confidence,
     InvalidInput,
+    LastlineError,
     ModelUnavailable,
     NoDegradedWrites,
     NoFallbackAnswer,
@@ -102,7 +104,14 @@ def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: st
 
     lang = language_of(req.prompt)
     for rung in (_from_cache, _from_rules, _from_kb, _from_default):
-        answer = rung(runtime, tenant, req, lang, trail)
+        try:
+            answer = rung(runtime, tenant, req, lang, trail)
+        except LastlineError as exc:
+            trail.append(f"{rung.__name__.removeprefix('_from_')}:{exc.code}")
+            with contextlib.suppress(LastlineError):  # storage may be what failed: keep the first error
+                record("error", None)
+            runtime.metrics.fallback.labels(outcome="error").inc()
+            raise
         if answer is not None:
             record(answer.layer if answer.source is Source.CACHE else answer.source.value, answer)
             runtime.metrics.count_answer(answer.source.value, answer.confidence.value)
