@@ -8,7 +8,7 @@ double-registering or mixing counts. Names, as DESIGN.md promises:
   restricted to the exact layer counts only ``exact``.
 - ``lastline_lookup_duration_seconds{endpoint}`` — wall time of one cache lookup.
 - ``lastline_answers_total{source,confidence}`` — degraded answers served.
-- ``lastline_fallback_total{outcome}`` — ladder outcomes: answered, no_answer, refused_write.
+- ``lastline_fallback_total{outcome}`` — ladder outcomes: answered, no_answer, refused_write, error.
 - ``lastline_cache_entries{tenant}`` — read from storage at scrape time.
 - ``lastline_http_requests_total{method,route,status}`` — by route template, not raw path.
 """
