@@ -21,7 +21,7 @@ from ._store import VEC_TABLE
 
 __all__ = ["DEFAULT_RRF_K", "Ranked", "faq_exact", "keyword_search", "rrf", "vector_search"]
 
-DEFAULT_RRF_K = 60
+DEFAULT_RRF_K = 10  # see KBConfig and the curves in docs/benchmarks.md
 MAX_KNN = 4096  # sqlite-vec's limit on k
 
 
