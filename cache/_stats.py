@@ -19,14 +19,19 @@ def build_stats(cache: SemanticCache, tenant: str, window_s: float | None) -> di
         from lastline import InvalidInput
 
         raise InvalidInput("window_s must be a positive number of seconds", field="window_s")
-    bucket_s = cache.config.stats_bucket_s
-    since_bucket = None if window_s is None else int((now - window_s) // bucket_s)
+    if window_s is not None and window_s >= now:
+        window_s = None if window_s == float("inf") else window_s  # reported as asked, counted as "all"
+        since_bucket = None
+        since_time = None
+    else:
+        since_bucket = None if window_s is None else int((now - window_s) // cache.config.stats_bucket_s)
+        since_time = None if window_s is None else now - window_s
     counts = cache._store.counters(tenant, since_bucket)
     hits = {layer: counts.get(layer, 0) for layer in LAYERS}
     misses = {k.removeprefix("miss:"): n for k, n in counts.items() if k.startswith("miss:")}
     n_hits, n_misses = sum(hits.values()), sum(misses.values())
     lookups = n_hits + n_misses
-    feedback = cache._store.feedback_counts(tenant, None if window_s is None else now - window_s)
+    feedback = cache._store.feedback_counts(tenant, since_time)
     judged = feedback["correct"] + feedback["incorrect"]
     entries, nbytes = cache._store.usage(tenant)
     intercept = cache.get_threshold(tenant=tenant, mode="intercept")

@@ -216,6 +216,9 @@ def test_stats_count_hits_by_layer_misses_by_reason_and_windows(cache: SemanticC
     assert stats["hit_rate"] == pytest.approx(2 / 3)
     assert stats["entries"] == 1 and stats["calibrated"] is False
     assert cache.stats(window_s=3600)["lookups"] == 3
+    assert cache.stats(window_s=1e300)["lookups"] == 3  # longer than the epoch: everything
+    with pytest.raises(InvalidInput):
+        cache.stats(window_s=0)
 
 
 def test_thresholds_default_per_model_then_calibrated_per_tenant(cache: SemanticCache) -> None:
