@@ -111,6 +111,7 @@ class SemanticCache(ThresholdsMixin):
             response = item.get("response")
             if not isinstance(response, str):
                 raise InvalidInput("response must be a string", field="response", item=n)
+            v.check_utf8(response, "response")
             if len(response) > self.config.max_response_chars:
                 raise InvalidInput(f"response exceeds {self.config.max_response_chars} characters",
                                    field="response", item=n)

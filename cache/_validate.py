@@ -19,6 +19,7 @@ __all__ = [
     "check_tenant",
     "check_threshold",
     "check_ttl",
+    "check_utf8",
 ]
 
 MAX_TAGS = 64
@@ -37,10 +38,20 @@ def check_prompt(prompt: Any, max_chars: int, field: str = "prompt") -> tuple[st
         raise InvalidInput(f"{field} must be a string", field=field)
     if len(prompt) > max_chars:
         raise PayloadTooLarge(f"{field} has {len(prompt)} characters; the limit is {max_chars}", field=field)
+    check_utf8(prompt, field)
     norm = normalize_text(prompt)
     if not norm:
         raise InvalidInput(f"{field} is empty (nothing left after normalization)", field=field)
     return norm, text_hash(norm)
+
+
+def check_utf8(text: str, field: str) -> str:
+    """Lone surrogates (``"\\ud800"`` in JSON) cannot be stored or hashed: a 422, not a 500."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(f"{field} is not valid Unicode text (lone surrogate)", field=field) from None
+    return text
 
 
 def check_ttl(ttl_s: Any) -> float | None:
@@ -76,12 +87,13 @@ def check_tags(tags: Any) -> tuple[str, ...]:
     for tag in tags:
         if not isinstance(tag, str) or not tag.strip() or len(tag) > MAX_TAG_CHARS:
             raise InvalidInput(f"each tag must be a non-empty string of ≤{MAX_TAG_CHARS} chars", field="tags")
+        check_utf8(tag, "tags")
     return tuple(dict.fromkeys(tags))
 
 
 def check_context(context: Any) -> Any:
     try:
-        json.dumps(context, sort_keys=True)
+        json.dumps(context, sort_keys=True, ensure_ascii=False).encode("utf-8")
     except (TypeError, ValueError) as exc:
         raise InvalidInput(f"context must be a string or JSON value: {exc}", field="context") from None
     return context
@@ -93,7 +105,7 @@ def check_metadata(metadata: Any) -> dict[str, Any] | None:
     if not isinstance(metadata, dict):
         raise InvalidInput("metadata must be a JSON object", field="metadata")
     try:
-        json.dumps(metadata)
+        json.dumps(metadata, ensure_ascii=False).encode("utf-8")
     except (TypeError, ValueError) as exc:
         raise InvalidInput(f"metadata must be JSON-serializable: {exc}", field="metadata") from None
     return metadata
