@@ -5,9 +5,9 @@
 - ``kb_doc_tags``: tags as rows, so tag filters run inside the search query.
 - ``kb_chunks``: chunk text with heading path and span; tenant/collection copied for filtering.
 - ``kb_faq``: the question of each FAQ chunk, normalized, for direct matching.
-- ``kb_fts``: contentless FTS5 over segmented chunk text (rowid = chunk id), porter stemming;
-  written explicitly in the same transaction as the chunk (Chinese segmentation happens in Python,
-  so a trigger cannot do it).
+- ``kb_fts``: FTS5 over segmented chunk text (rowid = chunk id), porter stemming; written
+  explicitly in the same transaction as the chunk (Chinese segmentation happens in Python, so a
+  trigger cannot do it). Since ``kb_0002`` it stores its text: see :func:`_fts_with_content`.
 - ``kb_meta``: key/value (embedding model id and dimension, Chinese segmenter).
 The vector table (sqlite-vec ``vec0``) depends on the embedder's dimension and is created by
 :mod:`lastline.kb._vectors`, not here.
@@ -84,4 +84,25 @@ def _documents(conn: Connection) -> None:
     )
 
 
-MIGRATIONS = [Migration("kb_0001_documents_chunks_fts", _documents)]
+def _fts_with_content(conn: Connection) -> None:
+    """Replace the contentless FTS table by one that stores its (segmented) text.
+
+    Measured: with ``contentless_delete=1`` deleting rows does not update FTS5's BM25 statistics
+    (row count, token totals), so every re-ingest skewed scores; a table that keeps its text
+    updates them exactly (tests/test_kb_ingest.py pins this). Clearing the ``segmenter`` key makes
+    the next ``KnowledgeBase`` re-index every chunk into the new table.
+    """
+    _run(
+        conn,
+        """
+        DROP TABLE kb_fts;
+        CREATE VIRTUAL TABLE kb_fts USING fts5 (body, tokenize='porter unicode61 remove_diacritics 2');
+        DELETE FROM kb_meta WHERE key = 'segmenter'
+        """,
+    )
+
+
+MIGRATIONS = [
+    Migration("kb_0001_documents_chunks_fts", _documents),
+    Migration("kb_0002_fts_with_content", _fts_with_content),
+]

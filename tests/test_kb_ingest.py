@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from _kb_files import make_pdf, write_folder
 
-from lastline import Embedder, SQLiteStorage, StorageError, get_embedder
+from lastline import Embedder, SQLiteStorage, StorageError, get_embedder, open_storage
 from lastline.kb import KnowledgeBase
 
 
@@ -109,3 +109,24 @@ def test_missing_path_is_invalid_input(kb: KnowledgeBase, tmp_path: Path) -> Non
 
     with pytest.raises(InvalidInput, match="does not exist"):
         kb.ingest(tmp_path / "nope")
+
+
+def test_bm25_scores_after_replacing_documents_equal_a_fresh_index(
+    storage: SQLiteStorage, embedder: Embedder, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(12):
+        (docs / f"d{i}.txt").write_text(f"Topic {i}\n\nrefund policy number {i} " + "filler " * i, encoding="utf-8")
+    kb = KnowledgeBase(storage, embedder)
+    kb.ingest(docs)
+    for i in range(6):  # replace half of them, delete two
+        (docs / f"d{i}.txt").write_text(f"Topic {i}\n\nwarranty terms {i}", encoding="utf-8")
+    (docs / "d10.txt").unlink()
+    (docs / "d11.txt").unlink()
+    kb.ingest(docs, sync=True)
+    fresh = KnowledgeBase(open_storage(tmp_path / "fresh.db"), embedder)
+    fresh.ingest(docs)
+    def scores(k: KnowledgeBase) -> list[tuple[str, float]]:
+        return [(r.doc_id, round(r.score, 6)) for r in k.search("refund policy warranty", k=20, mode="keyword")]
+    assert scores(kb) == scores(fresh)
