@@ -2,7 +2,9 @@
 
 For each development set (whole files), counts duplicate and non-duplicate pairs that the fuzzy
 layer alone would serve (normalized texts differ, slot guard passes): plain ``fuzz.ratio`` cut-offs
-against the shipped rule (ratio pre-filter + typo-only differences, ``cache/_fuzzy.py``).
+against the shipped rule (ratio pre-filter + typo-only differences, ``cache/_fuzzy.py``). The last
+row counts pairs whose tokens are the same in another order (role swaps such as 深圳到北京 /
+北京到深圳, but also harmless reorderings): measured to decide against a role-swap rule.
 
 Run: ``python bench/fuzzy_layer.py``; prints a markdown table.
 """
@@ -21,7 +23,7 @@ from _cache_common import CACHE_DATA, SETS, machine_line
 
 from lastline import normalize_text
 from lastline.cache import DEFAULT_FUZZY_MIN_RATIO, SlotGuard
-from lastline.cache._fuzzy import typo_similarity
+from lastline.cache._fuzzy import _TOKEN, typo_similarity
 
 
 def main() -> None:
@@ -40,8 +42,11 @@ def main() -> None:
         ratio = np.array([fuzz.ratio(x, z) for x, z in zip(a, b, strict=True)])
         typo = np.array([typo_similarity(x, z, DEFAULT_FUZZY_MIN_RATIO) is not None
                          for x, z in zip(a, b, strict=True)])
+        reordered = np.array([(ta := _TOKEN.findall(x)) != (tb := _TOKEN.findall(z)) and sorted(ta) == sorted(tb)
+                              for x, z in zip(a, b, strict=True)])
         for label, served in [*((f"ratio ≥ {c}", ok & (ratio >= c)) for c in (90, 95, 98)),
-                              (f"shipped: ratio ≥ {DEFAULT_FUZZY_MIN_RATIO:g} + typo-only", ok & typo)]:
+                              (f"shipped: ratio ≥ {DEFAULT_FUZZY_MIN_RATIO:g} + typo-only", ok & typo),
+                              ("(not a rule) same tokens, other order", reordered)]:
             print(f"| {name} | {label} | {int(served[y == 1].sum())} of {int((y == 1).sum())} "
                   f"| {int(served[y == 0].sum())} of {int((y == 0).sum())} |")
 
