@@ -56,7 +56,7 @@ def hit_rate_report(runtime: Runtime, tenant: str, *, window_s: int, buckets: in
     report: dict[str, Any] = {
         "tenant": tenant, "window_s": window_s, "bucket_s": step, "generated_at": now,
         "cache": cache is not None, "hit_rate": None, "hits": 0, "lookups": 0, "entries": 0,
-        "hits_by_layer": {}, "series": [],
+        "hits_by_layer": {}, "misses_by_reason": {}, "series": [],
     }
     if cache is not None:
         stats = dict(cache.stats(tenant=tenant, window_s=window_s))
@@ -64,6 +64,7 @@ def hit_rate_report(runtime: Runtime, tenant: str, *, window_s: int, buckets: in
         report.update(
             hit_rate=stats.get("hit_rate"), hits=hits, lookups=lookups,
             entries=int(stats.get("entries", 0) or 0), hits_by_layer=_by_layer(stats),
+            misses_by_reason={str(k): int(v) for k, v in dict(stats.get("misses") or {}).items()},
         )
         cumulative = [(0, 0)] + [
             _hits_lookups(dict(cache.stats(tenant=tenant, window_s=k * step))) for k in range(1, buckets + 1)

@@ -85,6 +85,7 @@ def test_dashboard_report_endpoint_series_adds_up(busy_server: LiveServer) -> No
     assert report["lookups"] == sum(p["lookups"] for p in report["series"])
     assert report["hits"] == sum(p["hits"] for p in report["series"])
     assert report["hits_by_layer"]["exact"] == 2
+    assert sum(report["misses_by_reason"].values()) == report["lookups"] - report["hits"]
     assert report["events_by_tier"]["refused"] == 1
 
 

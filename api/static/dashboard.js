@@ -83,7 +83,10 @@
     var layers = report.hits_by_layer;
     bars($("layers"), ["exact", "fuzzy", "semantic"].filter(function (k) { return k in layers; })
       .concat(Object.keys(layers).filter(function (k) { return ["exact", "fuzzy", "semantic"].indexOf(k) < 0; }))
-      .map(function (k) { return { label: k, value: layers[k] }; }));
+      .map(function (k) { return { label: k, value: layers[k] }; })
+      .concat(Object.keys(report.misses_by_reason || {}).sort().map(function (k) {
+        return { label: "miss: " + k, value: report.misses_by_reason[k], color: "#9ca3af" };
+      })));
     bars($("answers"), report.answers.map(function (a) {
       return { label: a.source + " / " + a.confidence, value: a.count, color: CONF[a.confidence] };
     }));
