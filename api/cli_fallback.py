@@ -9,7 +9,7 @@ any lastline error.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Literal
+from typing import Annotated, Any
 
 import typer
 
@@ -38,6 +38,8 @@ def run(
     mode: Annotated[str, typer.Option(help="Cache threshold mode: fallback or intercept.")] = "fallback",
     threshold: Annotated[float | None, typer.Option(help="Override the cache threshold (0-1).")] = None,
     reason: Annotated[str | None, typer.Option(help="Why you are degrading, stored in the event.")] = None,
+    exact_only: Annotated[bool, typer.Option("--exact-only", help="Tool-result lookup: exact cache layer only.")]
+    = False,
     tenant: TenantOption = "default",
     db: DbOption = None,
     as_json: JsonOption = False,
@@ -48,9 +50,11 @@ def run(
     """
     if mode not in ("fallback", "intercept"):
         raise InvalidInput("--mode: choose fallback or intercept")
-    operation: Literal["read", "write"] = "write" if write else "read"
-    req = FallbackRequest(prompt=prompt, task=task, text=text, context=context, operation=operation,
-                          idempotency_key=idempotency_key, mode=mode, threshold=threshold, reason=reason)
+    req = FallbackRequest.model_validate(
+        {"prompt": prompt, "task": task, "text": text, "context": context, "operation": "write" if write else "read",
+         "idempotency_key": idempotency_key, "mode": mode, "threshold": threshold, "reason": reason,
+         "exact_only": exact_only}
+    )
     runtime = open_runtime(db)
     try:
         answer = run_ladder(runtime, tenant, req, route="cli")
@@ -96,13 +100,13 @@ def defaults(tenant: TenantOption = "default", db: DbOption = None, as_json: Jso
     """
     runtime = open_runtime(db)
     try:
-        data = {task: d.model_dump() for task, d in runtime.defaults.all(tenant=tenant).items()}
+        data: dict[str, Any] = {task: d.model_dump() for task, d in runtime.defaults.all(tenant=tenant).items()}
     finally:
         runtime.close()
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
-    emit(data or {"(none)": ""}, False)
+    emit(data or {"(none)": "no declared defaults"}, False)
 
 
 @app.command("put-default")
