@@ -1,6 +1,6 @@
 """``RuleEngine``: the packs (built-in, ``data/rules/*.yaml``, uploaded) and the operations on them.
 
-Built-in packs ship inside the package (``lastline/rules/packs``); a folder of YAML packs (setting
+Built-in packs ship inside the package (``lastline/rules/builtin``); a folder of YAML packs (setting
 ``rules_dir``, default ``data/rules``) adds or overrides them at start-up; packs uploaded through
 the API live in SQLite per tenant and may not shadow a built-in name.
 """
@@ -24,7 +24,7 @@ from .templates import render_template
 
 __all__ = ["BUILTIN_DIR", "RuleEngine"]
 
-BUILTIN_DIR = Path(__file__).resolve().parent / "packs"
+BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
 log = logging.getLogger(__name__)
 
 
