@@ -178,6 +178,7 @@ def run(seconds: float, n_entries: int) -> tuple[list[dict[str, object]], str]:
 
 
 def table(rows: list[dict[str, object]], where: str, seconds: float, n_entries: int) -> str:
+    mean_chars = statistics.mean(len(s) for _, s in load_pairs(n_entries))
     lines = [
         SECTION,
         "",
@@ -188,7 +189,8 @@ def table(rows: list[dict[str, object]], where: str, seconds: float, n_entries: 
         f"back to back for {seconds:g} s over kept-alive connections from one asyncio loop (a minimal HTTP/1.1",
         "client in the script) **on the same 2 cores** as the server,",
         "after a 1 s warm-up. `semantic` sends each question's paraphrase (`similar`) in fallback mode: it is",
-        "embedded and searched; the hit column is the share served (the rest are threshold misses).",
+        "embedded and searched; the hit column is the share served (the rest are threshold misses). These",
+        f"paraphrases average {mean_chars:.0f} characters, long for a question: the encode dominates their cost.",
         "`fallback exact` is `POST /v1/fallback` answered at depth 0, including its degradation event write.",
         "`healthz` is the framework's floor: the same server answering `GET /healthz`. \"Server CPU ms/req\" is",
         "the server process's user+system CPU time over the row divided by its requests: unlike wall-clock",
