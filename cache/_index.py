@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 import faiss
 import numpy as np
@@ -38,7 +39,8 @@ class PartitionIndex:
     """The vectors of one (tenant, context) partition, plus their normalized prompts while small.
 
     Vectors live only inside FAISS (flat and HNSW-flat both store them and can reconstruct
-    them), so a switch to HNSW or a tombstone purge rebuilds from the index itself.
+    them), so a switch to HNSW or a tombstone purge rebuilds from the index itself. Rebuilds are
+    not done here but by :class:`VectorIndex` outside its lock (``needs_rebuild`` says when).
     """
 
     dim: int
@@ -52,11 +54,15 @@ class PartitionIndex:
     live: set[int] = field(init=False, default_factory=set)
     prompts: dict[int, str] | None = field(init=False, default_factory=dict)
     tombstones: set[int] = field(init=False, default_factory=set)
+    rebuilding: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
-        self.index = self._new(hnsw=False)
+        self._inners: dict[int, faiss.Index] = {}
+        self._params: Any = None  # faiss.SearchParametersHNSW (absent from faiss's type stubs)
+        self._param_refs: tuple[object, ...] = ()
+        self.index = self.new_index(hnsw=False)
 
-    def _new(self, *, hnsw: bool) -> faiss.Index:
+    def new_index(self, *, hnsw: bool) -> faiss.Index:
         inner: faiss.Index
         if hnsw:
             graph = faiss.IndexHNSWFlat(self.dim, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
@@ -65,29 +71,35 @@ class PartitionIndex:
             inner = graph
         else:
             inner = faiss.IndexFlatIP(self.dim)
-        self.hnsw = hnsw
         index = faiss.IndexIDMap2(inner)
-        self._inner = inner  # keep the Python wrapper alive as long as the map
+        self._inners[id(index)] = inner  # the map needs its inner index alive; reconstruct uses it
         return index
 
     def __len__(self) -> int:
         return len(self.live)
+
+    @property
+    def needs_rebuild(self) -> bool:
+        """Flat past the HNSW threshold, or HNSW with tombstones over a quarter of it."""
+        if self.rebuilding:
+            return False
+        if not self.hnsw:
+            return len(self.live) > self.hnsw_threshold
+        return len(self.tombstones) > max(64, len(self.live) // 4)
 
     def add(self, ids: np.ndarray, vecs: np.ndarray, prompts: list[str]) -> None:
         seqs = ids.tolist()
         stale = [seq for seq in seqs if seq in self.live]
         if stale:
             self.remove(stale)
-        if self.tombstones.intersection(seqs):
-            self.rebuild(hnsw=self.hnsw)
+        if self.tombstones.intersection(seqs):  # ids are never reused by the store; be safe anyway
+            self.install(*self.snapshot(), hnsw=self.hnsw)
         self.index.add_with_ids(vecs, ids)
         self.live.update(seqs)
         if self.prompts is not None:
             self.prompts.update(zip(seqs, prompts, strict=True))
             if len(self.prompts) > self.fuzzy_scan_limit:
                 self.prompts = None  # too big to scan: fuzzy candidates now come from the kNN
-        if not self.hnsw and len(self.live) > self.hnsw_threshold:
-            self.rebuild(hnsw=True)
 
     def remove(self, seqs: list[int]) -> int:
         gone = [seq for seq in seqs if seq in self.live]
@@ -99,39 +111,68 @@ class PartitionIndex:
             return 0
         if self.hnsw:
             self.tombstones.update(gone)
-            if len(self.tombstones) > max(64, len(self.live) // 4):
-                self.rebuild(hnsw=len(self.live) > self.hnsw_threshold)
+            self._params = None  # the selector changes
         else:
             self.index.remove_ids(np.asarray(gone, dtype=np.int64))  # type: ignore[arg-type]
         return len(gone)
 
-    def rebuild(self, *, hnsw: bool) -> None:
-        """Re-create the FAISS index from its own live vectors (drops tombstones)."""
+    def snapshot(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, vectors) of the live entries, copied out of FAISS."""
         ntotal = self.index.ntotal
-        if ntotal:
-            ids = faiss.vector_to_array(self.index.id_map).astype(np.int64)  # type: ignore[attr-defined]
-            vecs = self._inner.reconstruct_n(0, ntotal)
-            keep = np.fromiter((seq in self.live for seq in ids.tolist()), dtype=bool, count=ntotal)
-            ids, vecs = ids[keep], np.ascontiguousarray(vecs[keep], dtype=np.float32)
-        self.index = self._new(hnsw=hnsw)
-        self.tombstones.clear()
-        if ntotal and len(ids):
-            self.index.add_with_ids(vecs, ids)
+        if not ntotal:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, self.dim), dtype=np.float32)
+        ids = faiss.vector_to_array(self.index.id_map).astype(np.int64)  # type: ignore[attr-defined]
+        vecs = self._inners[id(self.index)].reconstruct_n(0, ntotal)
+        keep = np.fromiter((seq in self.live for seq in ids.tolist()), dtype=bool, count=ntotal)
+        return ids[keep], np.ascontiguousarray(vecs[keep], dtype=np.float32)
+
+    def build(self, ids: np.ndarray, vecs: np.ndarray, *, hnsw: bool) -> faiss.Index:
+        """A new index over ``ids``/``vecs``; touches no shared state (runs outside the lock)."""
+        index = self.new_index(hnsw=hnsw)
+        if len(ids):
+            index.add_with_ids(vecs, ids)
+        return index
+
+    def install(self, ids: np.ndarray, vecs: np.ndarray, *, hnsw: bool, built: faiss.Index | None = None) -> None:
+        """Swap in an index built from a snapshot, replaying what changed since the snapshot."""
+        new = built if built is not None else self.build(ids, vecs, hnsw=hnsw)
+        snap = set(ids.tolist())
+        added = [seq for seq in self.live if seq not in snap]
+        if added:
+            more = np.stack([self.index.reconstruct(int(seq)) for seq in added]).astype(np.float32)
+            new.add_with_ids(more, np.asarray(added, dtype=np.int64))
+        removed = [seq for seq in snap if seq not in self.live]
+        self._inners = {id(new): self._inners[id(new)]}  # drop the old index's inner with it
+        self.index, self.hnsw, self.tombstones, self._params = new, hnsw, set(), None
+        if removed:
+            if hnsw:
+                self.tombstones.update(removed)
+            else:
+                self.index.remove_ids(np.asarray(removed, dtype=np.int64))  # type: ignore[arg-type]
+
+    def _search_params(self) -> Any:
+        """HNSW search that skips tombstones inside the graph walk (not by over-fetching)."""
+        if not (self.hnsw and self.tombstones):
+            return None
+        if self._params is None:
+            batch = faiss.IDSelectorBatch(np.fromiter(self.tombstones, dtype=np.int64))
+            params = faiss.SearchParametersHNSW()  # type: ignore[attr-defined]
+            params.efSearch = self.ef_search
+            selector = faiss.IDSelectorNot(batch)
+            params.sel = selector
+            self._param_refs = (batch, selector)  # the params hold raw pointers to these
+            self._params = params
+        return self._params
 
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         """Up to ``k`` live (id, cosine) pairs, best first."""
         if not self.live:
             return []
-        want = min(self.index.ntotal, k + len(self.tombstones))
-        scores, ids = self.index.search(query.reshape(1, -1), want)
-        out: list[tuple[int, float]] = []
-        for seq, score in zip(ids[0].tolist(), scores[0].tolist(), strict=True):
-            if seq < 0 or seq not in self.live:
-                continue
-            out.append((seq, float(score)))
-            if len(out) == k:
-                break
-        return out
+        params = self._search_params()
+        want = min(self.index.ntotal, k)
+        scores, ids = self.index.search(query.reshape(1, -1), want, params=params)
+        return [(seq, float(score)) for seq, score in zip(ids[0].tolist(), scores[0].tolist(), strict=True)
+                if seq >= 0 and seq in self.live]
 
 
 class VectorIndex:
@@ -160,6 +201,9 @@ class VectorIndex:
             part.add(arr, vecs, prompts)
             for seq in ids:
                 self._where[seq] = key
+            rebuild = part.needs_rebuild
+        if rebuild:
+            self._rebuild(key)
 
     def remove(self, seqs: list[int]) -> int:
         removed = 0
@@ -169,12 +213,39 @@ class VectorIndex:
                 key = self._where.pop(seq, None)
                 if key is not None:
                     by_part.setdefault(key, []).append(seq)
+            stale: list[PartitionKey] = []
             for key, part_seqs in by_part.items():
                 part = self._parts[key]
                 removed += part.remove(part_seqs)
                 if not len(part):
                     del self._parts[key]
+                elif part.needs_rebuild:
+                    stale.append(key)
+        for key in stale:
+            self._rebuild(key)
         return removed
+
+    def _rebuild(self, key: PartitionKey) -> None:
+        """Switch to HNSW or purge tombstones without holding the lock while FAISS builds.
+
+        The snapshot is taken and the result installed under the lock; the build (seconds for a
+        large HNSW) runs outside it, so lookups and writes carry on. Writes made meanwhile are
+        replayed onto the new index when it is installed.
+        """
+        with self.lock:
+            part = self._parts.get(key)
+            if part is None or not part.needs_rebuild:
+                return
+            part.rebuilding = True
+            ids, vecs = part.snapshot()
+            hnsw = len(ids) > part.hnsw_threshold
+        try:
+            built = part.build(ids, vecs, hnsw=hnsw)
+            with self.lock:
+                if self._parts.get(key) is part:
+                    part.install(ids, vecs, hnsw=hnsw, built=built)
+        finally:
+            part.rebuilding = False
 
     def search(self, key: PartitionKey, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         with self.lock:

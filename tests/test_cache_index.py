@@ -43,18 +43,39 @@ def test_lookups_answer_the_same_with_flat_and_hnsw(db_path: Path, embedder: Emb
     storage.close()
 
 
-def test_hnsw_partition_tombstones_deleted_ids_and_purges_them() -> None:
+def test_hnsw_partition_skips_tombstones_in_search_and_purges_them() -> None:
     rng = np.random.default_rng(0)
     vecs = _unit(rng, 300, 16)
-    part = PartitionIndex(16, hnsw_threshold=50, hnsw_m=16, ef_search=64, ef_construction=80, fuzzy_scan_limit=10)
-    part.add(np.arange(300, dtype=np.int64), vecs, ["p"] * 300)
-    assert part.hnsw and part.prompts is None
-    assert part.search(vecs[7], 1)[0][0] == 7
-    part.remove([7])
-    assert 7 in part.tombstones and all(seq != 7 for seq, _ in part.search(vecs[7], 5))
-    part.remove(list(range(100, 200)))  # past a quarter: rebuilt without tombstones
+    index = VectorIndex(16, hnsw_threshold=50, hnsw_m=16, fuzzy_scan_limit=10)
+    key = ("t", "-")
+    index.add(key, list(range(300)), vecs, ["p"] * 300)
+    part = index._parts[key]
+    assert part.hnsw and part.prompts is None and not part.tombstones
+    assert index.search(key, vecs[7], 1)[0][0] == 7
+    index.remove([7])
+    assert 7 in part.tombstones
+    found = index.search(key, vecs[7], 5)
+    assert len(found) == 5 and all(seq != 7 for seq, _ in found)  # filtered inside the graph walk
+    index.remove(list(range(100, 200)))  # past a quarter: rebuilt without tombstones
     assert not part.tombstones and part.index.ntotal == 199
-    assert part.search(vecs[250], 1)[0][0] == 250
+    assert index.search(key, vecs[250], 1)[0][0] == 250
+    index.remove(list(range(0, 60)) + list(range(200, 300)))  # below the threshold again: flat
+    assert not part.hnsw and len(part) == 40 and index.search(key, vecs[80], 1)[0][0] == 80
+
+
+def test_rebuild_replays_writes_made_while_it_was_building() -> None:
+    rng = np.random.default_rng(4)
+    vecs = _unit(rng, 40, 8)
+    part = PartitionIndex(8, hnsw_threshold=10, hnsw_m=16, ef_search=64, ef_construction=80, fuzzy_scan_limit=5)
+    part.add(np.arange(20, dtype=np.int64), vecs[:20], ["x"] * 20)
+    ids, snap = part.snapshot()
+    built = part.build(ids, snap, hnsw=True)
+    part.add(np.arange(20, 30, dtype=np.int64), vecs[20:30], ["y"] * 10)  # meanwhile: adds and a delete
+    part.remove([3])
+    part.install(ids, snap, hnsw=True, built=built)
+    assert part.hnsw and part.tombstones == {3} and part.index.ntotal == 30
+    assert part.search(vecs[25], 1)[0][0] == 25
+    assert all(seq != 3 for seq, _ in part.search(vecs[3], 5))
 
 
 def test_flat_partition_removes_ids_in_place() -> None:
