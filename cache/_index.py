@@ -229,8 +229,8 @@ class VectorIndex:
         """Switch to HNSW or purge tombstones without holding the lock while FAISS builds.
 
         The snapshot is taken and the result installed under the lock; the build (seconds for a
-        large HNSW) runs outside it, so lookups and writes carry on. Writes made meanwhile are
-        replayed onto the new index when it is installed.
+        large HNSW) runs outside it, so lookups carry on (``SemanticCache`` writes wait on its own
+        write lock). Anything added or removed meanwhile is replayed onto the new index.
         """
         with self.lock:
             part = self._parts.get(key)
