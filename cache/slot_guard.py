@@ -35,6 +35,7 @@ _KIND = {
     "number": "amount", "ordinal": "amount", "money": "amount",
     "percent": "percent",
     "date": "when", "datetime": "when", "time": "when", "duration": "when",
+    "daterange": "when", "timerange": "when", "set": "when",
     "email": "ident", "url": "ident", "phone": "ident", "id_card": "ident", "order_id": "ident",
 }
 _ZH_NEGATION = re.compile(r"[不没无未别非]")

@@ -12,6 +12,8 @@ from lastline import is_cjk_dominant
 from lastline.cache import SlotGuard, extract_slots, slot_guard_ok
 
 VALUE_CHANGED = [
+    # a day given as a part-of-day range (明天上午 is a daterange)
+    ("明天上午有空吗", "后天上午有空吗"),
     # English: counts, amounts, dates, IDs, emails, URLs
     ("Book 2 tickets to Paris", "Book 3 tickets to Paris"),
     ("refund order 123", "refund order 456"),
