@@ -20,7 +20,7 @@ from lastline.cache.calibration import DEFAULT_CONFIDENCE, Calibration, calibrat
 from lastline.cache.pairs import read_pairs, score_pairs
 from lastline.cache.replay import ReplayReport, read_log, replay, write_png
 
-from .cli import DbOption, JsonOption, open_runtime
+from .cli_common import DbOption, JsonOption, open_runtime
 from .runtime import Runtime
 
 __all__ = ["calibrate_command", "replay_command"]

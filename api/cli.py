@@ -6,20 +6,17 @@ Domain errors print one readable line and exit with code 2; data goes to stdout,
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from ipaddress import ip_address
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from lastline import ConfigError, LastlineError, __version__, load_settings
 
-from .runtime import Runtime
+from . import cli_cache, cli_fallback, cli_kb, cli_rules
+from .cli_common import DbOption, JsonOption, emit, open_runtime
 
 __all__ = ["app", "main"]
 
@@ -29,27 +26,10 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-
-DbOption = Annotated[Path | None, typer.Option("--db", help="SQLite file (default: LASTLINE_DB or lastline.db).")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-
-
-def open_runtime(db: Path | None) -> Runtime:
-    """Open the runtime with ``--db`` taking precedence over LASTLINE_DB."""
-    overrides: dict[str, Any] = {"db": db} if db is not None else {}
-    return Runtime.open(load_settings(**overrides))
-
-
-def emit(data: Any, as_json: bool) -> None:
-    """Print ``data`` as JSON, or as a two-column table for people."""
-    if as_json:
-        typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
-        return
-    table = Table(show_header=False)
-    for key, value in data.items():
-        table.add_row(str(key), str(value))
-    Console().print(table)
-
+app.add_typer(cli_cache.app, name="cache")
+app.add_typer(cli_kb.app, name="kb")
+app.add_typer(cli_rules.app, name="rules")
+app.add_typer(cli_fallback.app, name="fallback")
 
 @app.command()
 def version() -> None:
@@ -126,10 +106,6 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-from . import cli_cache  # noqa: E402  (after the shared options it imports from here)
-
-app.add_typer(cli_cache.app, name="cache")
-
 
 def main() -> None:
     """Entry point: run the app, turning lastline errors into one line and exit code 2."""
@@ -138,18 +114,3 @@ def main() -> None:
     except LastlineError as exc:
         typer.echo(f"error: {exc.detail}", err=True)
         sys.exit(2)
-
-
-from . import cli_kb  # noqa: E402  (sub-apps import the helpers above)
-
-app.add_typer(cli_kb.app, name="kb")
-
-
-from . import cli_rules  # noqa: E402  (sub-apps import the helpers above)
-
-app.add_typer(cli_rules.app, name="rules")
-
-
-from . import cli_fallback  # noqa: E402  (sub-apps import the helpers above)
-
-app.add_typer(cli_fallback.app, name="fallback")

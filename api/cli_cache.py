@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from lastline import InvalidInput
 
 from ._cli_cache_tools import cache_of, calibrate_command, replay_command
-from .cli import DbOption, JsonOption, emit, open_runtime
+from .cli_common import DbOption, JsonOption, emit, open_runtime
 
 __all__ = ["app"]
 

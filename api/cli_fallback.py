@@ -15,7 +15,7 @@ import typer
 
 from lastline import InvalidInput, NotFound
 
-from .cli import DbOption, JsonOption, emit, open_runtime
+from .cli_common import DbOption, JsonOption, emit, open_runtime
 from .defaults import DeclaredDefault
 from .ladder import FallbackRequest, run_ladder
 

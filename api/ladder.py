@@ -113,7 +113,8 @@ def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: st
             runtime.metrics.fallback.labels(outcome="error").inc()
             raise
         if answer is not None:
-            record(answer.layer if answer.source is Source.CACHE else answer.source.value, answer)
+            tier = answer.layer if answer.source is Source.CACHE and answer.layer else answer.source.value
+            record(tier, answer)
             runtime.metrics.count_answer(answer.source.value, answer.confidence.value)
             return answer
     record("none", None)
@@ -229,13 +230,14 @@ def _from_kb(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, tra
         trail.append("kb:no_answer")
         return None
     trail.append(f"kb:{found.layer or 'answer'}")
-    return found.model_copy(
+    answer: Answer = found.model_copy(
         update={
             "degradation_depth": DEPTH["kb"],
             "notice": found.notice or notice_for(Source.KB, lang),
             "layer": found.layer or "kb",
         }
     )
+    return answer
 
 
 def _from_default(

@@ -109,7 +109,7 @@ def score_pairs(cache: Any, pairs: LabelledPairs, *, slot_guard: bool | None = N
     vectors = encode_unique(cache.embedder, [*norm_a, *norm_b])  # the cache embeds normalized text
     a = np.stack([vectors[t] for t in norm_a])
     b = np.stack([vectors[t] for t in norm_b])
-    scores = np.einsum("ij,ij->i", a, b).astype(np.float64)
+    scores: np.ndarray = np.einsum("ij,ij->i", a, b).astype(np.float64)
     for i, (x, y) in enumerate(zip(pairs.first, pairs.second, strict=True)):
         guard_ok = (not guard_on) or bool(cache.slot_guard_ok(y, x))  # lookup prompt first, as the cache
         if layers:

@@ -88,7 +88,7 @@ def parse_csv(path: Path) -> list[ParsedDocument]:
     try:
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",\t;")
     except csv.Error:
-        dialect = csv.excel  # type: ignore[assignment]
+        dialect = csv.excel
     try:
         rows = list(csv.DictReader(io.StringIO(text), dialect=dialect))
     except csv.Error as exc:
