@@ -56,9 +56,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--limit", type=int, default=None, help="pairs per file (default: all)")
+    parser.add_argument("--latency-only", action="store_true", help="only the speed columns")
     args = parser.parse_args()
     models = args.models.split(",")
     print(f"machine: {machine()}")
+    if args.latency_only:
+        print("\n| model | 1 query p50 | batch 64 |\n|---|---|---|")
+        for model in models:
+            p50, tput = latency(model)
+            print(f"| {get_embedder(model, 1).model_id} | {p50:.1f} ms | {tput:.0f}/s |")
+        return
     results: dict[tuple[str, str], tuple[float, float, float, int, int]] = {}
     for name in SETS:
         q1, q2, labels = read_pairs(name, args.limit)
