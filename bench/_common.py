@@ -72,3 +72,18 @@ def roc_auc(scores: np.ndarray, labels: np.ndarray) -> float:
     n_pos = int(labels.sum())
     n_neg = len(labels) - n_pos
     return float((ranks[labels == 1].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def write_section(heading: str, text: str) -> Path:
+    """Replace (or append) the ``heading`` section of docs/benchmarks.md, leaving the others as they are."""
+    path = ROOT / "docs" / "benchmarks.md"
+    current = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    body = text.rstrip("\n") + "\n"
+    if heading in current:
+        start = current.index(heading)
+        nxt = current.find("\n## ", start + len(heading))
+        current = current[:start] + body + ("\n" + current[nxt + 1:] if nxt != -1 else "")
+    else:
+        current = current.rstrip("\n") + "\n\n" + body
+    path.write_text(current, encoding="utf-8")
+    return path

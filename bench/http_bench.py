@@ -33,7 +33,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DATA, ROOT, machine
+from _common import DATA, machine, write_section
 
 SECTION = "## HTTP service"
 CONCURRENCY = (1, 16, 64)
@@ -207,20 +207,6 @@ def table(rows: list[dict[str, object]], where: str, seconds: float, n_entries: 
     return "\n".join(lines) + "\n"
 
 
-def write_section(text: str) -> Path:
-    """Replace (or append) only this script's section of docs/benchmarks.md."""
-    path = ROOT / "docs" / "benchmarks.md"
-    current = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    if SECTION in current:
-        start = current.index(SECTION)
-        nxt = current.find("\n## ", start + len(SECTION))
-        current = current[:start] + text + (current[nxt + 1:] if nxt != -1 else "")
-        current = current.replace(text + "## ", text + "\n## ") if nxt != -1 else current
-    else:
-        current = current.rstrip("\n") + "\n\n" + text
-    path.write_text(current, encoding="utf-8")
-    return path
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -232,7 +218,7 @@ def main() -> None:
     text = table(rows, where, args.seconds, min(args.entries, 999))
     print(text)
     if args.write:
-        print(f"wrote {write_section(text)}", file=sys.stderr)
+        print(f"wrote {write_section(SECTION, text)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

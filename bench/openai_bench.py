@@ -28,7 +28,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ROOT, machine
+from _common import machine, write_section
 from http_bench import load_pairs, start_server
 
 SECTION = "## OpenAI-compatible endpoint"
@@ -129,19 +129,6 @@ def table(rows: list[dict[str, object]], where: str, seconds: float, n_entries: 
     return "\n".join(lines) + "\n"
 
 
-def write_section(text: str) -> Path:
-    """Replace (or append) only this script's section of docs/benchmarks.md."""
-    path = ROOT / "docs" / "benchmarks.md"
-    current = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    if SECTION in current:
-        start = current.index(SECTION)
-        nxt = current.find("\n## ", start + len(SECTION))
-        current = current[:start] + text + ("\n" + current[nxt + 1:] if nxt != -1 else "")
-    else:
-        current = current.rstrip("\n") + "\n\n" + text
-    path.write_text(current, encoding="utf-8")
-    return path
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -153,7 +140,7 @@ def main() -> None:
     text = table(rows, where, args.seconds, min(args.entries, 999))
     print(text)
     if args.write:
-        print(f"wrote {write_section(text)}", file=sys.stderr)
+        print(f"wrote {write_section(SECTION, text)}", file=sys.stderr)
 
 
 if __name__ == "__main__":
