@@ -97,3 +97,36 @@ def test_makefile_run_target_serves_the_demo_folder() -> None:
     assert "lastline serve" in run_recipe
     assert "data/demo" in run_recipe
     assert Path(ROOT / "data" / "demo").is_dir()
+
+
+def test_make_run_serves_healthz_on_loopback(tmp_path: Path) -> None:
+    """The README's first command, as written (the venv `make test` built is reused)."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import time
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "LASTLINE_PORT": str(port), "LASTLINE_DB": str(tmp_path / "run.db")}
+    log = (tmp_path / "make-run.log").open("wb")
+    process = subprocess.Popen(["make", "-s", "run"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        status = None
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                status = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code
+                break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        assert status == 200, (tmp_path / "make-run.log").read_text()
+        answer = httpx.post(f"http://127.0.0.1:{port}/v1/kb/search", json={"query": "fallback ladder"}, timeout=30)
+        assert answer.json()["results"], "the demo knowledge base was not seeded"
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+        log.close()
