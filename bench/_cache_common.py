@@ -197,12 +197,15 @@ def rewrite(text: str, rng: random.Random) -> tuple[str, str]:
 
 def temp_cache(config: object | None = None, name: str = "bench", embedder: object | None = None) -> object:
     """A real :class:`SemanticCache` on a fresh SQLite file in a temporary folder."""
+    import atexit
+    import shutil
     import tempfile
 
     from lastline import get_embedder, open_storage
     from lastline.cache import SemanticCache
 
     folder = Path(tempfile.mkdtemp(prefix=f"lastline-{name}-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return SemanticCache(open_storage(folder / "cache.db"), embedder or get_embedder("use", 1), config)  # type: ignore[arg-type]
 
 
