@@ -10,6 +10,11 @@ Kinds compared (a multiset per kind must be equal):
   ``percent`` percentages
   ``when``    dates, datetimes, times and durations (relative dates resolved at one reference time)
   ``ident``   emails, URLs, phone numbers, ID-card and order numbers
+  ``code``    version numbers (4.4.4 = 4.4.04), compared component by component
+
+Digit runs no entity claims (model numbers such as ``mi3``, ``ds88``) count as amounts, so
+"xiaomi mi3" and "xiaomi mi4" differ; list markers such as "1) … 2) …" outside parentheses are
+numbering, not values, and are skipped.
 
 English negation ("not", "n't", "never", …) must agree as well. Chinese negation does not take
 part: 不/没/无 occur in a third of true paraphrases of banking questions and the measurement on
@@ -39,7 +44,8 @@ _KIND = {
     "email": "ident", "url": "ident", "phone": "ident", "id_card": "ident", "order_id": "ident",
 }
 _ZH_NEGATION = re.compile(r"[不没无未别非]")
-_EN_NEGATION = re.compile(r"\b(?:not|never|no|nobody|nothing|cannot|none|neither|nor)\b|n't\b", re.I)
+# n't with a straight or a curly apostrophe (don't / don’t)
+_EN_NEGATION = re.compile(r"\b(?:not|never|no|nobody|nothing|cannot|none|neither|nor)\b|n['’]t\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,13 @@ def _normalize(entity: Any) -> tuple[str, str, str | None] | None:
     return kind, str(value).strip().lower(), None
 
 
+#: A version number (4.4.4, 6.3.7): compared as a whole, component by component.
+_VERSION = re.compile(r"(?<![\d.])\d{1,4}(?:\.\d{1,4}){2,}(?!\.?\d)")
+#: "two steps: 1) … 2) …": a list marker with a lone closing parenthesis numbers items, it is no value.
+_LIST_MARKER = re.compile(r"(?:^|(?<=[\s:;,.?!，：；。、]))\d{1,2}\)(?!\d)")
+#: A digit run no entity claimed (model numbers and codes: mi3, ds88, 0x80073cf6).
+_DIGITS = re.compile(r"\d+")
+
 # One fixed reference time per process keeps "tomorrow" equal to "tomorrow" across calls.
 _REFERENCE = datetime(2000, 1, 3, 12, 0, 0)
 
@@ -100,12 +113,28 @@ def extract_slots(text: str) -> Slots:
     Extraction runs on the matching form of the text (NFKC, spaces between CJK removed), so
     full-width digits and "借 五 千 元" read the same as their plain forms.
     """
+    matched = normalize_text(text)
     try:
-        entities = find_entities(normalize_text(text), reference_time=_REFERENCE)
+        entities = find_entities(matched, reference_time=_REFERENCE)
     except Exception:  # the contract says never raise; if it does, compare nothing rather than crash
         entities = []
     values: list[tuple[str, str]] = []
     currencies: set[str] = set()
+    versions = [(m.start(), m.end()) for m in _VERSION.finditer(matched)]
+    for start, end in versions:
+        values.append(("code", ".".join(str(int(part)) for part in matched[start:end].split("."))))
+    skipped = versions + [
+        (m.start(), m.end()) for m in _LIST_MARKER.finditer(matched)
+        if matched.count("(", 0, m.start()) <= matched.count(")", 0, m.start())  # not "(i am 13)"
+    ]
+    if skipped:
+        entities = [e for e in entities if not any(e.start < b and a < e.end for a, b in skipped)]
+    claimed = bytearray(len(matched))
+    for start, end in [*((e.start, e.end) for e in entities), *skipped]:
+        claimed[start:end] = b"\x01" * (end - start)
+    for m in _DIGITS.finditer(matched):
+        if not claimed[m.start()]:  # ds88, j7, 0x…cf6: digits glued to letters, which no entity took
+            values.append(("amount", _decimal(m.group())))
     for entity in entities:
         norm = _normalize(entity)
         if norm is None:

@@ -42,7 +42,7 @@ _FRAC = rf"[ ]*分[ ]*之[ ]*[负負]?[ ]*{_FRAC_PART}"
 NUMBER_RE = re.compile(
     rf"(?=[-+负負.0-9{CN_NUM_CHARS}])(?:(?<![0-9A-Za-z])[-+]|[负負])?(?:{_SCI}|(?<![\d.])\.\d+(?![\d.])"
     rf"|(?:(?:{_CN_RUN}|\d+)[ ]*又[ ]*)?(?:[{CN_NUM_CHARS}]+|\d+){_FRAC}"
-    rf"|(?:{_ARABIC})(?:[ ]*[{APPROX}]?[ ]*[{_UNITS}](?:[ ]*零?(?:{_ARABIC}|[{CN_DIGITS}]))?){{0,8}}[kKmMwW]?(?![\d.])"
+    rf"|(?:{_ARABIC})(?:[ ]*[{APPROX}]?[ ]*[{_UNITS}](?:[ ]*零?(?:{_ARABIC}|[{CN_DIGITS}]))?){{0,8}}[kKmMwW]?(?!\.?\d)"
     rf"|{_CN_RUN}(?:[ ]*[{POINT}][ ]*[{CN_DIGITS}](?:[ ]*[{CN_DIGITS}])*)?)"
 )
 _FRACTION = re.compile(r"^(?P<whole>.*?)又?(?P<den>[^又]+?)分之(?P<num>.+)$")
@@ -178,9 +178,13 @@ def find_numbers(text: str, folded: str) -> Iterator[Entity]:
         raw = m.group()
         if end - start <= 2 and stops is None:
             stops = [w.span(1) for w in _STOP_RE.finditer(folded)]
-        if (end - start <= 2 and _inside_word(stops or [], start, end)) \
-                or (raw[-1] in "kKmMwW" and _letter_after(folded, end)):
+        if end - start <= 2 and _inside_word(stops or [], start, end):
             continue
+        if raw[-1] in "kKmMwW" and _letter_after(folded, end):
+            # 4kg, 2mm, 320kbps: the letter starts a unit, not a multiplier; the count is the digits.
+            raw, end = raw[:-1], end - 1
+            if not raw:
+                continue
         value = parse_number(raw)
         if value is None:
             if raw[0] in "-+负負" and len(raw) > 1:

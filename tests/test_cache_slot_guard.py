@@ -39,6 +39,23 @@ VALUE_CHANGED = [
     ("分12期还款利息多少", "分24期还款利息多少"),
     ("我要借5000", "我要借6000"),
     ("一个人去西藏要多少钱", "两个人去西藏要多少钱"),
+    # numbers glued to units or letters, versions, ratios, a number before a full stop
+    ("How can I lose 4kg weight?", "How can I lose 5kg weight?"),
+    ("Is 774mg of caffeine a day too much?", "Is 874mg of caffeine a day too much?"),
+    ("Is 320kbps good enough?", "Is 420kbps good enough?"),
+    ("My phone is a xiaomi mi3. How do I reset it?", "My phone is a xiaomi mi4. How do I reset it?"),
+    ("I'm leaning towards the roland ds88. Any advice?", "I'm leaning towards the roland ds98. Any advice?"),
+    ("Which is better, KitKat 4.4.4 or Lollipop 5.1?", "Which is better, KitKat 5.4.4 or Lollipop 5.1?"),
+    ("My GPA is 2.3/4.0. Any chance?", "My GPA is 2.3/5.0. Any chance?"),
+    ("I am 23. What should I study?", "I am 33. What should I study?"),
+    ("I was born on 26/01/1989", "I was born on 27/01/1989"),
+    ("我借15000.期限一个月，利息多少", "我借25000.期限一个月，利息多少"),
+    ("1万一个月多少利息", "2万一个月多少利息"),
+    ("5点之前还款可以吗", "6点之前还款可以吗"),
+    ("为何我微信是6.3.7版本，没微粒贷服务？", "为何我微信是7.3.7版本，没微粒贷服务？"),
+    ("1.看不到微粒贷图标", "2.看不到微粒贷图标"),  # list numbers compare too (measured cost: docs)
+    ("Is wanting a dog a phase? (I am 13)", "Is wanting a dog a phase? (I am 23)"),  # not a list marker
+    ("What is f(x+2) if f(x) = x^2?", "What is f(x+3) if f(x) = x^2?"),
 ]
 
 SAME_VALUES = [
@@ -55,6 +72,12 @@ SAME_VALUES = [
     ("怎么登录微粒贷", "怎么登陆微粒贷"),  # 陆 in 登陆 is not the capital 6
     ("为什么借不了钱", "为什么我借不了款"),  # Chinese negation on both sides
     ("为什么没有微粒贷", "为什么我无法开通微粒贷"),  # Chinese negation words differ: not a rule
+    ("How can I lose 4kg weight?", "How can I lose 4 kg of weight?"),
+    ("Should I buy the roland ds88 or wait?", "Should I buy the Roland DS88 or wait?"),
+    ("Is KitKat 4.4.4 worth it?", "Is KitKat 4.4.04 worth it?"),
+    ("Why don’t I get a refund?", "Why don't I get a refund?"),  # curly apostrophe is still n't
+    ("我借15000.期限一个月", "我借15000，期限一个月"),
+    ("What are the two steps: 1) apply 2) wait?", "What are the two steps to apply and wait?"),  # list markers
 ]
 
 TRIVIAL_REWRITES = [
@@ -66,6 +89,9 @@ TRIVIAL_REWRITES = [
     "3月5日的航班还有吗？",
     "订单号 AB12345 怎么退款",
     "借两万块要多少利息?",
+    "Which is better, KitKat 4.4.4 or Lollipop 5.1?",
+    "My phone is a xiaomi mi3. How do I lose 4kg?",
+    "我借15000.期限一个月",
 ]
 
 

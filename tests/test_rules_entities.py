@@ -153,3 +153,19 @@ def test_long_entity_dense_input_completes(token: str) -> None:
     text = token * (10_000 // len(token))
     found = find_entities(text, reference_time=REF)
     assert all(text[e.start:e.end] == e.text for e in found)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a full stop after a number ends the sentence; it does not hide the number
+    ("I am 23.And I feel lost", ["23"]), ("我借15000.期限一个月", ["15000"]), ("1.看不到微粒贷图标", ["1"]),
+    ("GPA 2.3/4.0.Is there", ["2.3", "4"]),
+    # a letter after k/m/w starts a unit (4kg, 320kbps), so the digits are the count, not 4000
+    ("lose 4kg", ["4"]), ("774mg", ["774"]), ("320kbps", ["320"]), ("2mm", ["2"]), ("$3k", []),
+])
+def test_numbers_before_a_full_stop_or_a_unit_are_found(text: str, expected: list[str]) -> None:
+    assert values(text, "number") == expected
+
+
+@pytest.mark.parametrize("text", ["4.4.4", "1.2.3.4.", "3k.", "5kg.", "1..2", "..", "4kk", "9...16...24..."])
+def test_dotted_and_unit_inputs_never_raise(text: str) -> None:
+    find_entities(text, reference_time=REF)
