@@ -39,10 +39,13 @@ _CN_RUN = rf"{_CN}+(?:(?:[ ]*[{APPROX}](?=[ ]*[{_UNITS}])|[ ]+)[ ]*{_CN}+)*"
 #: One numeral: Arabic (with thousands separators) and/or Chinese parts, optional Chinese decimals.
 _FRAC_PART = rf"(?:[{CN_NUM_CHARS}]+(?:[{POINT}][{CN_DIGITS}]+)?|\d+(?:\.\d+)?)"
 _FRAC = rf"[ ]*分[ ]*之[ ]*[负負]?[ ]*{_FRAC_PART}"
+#: A classifier after a digit makes it a count of its own: 1万一个月 is 1万 then 一个月, not 11000.
+_COUNTED = "[个個次天年月期笔張张位件条份周]"
+_TAIL = rf"(?:{_ARABIC}|[{CN_DIGITS}](?!{_COUNTED}))"
 NUMBER_RE = re.compile(
     rf"(?=[-+负負.0-9{CN_NUM_CHARS}])(?:(?<![0-9A-Za-z])[-+]|[负負])?(?:{_SCI}|(?<![\d.])\.\d+(?![\d.])"
     rf"|(?:(?:{_CN_RUN}|\d+)[ ]*又[ ]*)?(?:[{CN_NUM_CHARS}]+|\d+){_FRAC}"
-    rf"|(?:{_ARABIC})(?:[ ]*[{APPROX}]?[ ]*[{_UNITS}](?:[ ]*零?(?:{_ARABIC}|[{CN_DIGITS}]))?){{0,8}}[kKmMwW]?(?!\.?\d)"
+    rf"|(?:{_ARABIC})(?:[ ]*[{APPROX}]?[ ]*[{_UNITS}](?:[ ]*零?{_TAIL})?){{0,8}}[kKmMwW]?(?!\.?\d)"
     rf"|{_CN_RUN}(?:[ ]*[{POINT}][ ]*[{CN_DIGITS}](?:[ ]*[{CN_DIGITS}])*)?)"
 )
 _FRACTION = re.compile(r"^(?P<whole>.*?)又?(?P<den>[^又]+?)分之(?P<num>.+)$")

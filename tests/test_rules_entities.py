@@ -169,3 +169,10 @@ def test_numbers_before_a_full_stop_or_a_unit_are_found(text: str, expected: lis
 @pytest.mark.parametrize("text", ["4.4.4", "1.2.3.4.", "3k.", "5kg.", "1..2", "..", "4kk", "9...16...24..."])
 def test_dotted_and_unit_inputs_never_raise(text: str) -> None:
     find_entities(text, reference_time=REF)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("1万一个月多少利息", ["10000"]), ("借1万一年", ["10000"]), ("1万五", ["15000"]), ("3万5千", ["35000"]),
+])
+def test_a_digit_before_a_classifier_counts_on_its_own(text: str, expected: list[str]) -> None:
+    assert values(text, "number") == expected
