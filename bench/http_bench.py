@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -207,19 +208,22 @@ def table(rows: list[dict[str, object]], where: str, seconds: float, n_entries: 
     return "\n".join(lines) + "\n"
 
 
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=8.0, help="Duration of each row.")
+def cli(run_rows: Any, render: Any, section: str, default_seconds: float, doc: str) -> None:
+    """Command line shared by the HTTP benches: run, print the table, optionally write the docs section."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=default_seconds, help="Duration of each row.")
     parser.add_argument("--entries", type=int, default=999, help="Cache entries seeded (max 999).")
     parser.add_argument("--write", action="store_true", help="Update docs/benchmarks.md.")
     args = parser.parse_args()
-    rows, where = run(args.seconds, args.entries)
-    text = table(rows, where, args.seconds, min(args.entries, 999))
+    rows, where = run_rows(args.seconds, args.entries)
+    text = render(rows, where, args.seconds, min(args.entries, 999))
     print(text)
     if args.write:
-        print(f"wrote {write_section(SECTION, text)}", file=sys.stderr)
+        print(f"wrote {write_section(section, text)}", file=sys.stderr)
 
+
+def main() -> None:
+    cli(run, table, SECTION, 8.0, __doc__ or "")
 
 if __name__ == "__main__":
     main()

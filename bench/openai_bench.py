@@ -15,7 +15,6 @@ clients (httpx, one asyncio loop in this process), each answered from the exact 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import statistics
@@ -28,8 +27,8 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine, write_section
-from http_bench import load_pairs, start_server
+from _common import machine
+from http_bench import cli, load_pairs, start_server
 
 SECTION = "## OpenAI-compatible endpoint"
 CONCURRENCY = (1, 16, 64)
@@ -129,19 +128,8 @@ def table(rows: list[dict[str, object]], where: str, seconds: float, n_entries: 
     return "\n".join(lines) + "\n"
 
 
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0, help="Duration of each row.")
-    parser.add_argument("--entries", type=int, default=999, help="Cache entries seeded (max 999).")
-    parser.add_argument("--write", action="store_true", help="Update docs/benchmarks.md.")
-    args = parser.parse_args()
-    rows, where = run(args.seconds, args.entries)
-    text = table(rows, where, args.seconds, min(args.entries, 999))
-    print(text)
-    if args.write:
-        print(f"wrote {write_section(SECTION, text)}", file=sys.stderr)
-
+    cli(run, table, SECTION, 5.0, __doc__ or "")
 
 if __name__ == "__main__":
     main()
