@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from lastline import InvalidInput
+from lastline.cache.replay import iter_json_lines
 
 from ._cli_cache_tools import cache_of, calibrate_command, replay_command
 from .cli_common import DbOption, JsonOption, emit, open_runtime
@@ -51,15 +52,8 @@ def _read_entries(path: Path) -> Iterator[dict[str, Any]]:
         raise InvalidInput(f"{path}: no such file")
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json"):
-        with path.open(encoding="utf-8") as handle:
-            for line_no, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InvalidInput(f"{path}:{line_no}: not JSON ({exc.msg})") from None
-                yield _entry(row, f"{path}:{line_no}")
+        for line_no, row in iter_json_lines(path):
+            yield _entry(row, f"{path}:{line_no}")
     elif suffix in (".csv", ".tsv"):
         with path.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle, delimiter="\t" if suffix == ".tsv" else ",")

@@ -135,8 +135,8 @@ def _parse(obj: Any, line: int) -> ReplayRecord:
     )
 
 
-def read_log(path: Path | str) -> Iterator[ReplayRecord]:
-    """Stream records from a JSON-lines log; blank lines are skipped, bad lines named."""
+def iter_json_lines(path: Path | str) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` of each non-blank line of a JSON-lines file; a bad line is named."""
     path = Path(path)
     if not path.is_file():
         raise InvalidInput(f"{path}: no such file")
@@ -145,10 +145,15 @@ def read_log(path: Path | str) -> Iterator[ReplayRecord]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                yield line_no, json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InvalidInput(f"{path}:{line_no}: not JSON ({exc.msg})") from None
-            yield _parse(obj, line_no)
+
+
+def read_log(path: Path | str) -> Iterator[ReplayRecord]:
+    """Stream records from a JSON-lines traffic log."""
+    for line_no, obj in iter_json_lines(path):
+        yield _parse(obj, line_no)
 
 
 def _is_right(rec: ReplayRecord, served_keys: set[str]) -> bool | None:
