@@ -87,6 +87,17 @@ def run_lookup(cache: SemanticCache, prompt: str, *, tenant: str, context: Any, 
             metadata=row.metadata if row else None,
         )
 
+    def first_fuzzy(seqs: list[int], rows: dict[int, EntryRow]) -> LookupResult | None:
+        """The first candidate that is a typo-level rewrite of the prompt and passes the guard."""
+        for seq in seqs:
+            cand = rows.get(seq)
+            if cand is None or cand.prompt_hash == phash:
+                continue
+            sim = typo_similarity(norm, cand.prompt_norm, cache.config.fuzzy_min_ratio)
+            if sim is not None and _accept(cache, cand, prompt, now, mode, trace, "fuzzy", sim):
+                return done(cand, "fuzzy", sim)
+        return None
+
     # 1. exact: same normalized text, same tenant and context
     row = cache._store.by_key(tenant, ctx, phash)
     if row is not None and _accept(cache, row, prompt, now, mode, trace, "exact", 1.0, guarded=False):
@@ -99,14 +110,10 @@ def run_lookup(cache: SemanticCache, prompt: str, *, tenant: str, context: Any, 
     if choices:
         matches = process.extract(norm, choices, scorer=fuzz.ratio, score_cutoff=cache.config.fuzzy_min_ratio,
                                   limit=_FUZZY_LIMIT)
-        rows = cache._store.by_seqs(tenant, ctx, [m[2] for m in matches])
-        for _, _, seq in matches:
-            cand = rows.get(seq)
-            if cand is None or cand.prompt_hash == phash:
-                continue
-            sim = typo_similarity(norm, cand.prompt_norm, cache.config.fuzzy_min_ratio)
-            if sim is not None and _accept(cache, cand, prompt, now, mode, trace, "fuzzy", sim):
-                return done(cand, "fuzzy", sim)
+        seqs = [m[2] for m in matches]
+        found = first_fuzzy(seqs, cache._store.by_seqs(tenant, ctx, seqs))
+        if found is not None:
+            return found
 
     # 3. semantic kNN in the partition (plus fuzzy among the neighbours when it is too big to scan)
     if not cache.index.partition_size(key):
@@ -116,13 +123,9 @@ def run_lookup(cache: SemanticCache, prompt: str, *, tenant: str, context: Any, 
     best = neighbours[0][1] if neighbours else None
     rows = cache._store.by_seqs(tenant, ctx, [seq for seq, _ in neighbours])
     if choices is None:
-        for seq, _ in neighbours:
-            cand = rows.get(seq)
-            if cand is None or cand.prompt_hash == phash:
-                continue
-            sim = typo_similarity(norm, cand.prompt_norm, cache.config.fuzzy_min_ratio)
-            if sim is not None and _accept(cache, cand, prompt, now, mode, trace, "fuzzy", sim):
-                return done(cand, "fuzzy", sim)
+        found = first_fuzzy([seq for seq, _ in neighbours], rows)
+        if found is not None:
+            return found
     for seq, cos in neighbours:
         if cos < t:
             break
