@@ -79,10 +79,15 @@ FIRST_N_RE = re.compile(
 )
 
 
+def _year_and_count(m: re.Match[str], ref: datetime) -> tuple[int, int | None]:
+    """The year (relative ``ry`` or written ``y``) and the count ``n`` of a period pattern."""
+    year = ref.year + _REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y"))
+    return year, _num(m.group("n"))
+
+
 def _first_n(m: re.Match[str], ref: datetime) -> DateHit | None:
     """``去年的前10天`` → Jan 1 … Jan 11 of last year (end exclusive)."""
-    year = ref.year + _REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y"))
-    n = _num(m.group("n"))
+    year, n = _year_and_count(m, ref)
     if n is None or n <= 0:
         return None
     start = date(year, 1, 1)
@@ -108,8 +113,7 @@ def _decade(m: re.Match[str]) -> DateHit | None:
 
 
 def _nth(m: re.Match[str], ref: datetime) -> DateHit | None:
-    year = ref.year + _REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y"))
-    n = _num(m.group("n"))
+    year, n = _year_and_count(m, ref)
     if n is None or n < 1:
         return None
     if m.group("u") == "月":
@@ -130,8 +134,7 @@ _LAST_N_RE = re.compile(
 
 def _last_n_weeks(m: re.Match[str], ref: datetime) -> DateHit | None:
     """``今年的最後 3 週`` → the three weeks before the Monday that starts the year's last week."""
-    year = ref.year + _REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y"))
-    n = _num(m.group("n"))
+    year, n = _year_and_count(m, ref)
     if n is None or n <= 0:
         return None
     last = date(year, 12, 31)
