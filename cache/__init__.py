@@ -17,6 +17,7 @@ from ._config import (
     Threshold,
 )
 from ._store import context_hash
+from ._sync import SyncReport
 from .slot_guard import SlotGuard, extract_slots, slot_guard_ok
 from .thresholds import SHIPPED_THRESHOLDS, default_threshold
 
@@ -32,6 +33,7 @@ __all__ = [
     "LookupResult",
     "SemanticCache",
     "SlotGuard",
+    "SyncReport",
     "Threshold",
     "context_hash",
     "default_threshold",

@@ -13,14 +13,16 @@ be fresh — except in ``fallback`` mode, where an expired entry answers as ``st
 
 Writes follow house rule 5: the SQLite transaction commits, then the FAISS partition is updated
 in the same call; at construction the index is rebuilt from SQLite, and every FAISS id a search
-returns is re-read from SQLite (tenant and context re-checked) before it can answer.
+returns is re-read from SQLite (tenant and context re-checked) before it can answer. Commits made
+by other connections (other processes, or other objects on the same file) reach the index at the
+next lookup through :meth:`SemanticCache.sync` (see ``_sync.py``).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -32,6 +34,7 @@ from ._config import CacheConfig, LookupResult, Mode
 from ._fuzzy import typo_similarity
 from ._index import VectorIndex
 from ._store import EntryRow, NewEntry, Store, context_hash
+from ._sync import IndexSync, SyncReport, add_rows
 from ._thresholds_api import ThresholdsMixin
 from .slot_guard import SlotGuard
 
@@ -39,6 +42,9 @@ __all__ = ["SemanticCache", "entry_dict"]
 
 _UNSET: Any = object()
 _PRUNE_EVERY = 10_000
+#: How long a lookup waits for the write lock to catch up with other processes' commits before it
+#: goes ahead on the current index (a rebuild or a large write elsewhere holds the lock for long).
+_SYNC_WAIT_S = 0.05
 
 
 class SemanticCache(ThresholdsMixin):
@@ -53,6 +59,7 @@ class SemanticCache(ThresholdsMixin):
         self.model_id = embedder.model_id
         self._lookups = 0
         self._write_lock = threading.Lock()  # orders SQLite commit + FAISS update per write
+        self._sync = IndexSync(storage, self._store, self.model_id)
         self.index = self._new_index()
         self.rebuild()
 
@@ -66,19 +73,41 @@ class SemanticCache(ThresholdsMixin):
     def rebuild(self) -> int:
         """Re-embed rows of another model id, then rebuild FAISS from SQLite; return vector count."""
         with self._write_lock:
-            while rows := self._store.foreign_model_rows(self.model_id, 512):
-                self._store.set_vectors(self.model_id, [r[0] for r in rows],
-                                        self.embedder.encode([self._embed_text(r[1]) for r in rows]))
-            index = self._new_index()
-            for batch in self._store.vectors(self.model_id):
-                groups: dict[tuple[str, str], list[Sequence[Any]]] = {}
-                for row in batch:
-                    groups.setdefault((row[1], row[2]), []).append(row)
-                for key, part in groups.items():
-                    vecs = np.frombuffer(b"".join(r[4] for r in part), dtype=np.float32)
-                    index.add(key, [r[0] for r in part], vecs, [r[3] for r in part])
-            self.index = index
-            return len(index)
+            return self._rebuild_locked()
+
+    def _rebuild_locked(self) -> int:
+        """The rebuild proper, under the write lock; lookups keep using the old index until the swap."""
+        while rows := self._store.foreign_model_rows(self.model_id, 512):
+            self._store.set_vectors(self.model_id, [r[0] for r in rows],
+                                    self.embedder.encode([self._embed_text(r[1]) for r in rows]))
+        state = self._sync.state()  # before the rows: later commits are caught up from here
+        index = self._new_index()
+        for batch in self._store.vectors(self.model_id):
+            add_rows(index, batch)
+        self.index = index
+        self._sync.mark(state)
+        return len(index)
+
+    def sync(self) -> SyncReport:
+        """Bring the index up to date with commits made through other connections; cheap when none.
+
+        Every lookup, ``score`` and ``stats`` calls it first. Another process's inserts are added,
+        its deletions (evictions, invalidations, replaced keys) removed; a watermark older than the
+        pruned deletion log means a full rebuild. Waits at most ``_SYNC_WAIT_S`` for the write lock.
+        """
+        if not self._sync.due():
+            return SyncReport()
+        if not self._write_lock.acquire(timeout=_SYNC_WAIT_S):
+            return SyncReport(skipped=True)
+        try:
+            report = self._sync.catch_up(self.index)
+            if report is None:
+                self._rebuild_locked()
+                report = SyncReport(rebuilt=True)
+        finally:
+            self._write_lock.release()
+        self._sync.seen()
+        return report
 
     @staticmethod
     def _embed_text(prompt: str) -> str:
@@ -195,6 +224,7 @@ class SemanticCache(ThresholdsMixin):
         """Find a cached answer for ``prompt`` (layers, guard and age as in the module docstring)."""
         from ._lookup import run_lookup
 
+        self.sync()
         return run_lookup(self, prompt, tenant=tenant, context=context, mode=mode, threshold=threshold,
                           exact_only=exact_only)
 
@@ -203,6 +233,7 @@ class SemanticCache(ThresholdsMixin):
         v.check_tenant(tenant)
         norm, _ = v.check_prompt(prompt, self.config.max_prompt_chars)
         key = (tenant, context_hash(v.check_context(context)))
+        self.sync()
         if not self.index.partition_size(key):
             return None, None
         hits = self.index.search(key, self.embedder.encode([norm])[0], self.config.knn_k)
@@ -246,10 +277,12 @@ class SemanticCache(ThresholdsMixin):
         lookup_id = self._store.record_lookup(
             tenant=tenant, mode=mode, outcome=outcome, bucket=int(now // self.config.stats_bucket_s), now=now,
             hit=hit, layer=layer, similarity=similarity, record=self.config.record_lookups)
+        self._sync.own_write_done()
         self._lookups += 1
         if self._lookups % _PRUNE_EVERY == 0:
             self._store.prune(now - self.config.lookup_retention_s,
                               int((now - self.config.counter_retention_s) // self.config.stats_bucket_s))
+            self._sync.prune_log(now - self.config.sync_log_retention_s)
         return lookup_id
 
     def slot_guard_ok(self, a: str, b: str) -> bool:
@@ -277,6 +310,7 @@ class SemanticCache(ThresholdsMixin):
         """Hits by layer, misses by reason, hit rate, entries, feedback and thresholds."""
         from ._stats import build_stats
 
+        self.sync()
         return build_stats(self, v.check_tenant(tenant), window_s)
 
 

@@ -77,6 +77,9 @@ class CacheConfig:
     lookup_retention_s: float = 7 * 24 * 3600.0
     #: Hit/miss counter buckets older than this are pruned (``stats`` without a window counts the rest).
     counter_retention_s: float = 90 * 24 * 3600.0
+    #: Deletion-log rows (how other processes learn of deletions) older than this are pruned; a
+    #: process that has not looked anything up for that long rebuilds its index at its next lookup.
+    sync_log_retention_s: float = 7 * 24 * 3600.0
     #: Width of one hit/miss counter bucket used by ``stats(window_s=…)``.
     stats_bucket_s: int = 60
     #: Thresholds used when a tenant has none stored, by model id (overrides the shipped table).

@@ -137,9 +137,37 @@ def _seq_counter(conn: object) -> None:
     run("INSERT INTO cache_seq (id, next) SELECT 1, COALESCE(MAX(seq), 0) + 1 FROM cache_entries")
 
 
+def _deletion_log(conn: object) -> None:
+    """Every deleted vector row leaves its seq here, so other processes can drop it from their index.
+
+    A trigger rather than code in each delete path: LRU eviction, ``delete``, ``invalidate`` (tags,
+    age, context) and replace-on-same-key all delete from ``cache_entries``, and so would any future
+    path. ``AUTOINCREMENT`` keeps log ids rising even after pruning empties the table (a reader's
+    watermark must never see an id again); ``cache_sync.pruned_through`` is the highest id pruned,
+    so a reader whose watermark is below it knows it missed deletions and rebuilds.
+    """
+    run = conn.execute  # type: ignore[attr-defined]
+    run(
+        """CREATE TABLE cache_deletions (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            seq        INTEGER NOT NULL,
+            deleted_at REAL NOT NULL
+        )"""
+    )
+    run(
+        """CREATE TRIGGER cache_deletions_log AFTER DELETE ON cache_entries WHEN OLD.vector IS NOT NULL BEGIN
+            INSERT INTO cache_deletions (seq, deleted_at)
+            VALUES (OLD.seq, (julianday('now') - 2440587.5) * 86400.0);
+        END"""
+    )
+    run("CREATE TABLE cache_sync (id INTEGER PRIMARY KEY CHECK (id = 1), pruned_through INTEGER NOT NULL)")
+    run("INSERT INTO cache_sync (id, pruned_through) VALUES (1, 0)")
+
+
 MIGRATIONS = [
     Migration("cache_0001_entries", _entries),
     Migration("cache_0002_lookups_feedback_counters", _lookups),
     Migration("cache_0003_thresholds", _thresholds),
     Migration("cache_0004_seq_counter", _seq_counter),
+    Migration("cache_0005_deletion_log", _deletion_log),
 ]

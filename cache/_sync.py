@@ -1,0 +1,180 @@
+"""Keeping this process's FAISS index in step with what other connections commit to SQLite.
+
+Why: several processes share one SQLite file (``lastline serve --workers N``, a CLI ``cache put``
+beside a running server, two services on one file), each with its own derived index. Without
+this, a process would see another's new entries semantically only after a restart, and another's
+deletions would leave ghost vectors here: never served (every hit is re-read from SQLite) but
+still taking top-k slots from live neighbours.
+
+How, cheapest first:
+
+1. ``PRAGMA data_version`` on the calling thread's connection (≈2 µs) changes only when *another*
+   connection commits, and the connection's ``total_changes`` when it writes itself (another
+   cache object on the same storage and thread shares the connection). The storage opens one
+   connection per thread, so this process's other threads (a lookup's counters, a put) change the
+   version too, and this cache's own lookup bookkeeping the change count — the latter is forgiven
+   right after the write (:meth:`IndexSync.own_write_done`), nothing else is; then
+2. one read of two counters (≈4 µs) — ``cache_seq.next`` (the last seq handed out) and the head of the
+   deletion log — says whether entries changed at all. Unchanged: done, remember the version.
+3. Otherwise catch up, under the cache's write lock (never holding SQLite's): drop the seqs the
+   trigger-written ``cache_deletions`` log lists past our deletion watermark, then add rows of our
+   model with seq past our insert watermark that are not live here yet (our own writes are).
+
+Watermarks only move here, to counters read *before* the rows: seqs and log ids are handed out
+inside SQLite's serialized write transactions, so everything at or below a counter read is
+committed (or gone) and everything committed later is above it. Our own writes never move the
+insert watermark — another process's seq below ours may commit before ours and must not be
+skipped. When pruning has removed log rows past our deletion watermark, deletions were missed:
+the caller rebuilds the whole index (built aside, swapped in whole).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from lastline import Storage
+
+from ._index import VectorIndex
+from ._store import Store
+
+__all__ = ["IndexSync", "SyncReport", "SyncState", "add_rows"]
+
+
+@dataclass(frozen=True)
+class SyncState:
+    """The counters read before catching up: last seq handed out, deletion-log head, pruned-through."""
+
+    last_seq: int
+    log_head: int
+    pruned_through: int
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What one :meth:`SemanticCache.sync` did: vectors added and removed, or a full rebuild.
+
+    ``skipped`` means a catch-up was due but the write lock stayed busy (a rebuild or a large
+    write in another thread); the lookup went ahead on the current index and the next one retries.
+    """
+
+    added: int = 0
+    removed: int = 0
+    rebuilt: bool = False
+    skipped: bool = False
+
+
+def add_rows(index: VectorIndex, rows: Iterable[Sequence[Any]]) -> int:
+    """Add ``(seq, tenant, context_hash, prompt_norm, vector blob)`` rows, one call per partition."""
+    groups: dict[tuple[str, str], list[Sequence[Any]]] = {}
+    for row in rows:
+        groups.setdefault((row[1], row[2]), []).append(row)
+    for key, part in groups.items():
+        vecs = np.frombuffer(b"".join(r[4] for r in part), dtype=np.float32)
+        index.add(key, [r[0] for r in part], vecs, [r[3] for r in part])
+    return sum(len(part) for part in groups.values())
+
+
+class IndexSync:
+    """Change detection and incremental catch-up for one cache's index (see the module docstring).
+
+    The caller serializes :meth:`catch_up` and :meth:`mark` with its own writes (the cache's write
+    lock); :meth:`due` takes no lock and is what every lookup pays.
+    """
+
+    def __init__(self, storage: Storage, store: Store, model_id: str) -> None:
+        self.storage = storage
+        self.store = store
+        self.model_id = model_id
+        self._sqlite = getattr(storage, "backend", None) == "sqlite"
+        self._local = threading.local()  # per thread: (data_version, total_changes) at its last check
+        self._synced = SyncState(-1, -1, 0)  # watermarks: (last seq, log head) the index reflects
+
+    # -- cheap checks ---------------------------------------------------------------------------
+    def _token(self) -> tuple[int, int] | None:
+        """What changes when anyone but this thread's own lookup bookkeeping commits."""
+        if not self._sqlite:
+            return None  # another backend: read the counters on every check
+        conn = self.storage.connection()
+        return int(conn.execute("PRAGMA data_version").fetchone()[0]), int(conn.total_changes)
+
+    def state(self) -> SyncState:
+        """Read the counters (one small query)."""
+        row = self.storage.query(
+            "SELECT (SELECT next FROM cache_seq) - 1,"
+            " MAX((SELECT COALESCE(MAX(id), 0) FROM cache_deletions), (SELECT pruned_through FROM cache_sync)),"
+            " (SELECT pruned_through FROM cache_sync)"
+        )[0]
+        return SyncState(int(row[0] if row[0] is not None else 0), int(row[1]), int(row[2]))
+
+    def due(self) -> bool:
+        """True when another connection committed entry changes this index has not seen yet."""
+        local = self._local
+        token = self._token()
+        if token is not None and token == getattr(local, "token", None):
+            local.fresh = True
+            return False
+        state = self.state()
+        synced = self._synced
+        if state.last_seq == synced.last_seq and state.log_head == synced.log_head:
+            local.token, local.fresh = token, True
+            return False
+        local.pending, local.fresh = token, False  # recorded once a catch-up has read past it
+        return True
+
+    def seen(self) -> None:
+        """This thread's catch-up is complete: remember the token read before it."""
+        self._local.token, self._local.fresh = getattr(self._local, "pending", None), True
+
+    def own_write_done(self) -> None:
+        """Forgive the lookup bookkeeping this thread just committed, if its check was complete.
+
+        Sound because nothing else runs on this thread's connection between the check at the
+        start of a lookup and its bookkeeping write at the end; without this every lookup would
+        pay the counter read for its own previous one.
+        """
+        local = self._local
+        token = getattr(local, "token", None)
+        if token is not None and getattr(local, "fresh", False):
+            local.token, local.fresh = (token[0], int(self.storage.connection().total_changes)), False
+
+    # -- under the caller's write lock ------------------------------------------------------------
+    def mark(self, state: SyncState) -> None:
+        """The index now reflects every commit up to ``state`` (after a full rebuild)."""
+        self._synced = state
+
+    def catch_up(self, index: VectorIndex) -> SyncReport | None:
+        """Apply deletions then inserts committed past the watermarks; None when a rebuild is needed."""
+        state = self.state()
+        synced = self._synced
+        if state.pruned_through > synced.log_head:
+            return None  # log rows we never read are gone: deletions missed
+        removed = 0
+        if state.log_head > synced.log_head:
+            seqs = [r[0] for r in self.storage.query(
+                "SELECT seq FROM cache_deletions WHERE id > ? AND id <= ?", (synced.log_head, state.log_head))]
+            removed = index.remove(seqs)
+        added = 0
+        if state.last_seq > synced.last_seq:
+            for batch in self.store.vectors(self.model_id, 10_000, after=synced.last_seq, upto=state.last_seq):
+                fresh = index.missing(r[0] for r in batch)
+                added += add_rows(index, (r for r in batch if r[0] in fresh))
+        self._synced = state
+        return SyncReport(added=added, removed=removed)
+
+    def prune_log(self, before: float) -> int:
+        """Drop deletion-log rows older than ``before`` (a prefix by id); return how many.
+
+        An instance that has not caught up past them rebuilds at its next check instead.
+        """
+        with self.storage.atomic() as conn:
+            cut = conn.execute("SELECT MAX(id) FROM cache_deletions WHERE deleted_at < ?", (before,)).fetchone()[0]
+            if cut is None:
+                return 0
+            n = conn.execute("DELETE FROM cache_deletions WHERE id <= ?", (cut,)).rowcount
+            conn.execute("UPDATE cache_sync SET pruned_through = MAX(pruned_through, ?)", (cut,))
+        return int(n)

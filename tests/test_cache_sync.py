@@ -1,0 +1,224 @@
+"""Two caches on one SQLite file (as two processes have): each sees the other's writes without a restart.
+
+Each instance has its own ``SQLiteStorage`` (own connections) and its own FAISS index, which is
+exactly the multi-process situation; the last test runs a real second process (the CLI).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from lastline import Embedder, SQLiteStorage, open_storage
+from lastline.cache import CacheConfig, SemanticCache, SyncReport
+
+VICTIM = "What is the refund window?"
+VICTIM_PARA = "What is the time window for refunds?"
+KEEPER = "How do I reset my password?"
+KEEPER_PARA = "I forgot my password, how can I reset it?"
+TOPICS = ["bake sourdough bread", "learn Python", "fix a flat tyre", "train a puppy", "grow tomatoes",
+          "write a cover letter", "save for retirement", "tie a bowline knot", "clean a cast iron pan",
+          "start running", "meditate", "paint a wall", "install Linux", "brew coffee", "knit a scarf",
+          "change a car battery", "plant a hedge", "learn the guitar", "make kimchi", "repair a bike chain"]
+
+
+@dataclass
+class Instance:
+    storage: SQLiteStorage
+    cache: SemanticCache
+
+
+@pytest.fixture
+def pair(db_path: Path, embedder: Embedder) -> Iterator[tuple[Instance, Instance]]:
+    """Two instances over one file, both built (index loaded) before either writes."""
+    made = [open_storage(db_path), open_storage(db_path)]
+    a, b = (Instance(s, SemanticCache(s, embedder)) for s in made)
+    yield a, b
+    for s in made:
+        s.close()
+
+
+def _seq(storage: SQLiteStorage, entry_id: str) -> int:
+    return int(storage.query("SELECT seq FROM cache_entries WHERE id = ?", (entry_id,))[0][0])
+
+
+def _vector_seqs(storage: SQLiteStorage) -> set[int]:
+    return {r[0] for r in storage.query("SELECT seq FROM cache_entries WHERE vector IS NOT NULL")}
+
+
+def _index_seqs(cache: SemanticCache) -> set[int]:
+    return set(cache.index._where)
+
+
+def test_an_insert_in_one_instance_is_found_by_meaning_in_the_other(pair: tuple[Instance, Instance]) -> None:
+    a, b = pair
+    assert not b.cache.lookup(KEEPER_PARA, threshold=0.8).hit  # b's index is built and empty
+    entry = a.cache.put(KEEPER, "Use the reset link")
+    res = b.cache.lookup(KEEPER_PARA, threshold=0.8)
+    assert res.hit and res.layer == "semantic" and res.entry_id == entry and res.answer == "Use the reset link"
+    assert len(b.cache.index) == 1
+
+
+def _delete(a: SemanticCache, victim: str) -> None:
+    assert a.delete(victim)
+
+
+def _by_tag(a: SemanticCache, victim: str) -> None:
+    assert a.invalidate(tags=["refunds"]) == 1
+
+
+def _by_context(a: SemanticCache, victim: str) -> None:
+    assert a.invalidate(context=None) == 1
+
+
+def _by_age(a: SemanticCache, victim: str) -> None:
+    assert a.invalidate(older_than_s=0) == 2  # everything is older than now: the keeper goes too
+
+
+def _evict(a: SemanticCache, victim: str) -> None:
+    capped = SemanticCache(a.storage, a.embedder, CacheConfig(max_entries=2))
+    assert capped.lookup(KEEPER, context="support").layer == "exact"  # the keeper is now used more recently
+    capped.put("Where is my parcel?", "Track it online", context="support")  # over the cap: LRU goes
+
+
+@pytest.mark.parametrize("remove", [_delete, _by_tag, _by_context, _by_age, _evict],
+                         ids=["delete", "invalidate-tags", "invalidate-context", "invalidate-age", "evict"])
+def test_a_removal_in_one_instance_stops_the_other_serving_it_and_drops_the_ghost(
+        pair: tuple[Instance, Instance], remove: Callable[[SemanticCache, str], None]) -> None:
+    a, b = pair
+    victim = a.cache.put(VICTIM, "30 days", tags=["refunds"])
+    keeper = a.cache.put(KEEPER, "Use the reset link", context="support")
+    victim_seq = _seq(a.storage, victim)
+    assert b.cache.lookup(VICTIM_PARA, threshold=0.7).entry_id == victim
+    assert len(b.cache.index) == 2
+
+    remove(a.cache, victim)
+    res = b.cache.lookup(VICTIM_PARA, threshold=0.7)
+    assert not res.hit and res.reason == "empty"  # the partition's only vector is gone from b's index
+    assert victim_seq not in _index_seqs(b.cache)
+    assert _index_seqs(b.cache) == _vector_seqs(b.storage)
+    if remove is not _by_age:
+        assert b.cache.lookup(KEEPER_PARA, context="support", threshold=0.8).entry_id == keeper
+
+
+def test_replacing_a_key_in_one_instance_serves_the_new_answer_in_the_other_without_a_ghost(
+        pair: tuple[Instance, Instance]) -> None:
+    a, b = pair
+    entry = a.cache.put(VICTIM, "30 days")
+    assert b.cache.lookup(VICTIM_PARA, threshold=0.7).answer == "30 days"
+    assert a.cache.put(VICTIM + "  ", "45 days") == entry  # same normalized prompt: replaced, same id
+    res = b.cache.lookup(VICTIM_PARA, threshold=0.7)
+    assert res.entry_id == entry and res.answer == "45 days"
+    assert len(b.cache.index) == 1 and _index_seqs(b.cache) == _vector_seqs(b.storage)
+
+
+def test_interleaved_writers_are_all_visible_to_both(pair: tuple[Instance, Instance]) -> None:
+    a, b = pair
+    # b's write takes a lower seq than a's, and a writes again before it looks anything up
+    b.cache.put(f"How do I {TOPICS[0]}?", "b0")
+    a.cache.put(f"How do I {TOPICS[1]}?", "a1")
+    assert a.cache.lookup(f"What is the best way to {TOPICS[0]}?", threshold=0.7).answer == "b0"
+
+    def writer(inst: Instance, topics: list[str], tag: str) -> None:
+        for i, topic in enumerate(topics):
+            inst.cache.put(f"How do I {topic}?", f"{tag}{i}")
+            inst.cache.lookup(f"Tell me how to {topic}", threshold=0.99)  # syncs while the other writes
+
+    threads = [threading.Thread(target=writer, args=(a, TOPICS[2:11], "a")),
+               threading.Thread(target=writer, args=(b, TOPICS[11:], "b"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    expected = _vector_seqs(a.storage)
+    assert len(expected) == len(TOPICS)
+    for inst in (a, b):
+        inst.cache.sync()
+        assert _index_seqs(inst.cache) == expected
+        for topic in (TOPICS[3], TOPICS[15]):
+            res = inst.cache.lookup(f"What is the best way to {topic}?", threshold=0.7)
+            assert res.hit and res.layer == "semantic", topic
+
+
+def test_a_lagging_instance_rebuilds_after_the_deletion_log_was_pruned_with_identical_answers(
+        pair: tuple[Instance, Instance], embedder: Embedder, db_path: Path) -> None:
+    a, b = pair
+    ids = a.cache.put_many([{"prompt": f"How do I {t}?", "response": t} for t in TOPICS[:8]])
+    a.cache.put_many([{"prompt": f"How do I {t}?", "response": t, "context": "gone"} for t in TOPICS[:3]])
+    b.cache.sync()
+    current = b.cache.index
+    a.cache.delete(ids[0])
+    a.cache.invalidate(context="gone")
+    a.cache.put_many([{"prompt": f"How do I {t}?", "response": t} for t in TOPICS[8:12]])
+    assert a.cache._sync.prune_log(time.time() + 60) >= 1  # b never read these log rows
+    report = b.cache.sync()
+    assert report.rebuilt and b.cache.index is not current
+    fresh_storage = open_storage(db_path)
+    fresh = SemanticCache(fresh_storage, embedder)
+    assert _index_seqs(b.cache) == _index_seqs(fresh) == _vector_seqs(fresh_storage)
+    for topic in TOPICS:
+        got, want = (c.lookup(f"What is the best way to {topic}?", threshold=0.6) for c in (b.cache, fresh))
+        assert (got.entry_id, got.layer) == (want.entry_id, want.layer)
+        assert got.best_similarity == pytest.approx(want.best_similarity, abs=1e-6)
+    assert not b.cache.sync().rebuilt  # caught up: the pruned rows are behind it now
+    fresh_storage.close()
+
+
+def test_an_instance_that_read_the_log_does_not_rebuild_when_it_is_pruned(pair: tuple[Instance, Instance]) -> None:
+    a, b = pair
+    entry = a.cache.put(VICTIM, "30 days")
+    b.cache.sync()
+    a.cache.delete(entry)
+    assert b.cache.sync() == SyncReport(removed=1)
+    a.cache._sync.prune_log(time.time() + 60)
+    current = b.cache.index
+    report = b.cache.sync()
+    assert not report.rebuilt and b.cache.index is current
+
+
+def test_two_caches_sharing_one_storage_and_thread_see_each_others_writes(
+        storage: SQLiteStorage, embedder: Embedder) -> None:
+    first, second = SemanticCache(storage, embedder), SemanticCache(storage, embedder)
+    assert not second.lookup(KEEPER_PARA, threshold=0.8).hit
+    entry = first.put(KEEPER, "Use the reset link")  # same connection: data_version cannot tell
+    assert second.lookup(KEEPER_PARA, threshold=0.8).entry_id == entry
+    assert first.delete(entry)
+    assert not second.lookup(KEEPER_PARA, threshold=0.8).hit and len(second.index) == 0
+
+
+def test_sync_does_nothing_when_nothing_changed(pair: tuple[Instance, Instance]) -> None:
+    a, b = pair
+    a.cache.put(KEEPER, "Use the reset link")
+    assert b.cache.sync() == SyncReport(added=1)
+    for _ in range(3):
+        b.cache.lookup(KEEPER_PARA, threshold=0.8)  # own bookkeeping writes are not entry changes
+        assert b.cache.sync() == SyncReport()
+
+
+def test_entries_put_by_the_cli_in_another_process_reach_a_running_cache(
+        db_path: Path, embedder: Embedder, tmp_path: Path) -> None:
+    storage = open_storage(db_path)
+    cache = SemanticCache(storage, embedder)
+    assert not cache.lookup(KEEPER_PARA, threshold=0.8).hit
+
+    def cli_put(response: str) -> str:
+        out = subprocess.run(
+            [sys.executable, "-m", "lastline.api", "cache", "put", KEEPER, response, "--db", str(db_path), "--json"],
+            capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        return str(out.stdout)
+
+    assert '"id"' in cli_put("Use the reset link")
+    res = cache.lookup(KEEPER_PARA, threshold=0.8)
+    assert res.hit and res.layer == "semantic" and res.answer == "Use the reset link"
+    cli_put("Click 'forgot password'")  # the other process replaces the key: old vector deleted there
+    res = cache.lookup(KEEPER_PARA, threshold=0.8)
+    assert res.answer == "Click 'forgot password'" and len(cache.index) == 1
+    storage.close()
