@@ -172,8 +172,12 @@ class IndexSync:
         An instance that has not caught up past them rebuilds at its next check instead.
         """
         with self.storage.atomic() as conn:
-            cut = conn.execute("SELECT MAX(id) FROM cache_deletions WHERE deleted_at < ?", (before,)).fetchone()[0]
-            if cut is None:
+            # ids rise with time: walk up from the oldest row to the first one to keep, so the scan
+            # is as long as what gets deleted, not the whole log
+            keep = conn.execute("SELECT id FROM cache_deletions WHERE deleted_at >= ? ORDER BY id LIMIT 1",
+                                (before,)).fetchone()
+            cut = keep[0] - 1 if keep else conn.execute("SELECT MAX(id) FROM cache_deletions").fetchone()[0]
+            if cut is None or cut <= 0:
                 return 0
             n = conn.execute("DELETE FROM cache_deletions WHERE id <= ?", (cut,)).rowcount
             conn.execute("UPDATE cache_sync SET pruned_through = MAX(pruned_through, ?)", (cut,))

@@ -7,12 +7,12 @@ import lastline.cache as cache
 EXPECTED = {
     "DEFAULT_FUZZY_MIN_RATIO", "DEFAULT_HNSW_THRESHOLD", "DEFAULT_KNN_K", "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_ENTRIES", "DEFAULT_TTL_S", "SHIPPED_THRESHOLDS", "CacheConfig", "LookupResult",
-    "SemanticCache", "SlotGuard", "Threshold", "context_hash", "default_threshold", "extract_slots",
+    "SemanticCache", "SlotGuard", "SyncReport", "Threshold", "context_hash", "default_threshold", "extract_slots",
     "slot_guard_ok",
 }
 CONTRACT_METHODS = {
     "put", "put_many", "lookup", "score", "delete", "invalidate", "feedback", "stats", "get_threshold",
-    "set_threshold", "slot_guard_ok", "fuzzy_match", "get", "count", "rebuild", "reset_threshold",
+    "set_threshold", "slot_guard_ok", "fuzzy_match", "get", "count", "rebuild", "reset_threshold", "sync",
 }
 
 

@@ -222,3 +222,20 @@ def test_entries_put_by_the_cli_in_another_process_reach_a_running_cache(
     res = cache.lookup(KEEPER_PARA, threshold=0.8)
     assert res.answer == "Click 'forgot password'" and len(cache.index) == 1
     storage.close()
+
+
+def test_pruning_the_log_drops_only_rows_older_than_the_cut(pair: tuple[Instance, Instance]) -> None:
+    a, _ = pair
+    ids = a.cache.put_many([{"prompt": f"How do I {t}?", "response": t} for t in TOPICS[:3]])
+    a.cache.delete(ids[0])
+    time.sleep(0.05)
+    cut = time.time()
+    time.sleep(0.05)
+    a.cache.delete(ids[1])
+    a.cache.delete(ids[2])
+    assert a.cache._sync.prune_log(cut - 60) == 0
+    assert a.cache._sync.prune_log(cut) == 1
+    kept = a.storage.query("SELECT seq FROM cache_deletions ORDER BY id")
+    assert len(kept) == 2
+    state = a.cache._sync.state()
+    assert state.pruned_through == 1 and state.log_head == 3
