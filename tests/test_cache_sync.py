@@ -239,3 +239,41 @@ def test_pruning_the_log_drops_only_rows_older_than_the_cut(pair: tuple[Instance
     assert len(kept) == 2
     state = a.cache._sync.state()
     assert state.pruned_through == 1 and state.log_head == 3
+
+
+def test_two_servers_on_one_file_serve_each_others_entries_and_drop_each_others_deletions(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+    from conftest import start_server, stop_server
+
+    env = {"LASTLINE_DB": str(tmp_path / "shared.db")}
+    homes = [tmp_path / "one", tmp_path / "two"]
+    for home in homes:
+        home.mkdir()
+    with ThreadPoolExecutor(2) as pool:  # both load the model at once
+        futures = [pool.submit(start_server, home, env) for home in homes]
+    started = [f.result() for f in futures if f.exception() is None]
+    if len(started) < 2:
+        for server in started:
+            stop_server(server)
+        raise next(f.exception() for f in futures if f.exception() is not None)  # type: ignore[misc]
+    first, second = started
+    try:
+        def lookup(server: object) -> dict[str, object]:
+            reply = httpx.post(server.url("/v1/cache/lookup"),  # type: ignore[attr-defined]
+                               json={"prompt": KEEPER_PARA, "threshold": 0.8}, timeout=30)
+            return dict(reply.json())
+
+        assert lookup(second)["hit"] is False  # the second server's index is built (and empty)
+        created = httpx.post(first.url("/v1/cache/entries"), json={"prompt": KEEPER, "response": "Use the link"},
+                             timeout=30)
+        assert created.status_code == 201
+        found = lookup(second)
+        assert found["hit"] is True and found["layer"] == "semantic" and found["entry_id"] == created.json()["id"]
+        assert httpx.delete(first.url(f"/v1/cache/entries/{created.json()['id']}"), timeout=30).json() == {"deleted": 1}
+        gone = lookup(second)
+        assert gone["hit"] is False and gone["reason"] == "empty"  # no ghost left in the second server's index
+    finally:
+        stop_server(first)
+        stop_server(second)
