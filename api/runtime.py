@@ -76,7 +76,9 @@ class Runtime:
         """The knowledge base (kb_0001_…); an empty default-tenant KB is seeded from LASTLINE_KB_SEED."""
         from lastline.kb import KnowledgeBase
 
-        kb = KnowledgeBase(self.storage, self.embedder)
+        name = self.settings.kb_english_embedder  # the KB's English vector space; "none" turns it off
+        english = None if name == "none" else get_embedder(name, self.settings.embed_threads)
+        kb = KnowledgeBase(self.storage, self.embedder, english_embedder=english)
         if self.settings.kb_seed is not None:
             from lastline.errors import ConfigError
 

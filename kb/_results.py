@@ -13,7 +13,11 @@ class SearchResult:
     """One chunk found for a query; ``span`` indexes the document text, ``score`` depends on ``mode``.
 
     ``score`` is the fused RRF score in hybrid mode, ``-bm25`` in keyword mode and cosine similarity
-    in vector mode; ``similarity`` is the cosine whenever the chunk was a vector candidate.
+    in vector mode (RRF over both spaces when an English query also searched the English space).
+    ``similarity`` is the primary (multilingual) model's cosine whenever the chunk was a candidate
+    there — the answer floors read it; ``*_rank`` are 1-based ranks in each list the chunk was
+    in: ``keyword_rank`` (FTS5), ``vector_rank`` (primary space), ``english_rank`` (English space,
+    with its own model's cosine in ``english_similarity``; None for Chinese queries or chunks).
     """
 
     doc_id: str
@@ -31,6 +35,8 @@ class SearchResult:
     similarity: float | None = None
     keyword_rank: int | None = None
     vector_rank: int | None = None
+    english_rank: int | None = None
+    english_similarity: float | None = None
     question: str | None = None
     answer: str | None = None
 

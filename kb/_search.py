@@ -2,6 +2,8 @@
 
 Every query carries the tenant: the FTS query joins ``kb_chunks`` and filters on its tenant, and
 the kNN query uses the vec0 partition key, so another tenant's chunk can never be a candidate.
+The kNN runs on one vector space's table (see :mod:`lastline.kb._vectors`): the primary space for
+every query, the English space as well for an English query.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from lastline.text import normalize_text
 
 from ._filters import Filters
 from ._segment import match_expression
-from ._store import VEC_TABLE
 
 __all__ = ["DEFAULT_RRF_K", "Ranked", "faq_exact", "keyword_search", "rrf", "vector_search"]
 
@@ -53,10 +54,10 @@ def _candidates(conn: Connection, tenant: str, filters: Filters) -> list[int]:
 
 
 def vector_search(
-    conn: Connection, vector: np.ndarray, *, tenant: str, filters: Filters, limit: int
+    conn: Connection, vector: np.ndarray, *, table: str, tenant: str, filters: Filters, limit: int
 ) -> list[Ranked]:
-    """Cosine kNN inside the tenant's partition, collection filtered by vec0, the rest by candidate ids."""
-    sql = f"SELECT chunk_id, distance FROM {VEC_TABLE} WHERE embedding MATCH ? AND k = ? AND tenant = ?"
+    """Cosine kNN in ``table`` inside the tenant's partition, collection filtered by vec0, the rest by ids."""
+    sql = f"SELECT chunk_id, distance FROM {table} WHERE embedding MATCH ? AND k = ? AND tenant = ?"
     params: list[object] = [np.asarray(vector, dtype=np.float32).tobytes(), min(limit, MAX_KNN), tenant]
     if filters.collections is not None:
         sql += f" AND collection IN ({','.join('?' * len(filters.collections))})"

@@ -1,18 +1,18 @@
 """Writing and deleting documents: every table touched for one document in one transaction.
 
-The caller embeds first (slow, outside any lock) and then calls :func:`write_document` inside
-``storage.atomic()``; documents, tags, chunks, FTS rows, vectors and FAQ questions go in together,
-so a killed ingest leaves each document either fully old or fully new.
+The caller embeds first (slow, outside any lock) and then, inside one ``storage.atomic()``, calls
+:func:`write_document` (documents, tags, chunks, FTS rows, FAQ questions) and writes the chunks'
+vectors into each vector space (:func:`lastline.kb._vectors.insert_vectors`), so a killed ingest
+leaves each document either fully old or fully new.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from lastline.storage import Connection
 from lastline.text import normalize_text
@@ -21,9 +21,7 @@ from ._chunking import Chunk
 from ._parsed import ParsedDocument
 from ._segment import index_text
 
-__all__ = ["VEC_TABLE", "ChunkRow", "delete_document", "embedding_text", "fts_text", "write_document"]
-
-VEC_TABLE = "kb_vec"
+__all__ = ["ChunkRow", "delete_document", "embedding_text", "fts_text", "write_document"]
 
 
 def _context(title: str, heading: tuple[str, ...]) -> str:
@@ -71,13 +69,17 @@ class ChunkRow:
         return f"{self.doc_id}:{self.ord}"
 
 
-def delete_document(conn: Connection, doc_rowid: int) -> None:
-    """Remove a document and everything derived from it (virtual tables do not cascade)."""
+def delete_document(conn: Connection, doc_rowid: int, vector_tables: Sequence[str]) -> None:
+    """Remove a document and everything derived from it (virtual tables do not cascade).
+
+    ``vector_tables`` names every vector space's table, so no space keeps a deleted chunk's vector.
+    """
     ids = [r[0] for r in conn.execute("SELECT id FROM kb_chunks WHERE doc = ?", (doc_rowid,))]
     for start in range(0, len(ids), 500):
         batch = json.dumps(ids[start : start + 500])
         conn.execute("DELETE FROM kb_fts WHERE rowid IN (SELECT value FROM json_each(?))", (batch,))
-        conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id IN (SELECT value FROM json_each(?))", (batch,))
+        for table in vector_tables:
+            conn.execute(f"DELETE FROM {table} WHERE chunk_id IN (SELECT value FROM json_each(?))", (batch,))
     conn.execute("DELETE FROM kb_documents WHERE id = ?", (doc_rowid,))
 
 
@@ -91,10 +93,14 @@ def write_document(
     source: str | None,
     content_hash: str,
     chunks: list[Chunk],
-    vectors: np.ndarray,
     segmenter: str,
-) -> int:
-    """Insert (or replace) one document with its chunks; returns the number of chunks."""
+    vector_tables: Sequence[str],
+) -> list[int]:
+    """Insert (or replace) one document with its chunks; returns the chunk row ids, in chunk order.
+
+    The caller writes the vectors for those ids in the same transaction; ``vector_tables`` is only
+    used to clear the replaced document's old vectors.
+    """
     now = time.time()
     old = conn.execute(
         "SELECT id, created_at FROM kb_documents WHERE tenant = ? AND doc_id = ?", (tenant, doc_id)
@@ -102,7 +108,7 @@ def write_document(
     created = now
     if old is not None:
         created = old[1]
-        delete_document(conn, old[0])
+        delete_document(conn, old[0], vector_tables)
     tags = sorted(set(document.tags))
     cursor = conn.execute(
         "INSERT INTO kb_documents (tenant, doc_id, collection, kind, source, content_hash, title, metadata,"
@@ -113,7 +119,8 @@ def write_document(
     )
     doc_rowid = int(cursor.lastrowid)
     conn.executemany("INSERT INTO kb_doc_tags (doc, tag) VALUES (?, ?)", [(doc_rowid, t) for t in tags])
-    for chunk, vector in zip(chunks, vectors, strict=True):
+    rowids: list[int] = []
+    for chunk in chunks:
         cursor = conn.execute(
             'INSERT INTO kb_chunks (doc, tenant, collection, ord, heading, start, "end", text)'
             " VALUES (?,?,?,?,?,?,?,?)",
@@ -121,19 +128,16 @@ def write_document(
              chunk.start, chunk.end, chunk.text),
         )
         chunk_rowid = int(cursor.lastrowid)
+        rowids.append(chunk_rowid)
         body = fts_text(document.kind, document.title, chunk.heading, chunk.text, segmenter)
         conn.execute("INSERT INTO kb_fts (rowid, body) VALUES (?, ?)", (chunk_rowid, body))
-        conn.execute(
-            f"INSERT INTO {VEC_TABLE} (chunk_id, tenant, collection, embedding) VALUES (?,?,?,?)",
-            (chunk_rowid, tenant, collection, np.asarray(vector, dtype=np.float32).tobytes()),
-        )
         if document.kind == "faq" and document.question is not None:
             conn.execute(
                 "INSERT INTO kb_faq (chunk, tenant, question, question_norm, answer) VALUES (?,?,?,?,?)",
                 (chunk_rowid, tenant, document.question, normalize_text(document.question),
                  document.answer or ""),
             )
-    return len(chunks)
+    return rowids
 
 
 _HYDRATE = (

