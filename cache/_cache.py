@@ -42,9 +42,10 @@ __all__ = ["SemanticCache", "entry_dict"]
 
 _UNSET: Any = object()
 _PRUNE_EVERY = 10_000
-#: How long a lookup waits for the write lock to catch up with other processes' commits before it
-#: goes ahead on the current index (a rebuild or a large write elsewhere holds the lock for long).
-_SYNC_WAIT_S = 0.05
+#: How long a lookup waits for the write lock (held by this process's own puts, ≈1 ms) to catch up
+#: with other processes' commits before it goes ahead on the current index; while a catch-up or a
+#: rebuild runs in another thread it does not wait at all.
+_SYNC_WAIT_S = 0.005
 
 
 class SemanticCache(ThresholdsMixin):
@@ -60,6 +61,7 @@ class SemanticCache(ThresholdsMixin):
         self._lookups = 0
         self._write_lock = threading.Lock()  # orders SQLite commit + FAISS update per write
         self._sync = IndexSync(storage, self._store, self.model_id)
+        self._syncing = False  # a catch-up or rebuild holds the write lock: lookups do not wait for it
         self.index = self._new_index()
         self.rebuild()
 
@@ -77,16 +79,20 @@ class SemanticCache(ThresholdsMixin):
 
     def _rebuild_locked(self) -> int:
         """The rebuild proper, under the write lock; lookups keep using the old index until the swap."""
-        while rows := self._store.foreign_model_rows(self.model_id, 512):
-            self._store.set_vectors(self.model_id, [r[0] for r in rows],
-                                    self.embedder.encode([self._embed_text(r[1]) for r in rows]))
-        state = self._sync.state()  # before the rows: later commits are caught up from here
-        index = self._new_index()
-        for batch in self._store.vectors(self.model_id):
-            add_rows(index, batch)
-        self.index = index
-        self._sync.mark(state)
-        return len(index)
+        self._syncing = True
+        try:
+            while rows := self._store.foreign_model_rows(self.model_id, 512):
+                self._store.set_vectors(self.model_id, [r[0] for r in rows],
+                                        self.embedder.encode([self._embed_text(r[1]) for r in rows]))
+            state = self._sync.state()  # before the rows: later commits are caught up from here
+            index = self._new_index()
+            for batch in self._store.vectors(self.model_id):
+                add_rows(index, batch)
+            self.index = index
+            self._sync.mark(state)
+            return len(index)
+        finally:
+            self._syncing = False
 
     def sync(self) -> SyncReport:
         """Bring the index up to date with commits made through other connections; cheap when none.
@@ -97,14 +103,16 @@ class SemanticCache(ThresholdsMixin):
         """
         if not self._sync.due():
             return SyncReport()
-        if not self._write_lock.acquire(timeout=_SYNC_WAIT_S):
+        if self._syncing or not self._write_lock.acquire(timeout=_SYNC_WAIT_S):
             return SyncReport(skipped=True)
         try:
+            self._syncing = True
             report = self._sync.catch_up(self.index)
             if report is None:
                 self._rebuild_locked()
                 report = SyncReport(rebuilt=True)
         finally:
+            self._syncing = False
             self._write_lock.release()
         self._sync.seen()
         return report

@@ -277,3 +277,18 @@ def test_two_servers_on_one_file_serve_each_others_entries_and_drop_each_others_
     finally:
         stop_server(first)
         stop_server(second)
+
+
+def test_a_lookup_does_not_wait_for_a_running_rebuild_and_catches_up_after_it(
+        pair: tuple[Instance, Instance]) -> None:
+    a, b = pair
+    entry = a.cache.put(KEEPER, "Use the reset link")
+    with b.cache._write_lock:  # as while a rebuild runs in another thread of b
+        b.cache._syncing = True
+        started = time.perf_counter()
+        res = b.cache.lookup(KEEPER_PARA, threshold=0.8)
+        waited = time.perf_counter() - started
+        b.cache._syncing = False
+    assert not res.hit and res.reason == "empty"  # answered from the index it had, not a half-built one
+    assert waited < 5.0  # did not block on the lock (the bound only guards against a hang)
+    assert b.cache.lookup(KEEPER_PARA, threshold=0.8).entry_id == entry
