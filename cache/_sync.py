@@ -99,8 +99,8 @@ class IndexSync:
         """What changes when anyone but this thread's own lookup bookkeeping commits."""
         if not self._sqlite:
             return None  # another backend: read the counters on every check
-        conn = self.storage.connection()
-        return int(conn.execute("PRAGMA data_version").fetchone()[0]), int(conn.total_changes)
+        version = self.storage.query("PRAGMA data_version")[0][0]  # errors surface as StorageError
+        return int(version), int(self.storage.connection().total_changes)
 
     def state(self) -> SyncState:
         """Read the counters (one small query)."""
