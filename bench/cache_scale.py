@@ -15,7 +15,13 @@ vectors + HNSW graph + Python maps), and the SQLite file size / entries on disk.
 
 The machine (2 cores, shared with other engineers' jobs) makes p99 noisy: read p50 first.
 
-Usage: python bench/cache_scale.py [--sizes 1000 100000 1000000] [--lookups 2000]
+``--sync`` adds what keeping the index in step with other processes costs (``SemanticCache.sync``,
+which every lookup calls first): a second instance on the same file, its own connection and index,
+times ``sync()`` when nothing changed (the every-lookup price), after another connection committed
+something that is not an entry (a lookup counter: one counter read), after another instance put one
+entry and deleted one (a catch-up each), and its whole lookup p50 with and without the sync call.
+
+Usage: python bench/cache_scale.py [--sizes 1000 100000 1000000] [--lookups 2000] [--sync]
 """
 
 from __future__ import annotations
@@ -122,6 +128,54 @@ def run_size(n: int, base: np.ndarray, model_id: str, lookups: int, config: Cach
             "rss_per_entry": grown * 2**20 / n, "disk_per_entry": db_bytes / n}
 
 
+def sync_cost(n: int, base: np.ndarray, model_id: str, lookups: int, rng: np.random.Generator) -> dict[str, Any]:
+    """Per-call cost of ``sync()`` in each state, in µs, on a second instance over the same file."""
+    reps = min(lookups, 500)
+    entries = synthetic(base, n + reps, 0.6, rng)
+    queries = synthetic(base, lookups, 0.6, rng)
+    table = VectorTable(model_id, entries, queries)
+    config = CacheConfig(record_lookups=True, max_entries=2 * n + reps)  # no LRU eviction in the timings
+    with tempfile.TemporaryDirectory(prefix="lastline-sync-") as tmp:
+        writer_storage, reader_storage = open_storage(Path(tmp) / "s.db"), open_storage(Path(tmp) / "s.db")
+        writer = SemanticCache(writer_storage, table, config)  # type: ignore[arg-type]
+        for s in range(0, n, 20_000):
+            writer.put_many([{"prompt": name("entry", i), "response": f"answer {i}"}
+                             for i in range(s, min(n, s + 20_000))])
+        reader = SemanticCache(reader_storage, table, config)  # type: ignore[arg-type]
+        reader.sync()
+
+        def timed(before: Any) -> float:
+            samples = []
+            for i in range(reps):
+                before(i)
+                t0 = time.perf_counter()
+                reader.sync()
+                samples.append(time.perf_counter() - t0)
+            return float(np.median(samples) * 1e6)
+
+        idle = timed(lambda i: None)
+        other_write = timed(lambda i: writer.lookup(name("entry", i)))  # commits a counter, no entry change
+        ids: list[str] = []
+        insert = timed(lambda i: ids.append(writer.put(name("entry", n + i), f"answer {n + i}")))
+        delete = timed(lambda i: writer.delete(ids[i]))
+        assert len(reader.index) == reader.count() == n, "the reader's index must match SQLite again"
+        with_sync, without = [], []
+        real_sync = reader.sync
+        for start in range(0, lookups, 50):  # alternating blocks and order: load and warm pages hit both alike
+            arms = [(with_sync, real_sync), (without, lambda: None)]
+            for sink, fn in arms if start % 100 else arms[::-1]:
+                reader.sync = fn  # type: ignore[method-assign]
+                for j in range(start, min(lookups, start + 50)):
+                    t0 = time.perf_counter()
+                    reader.lookup(name("query", j), threshold=0.9)
+                    sink.append(time.perf_counter() - t0)
+        reader.sync = real_sync  # type: ignore[method-assign]
+        writer_storage.close()
+        reader_storage.close()
+    return {"n": n, "idle": idle, "other_write": other_write, "insert": insert, "delete": delete,
+            "p50_with": percentile_ms(with_sync, 50), "p50_without": percentile_ms(without, 50)}
+
+
 def embed_timing(embedder: Any, texts: list[str]) -> tuple[float, float]:
     for t in texts[:20]:
         embedder.encode([t])
@@ -139,6 +193,7 @@ def main() -> None:
     parser.add_argument("--lookups", type=int, default=2000)
     parser.add_argument("--flat-too", action="store_true", help="also time exact flat search at each size")
     parser.add_argument("--faiss-threads", type=int, default=0, help="OpenMP threads for FAISS (0: default)")
+    parser.add_argument("--sync", action="store_true", help="only time keeping the index in step across processes")
     args = parser.parse_args()
     import faiss
 
@@ -151,6 +206,16 @@ def main() -> None:
     questions = list(dict.fromkeys(qqp.first))[:4000]  # type: ignore[attr-defined]
     base = embedder.encode(questions)
     e50, e99 = embed_timing(embedder, questions[:500])
+    if args.sync:
+        print(f"# cache_scale --sync — {machine_line()}\n")
+        print("| entries | sync(), nothing changed µs | after another connection's non-entry commit µs "
+              "| after another instance's put µs | after its delete µs | lookup p50 ms with / without sync |")
+        print("|---|---|---|---|---|---|")
+        for n in args.sizes:
+            r = sync_cost(n, base, embedder.model_id, args.lookups, rng)
+            print(f"| {n:,} | {r['idle']:.1f} | {r['other_write']:.1f} | {r['insert']:.1f} | {r['delete']:.1f} | "
+                  f"{r['p50_with']:.3f} / {r['p50_without']:.3f} |", flush=True)
+        return
     print(f"# cache_scale — {machine_line()}; FAISS OpenMP threads: {args.faiss_threads or faiss.omp_get_max_threads()}"
           f" (default = all cores)\n")
     print(f"Embedding one short question ({embedder.model_id}, 1 thread): p50 {e50:.2f} ms, p99 {e99:.2f} ms.\n")
