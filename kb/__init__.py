@@ -6,6 +6,7 @@ FAQ answer or the relevant document passages, with where they came from.
 
 from ._chunking import Chunk, chunk_document
 from ._filters import Filters, parse_filters
+from ._fusion import Rankings
 from ._ingest import IngestReport
 from ._kb import DEFAULT_SEGMENTER, KBConfig, KnowledgeBase, Mode
 from ._parsed import ParsedDocument, ParseError, Section
@@ -25,6 +26,7 @@ __all__ = [
     "Mode",
     "ParseError",
     "ParsedDocument",
+    "Rankings",
     "SearchResult",
     "Section",
     "chunk_document",
