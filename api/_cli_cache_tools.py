@@ -16,8 +16,8 @@ from rich.console import Console
 from rich.table import Table
 
 from lastline import InvalidInput, load_settings
-from lastline.cache.calibration import DEFAULT_CONFIDENCE, Calibration, calibrate, calibrate_from_feedback
-from lastline.cache.pairs import read_pairs, score_pairs
+from lastline.cache.calibration import DEFAULT_CONFIDENCE, Calibration
+from lastline.cache.pairs import read_pairs
 from lastline.cache.replay import ReplayReport, read_log, replay, write_png
 
 from .cli_common import DbOption, JsonOption, open_runtime
@@ -58,14 +58,6 @@ def _curve_table(cal: Calibration) -> Table:
     return table
 
 
-def _feedback_rows(runtime: Runtime, tenant: str) -> tuple[list[float], list[bool]]:
-    rows = runtime.storage.query(
-        "SELECT similarity, correct FROM cache_feedback WHERE tenant = ? AND layer = 'semantic' "
-        "AND similarity IS NOT NULL", (tenant,),
-    )
-    return [float(r[0]) for r in rows], [bool(r[1]) for r in rows]
-
-
 def calibrate_command(
     pairs: Annotated[Path | None, typer.Argument(
         help="CSV with question1,question2,is_duplicate (omit with --from-feedback).")] = None,
@@ -99,26 +91,15 @@ def calibrate_command(
         raise InvalidInput("give a PAIRS.csv file, or --from-feedback (not both)")
     runtime = open_runtime(db)
     cache = cache_of(runtime)
-    if pairs is not None:
-        labelled = read_pairs(pairs, limit=limit)
-        with Console(stderr=True).status(f"scoring {len(labelled)} pairs", spinner="dots") if not as_json \
-                else _null():
-            scores = score_pairs(cache, labelled)
-        cal = calibrate(scores, labelled.labels, target_false_hit, method=method, confidence=confidence)
-        source = f"pairs:{pairs.name}"
-    else:
-        sims, correct = _feedback_rows(runtime, tenant)
-        cal = calibrate_from_feedback(sims, correct, target_false_hit, method=method, confidence=confidence)
-        source = "feedback"
-    from lastline.cache import Threshold
-
+    labelled = read_pairs(pairs, limit=limit) if pairs is not None else None
+    source = f"pairs:{pairs.name}" if pairs is not None else "feedback"
+    status = f"scoring {len(labelled)} pairs" if labelled is not None else "reading feedback"
+    with Console(stderr=True).status(status, spinner="dots") if not as_json else _null():
+        cal = cache.calibrate(labelled, tenant=tenant, target=target_false_hit, method=method,
+                              confidence=confidence, mode=mode, from_feedback=from_feedback,
+                              store=not dry_run, source=source)
     model_id = runtime.embedder.model_id
-    stored = False
-    if not dry_run:
-        cache.set_threshold(tenant=tenant, threshold=Threshold(
-            value=cal.threshold, calibrated=True, target=cal.target, bound=cal.bound,
-            n_negatives=cal.n_negatives, model_id=model_id, mode=mode, source=source))  # type: ignore[arg-type]
-        stored = True
+    stored = not dry_run
     summary = {"tenant": tenant, "model_id": model_id, "mode": mode, "stored": stored, "source": source}
     if as_json:
         typer.echo(json.dumps({**summary, **cal.to_dict()}, indent=2))

@@ -1,4 +1,4 @@
-"""``/v1/cache/*``: the semantic cache over HTTP (entries, lookup, invalidation, feedback, stats).
+"""``/v1/cache/*``: the semantic cache over HTTP (entries, lookup, invalidation, feedback, stats, calibration).
 
 Thin on purpose: every check and decision lives in :class:`lastline.cache.SemanticCache`; this
 module maps JSON to its calls, the tenant from the API key, and its errors to ``{error, detail}``.
@@ -159,3 +159,59 @@ def stats(runtime: RuntimeDep, tenant: TenantDep,
           ) -> dict[str, Any]:
     """Hits by layer, misses by reason, hit rate, entries, feedback, thresholds (calibrated or not)."""
     return runtime.cache.stats(tenant=tenant, window_s=window_s)
+
+
+#: Pairs per calibration request: ~20k distinct texts to embed (seconds, not minutes, on one core).
+MAX_CALIBRATION_PAIRS = 20_000
+
+
+class PairIn(_Body):
+    question1: str = Field(min_length=1, max_length=10_000, description="The cached prompt.")
+    question2: str = Field(min_length=1, max_length=10_000, description="The prompt looked up.")
+    is_duplicate: bool = Field(description="True when the first prompt's answer is right for the second.")
+
+
+class CalibrateIn(_Body):
+    pairs: list[PairIn] | None = Field(None, max_length=MAX_CALIBRATION_PAIRS,
+                                       description="Labelled pairs from the tenant's own traffic.")
+    from_feedback: bool = Field(False, description="Use feedback on served semantic hits instead of pairs.")
+    target_false_hit: float = Field(0.02, gt=0.0, le=0.5, description="Highest acceptable false-hit rate.")
+    method: Literal["wilson", "clopper-pearson"] = "wilson"
+    confidence: float = Field(0.95, ge=0.5, lt=1.0)
+    mode: Literal["intercept", "fallback"] = "intercept"
+    dry_run: bool = Field(False, description="Report without storing.")
+
+
+@router.post("/calibrate", responses=_ERRORS)
+def calibrate(body: CalibrateIn, runtime: RuntimeDep, tenant: TenantDep) -> dict[str, Any]:
+    """Set the tenant's threshold from labelled pairs (or feedback) so false hits stay under the target.
+
+    The threshold is the lowest whose upper confidence bound on false hits is at or under the target;
+    the answer carries that bound, the number of non-duplicates it rests on, and the whole curve.
+    Too few labelled non-duplicates for the target is a 422 that says how many are needed.
+    """
+    from lastline.cache.pairs import pairs_from_rows
+
+    if (body.pairs is None) != body.from_feedback:
+        raise InvalidInput("give pairs, or from_feedback: true (not both)", field="pairs")
+    labelled = None if body.pairs is None else pairs_from_rows(
+        (p.model_dump() for p in body.pairs), where="pairs item", first_line=0)
+    cal = runtime.cache.calibrate(labelled, tenant=tenant, target=body.target_false_hit, method=body.method,
+                                  confidence=body.confidence, mode=body.mode, from_feedback=body.from_feedback,
+                                  store=not body.dry_run, source="feedback" if body.from_feedback else "pairs:http")
+    return {"tenant": tenant, "model_id": runtime.cache.model_id, "mode": body.mode, "stored": not body.dry_run,
+            **cal.to_dict()}
+
+
+@router.get("/thresholds")
+def thresholds(runtime: RuntimeDep, tenant: TenantDep) -> dict[str, Any]:
+    """The thresholds lookups use now, per mode: calibrated, derived, or the model's shipped default."""
+    return {mode: runtime.cache.get_threshold(tenant=tenant, mode=mode).to_dict()
+            for mode in ("intercept", "fallback")}
+
+
+@router.delete("/thresholds", response_model=Deleted, responses=_ERRORS)
+def reset_thresholds(runtime: RuntimeDep, tenant: TenantDep,
+                     mode: Annotated[Literal["intercept", "fallback"] | None, Query()] = None) -> Deleted:
+    """Forget the tenant's calibrated thresholds (one mode, or both): the shipped default applies again."""
+    return Deleted(deleted=runtime.cache.reset_threshold(tenant=tenant, mode=mode))

@@ -19,6 +19,8 @@ from .thresholds import default_threshold
 if TYPE_CHECKING:
     from ._config import CacheConfig
     from ._store import Store
+    from .calibration import Calibration
+    from .pairs import LabelledPairs
 
 __all__ = ["ThresholdsMixin"]
 
@@ -85,3 +87,34 @@ class ThresholdsMixin:
                     (tenant, self.model_id, m)).rowcount
         self.__dict__.setdefault("_threshold_memo", {}).clear()
         return removed
+
+    def calibrate(self, pairs: LabelledPairs | None = None, *, tenant: str = "default", target: float = 0.02,
+                  method: str = "wilson", confidence: float = 0.95, mode: Mode = "intercept",
+                  from_feedback: bool = False, store: bool = True, source: str | None = None) -> Calibration:
+        """Calibrate ``tenant``'s threshold from labelled pairs or from feedback on served hits, and store it.
+
+        The one path behind ``lastline cache calibrate`` and ``POST /v1/cache/calibrate``: pairs are
+        scored the way a lookup judges them (:func:`~lastline.cache.pairs.score_pairs`), so the bound
+        holds for the cache as configured. ``store=False`` is a dry run.
+        """
+        from .calibration import calibrate, calibrate_from_feedback
+        from .pairs import score_pairs
+
+        v.check_tenant(tenant)
+        v.check_mode(mode)
+        if (pairs is None) != from_feedback:
+            raise InvalidInput("give labelled pairs, or from_feedback (not both)")
+        if pairs is not None:
+            cal = calibrate(score_pairs(self, pairs), pairs.labels, target, method=method, confidence=confidence)
+        else:
+            rows = self._store.storage.query(
+                "SELECT similarity, correct FROM cache_feedback WHERE tenant = ? AND layer = 'semantic' "
+                "AND similarity IS NOT NULL", (tenant,))
+            cal = calibrate_from_feedback([float(r[0]) for r in rows], [bool(r[1]) for r in rows], target,
+                                          method=method, confidence=confidence)
+        if store:
+            self.set_threshold(tenant=tenant, threshold=Threshold(
+                value=cal.threshold, calibrated=True, target=cal.target, bound=cal.bound,
+                n_negatives=cal.n_negatives, model_id=self.model_id, mode=mode,
+                source=source or ("feedback" if from_feedback else "pairs")))
+        return cal

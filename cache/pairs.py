@@ -14,7 +14,7 @@ threshold. So a pair ``(a, b)`` is scored as a lookup of ``b`` against a cache h
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from rapidfuzz import fuzz
 from lastline.errors import InvalidInput
 from lastline.text import normalize_text
 
-__all__ = ["LabelledPairs", "encode_unique", "read_pairs", "score_pairs"]
+__all__ = ["LabelledPairs", "encode_unique", "pairs_from_rows", "read_pairs", "score_pairs"]
 
 _TRUE = {"1", "true", "yes", "y", "t", "dup", "duplicate"}
 _FALSE = {"0", "false", "no", "n", "f", "not", "different"}
@@ -45,13 +45,44 @@ class LabelledPairs:
         return LabelledPairs([self.first[i] for i in idx], [self.second[i] for i in idx], self.labels[idx])
 
 
-def _label(raw: str, line: int) -> int:
-    value = raw.strip().lower()
+def _label(raw: object, where: str) -> int:
+    if isinstance(raw, bool):
+        return int(raw)
+    if isinstance(raw, int) and raw in (0, 1):
+        return raw
+    value = raw.strip().lower() if isinstance(raw, str) else None
     if value in _TRUE:
         return 1
     if value in _FALSE:
         return 0
-    raise InvalidInput(f"line {line}: is_duplicate must be 0 or 1 (got {raw!r})")
+    raise InvalidInput(f"{where}: is_duplicate must be 0 or 1 (got {raw!r})")
+
+
+def pairs_from_rows(rows: Iterable[Mapping[str, Any]], *, limit: int | None = None,
+                    where: str = "row", first_line: int = 1) -> LabelledPairs:
+    """Labelled pairs from ``question1``/``question2``/``is_duplicate`` mappings (CSV rows, JSON objects).
+
+    A pair whose text normalizes to nothing ("?") is skipped: the cache refuses such prompts, so it
+    can never be looked up. ``where`` and ``first_line`` name a bad row in the error ("line 7").
+    """
+    first: list[str] = []
+    second: list[str] = []
+    labels: list[int] = []
+    for n, row in enumerate(rows, start=first_line):
+        a, b = row.get("question1"), row.get("question2")
+        if not isinstance(a, str) or not isinstance(b, str):
+            raise InvalidInput(f"{where} {n}: question1 and question2 must be text")
+        a, b = a.strip(), b.strip()
+        if not normalize_text(a) or not normalize_text(b):
+            continue
+        first.append(a)
+        second.append(b)
+        labels.append(_label(row.get("is_duplicate"), f"{where} {n}"))
+        if limit is not None and len(first) >= limit:
+            break
+    if not first:
+        raise InvalidInput("no labelled pairs")
+    return LabelledPairs(first, second, np.asarray(labels, dtype=np.int8))
 
 
 def read_pairs(path: Path | str, *, limit: int | None = None) -> LabelledPairs:
@@ -59,27 +90,17 @@ def read_pairs(path: Path | str, *, limit: int | None = None) -> LabelledPairs:
     path = Path(path)
     if not path.is_file():
         raise InvalidInput(f"{path}: no such file")
-    first: list[str] = []
-    second: list[str] = []
-    labels: list[int] = []
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         missing = {"question1", "question2", "is_duplicate"} - set(reader.fieldnames or ())
         if missing:
             raise InvalidInput(f"{path}: missing column(s) {', '.join(sorted(missing))}; "
                                "expected question1,question2,is_duplicate")
-        for line, row in enumerate(reader, start=2):
-            a, b = (row["question1"] or "").strip(), (row["question2"] or "").strip()
-            if not normalize_text(a) or not normalize_text(b):
-                continue  # nothing left to look up ("?"): the cache refuses such prompts
-            first.append(a)
-            second.append(b)
-            labels.append(_label(row["is_duplicate"] or "", line))
-            if limit is not None and len(first) >= limit:
-                break
-    if not first:
-        raise InvalidInput(f"{path}: no labelled pairs")
-    return LabelledPairs(first, second, np.asarray(labels, dtype=np.int8))
+        rows = ({k: (v or "") for k, v in row.items()} for row in reader)
+        try:
+            return pairs_from_rows(rows, limit=limit, where="line", first_line=2)
+        except InvalidInput as exc:
+            raise InvalidInput(f"{path}: {exc.detail}") from exc
 
 
 def encode_unique(embedder: Any, texts: Iterable[str], batch: int = 256) -> dict[str, np.ndarray]:
