@@ -134,7 +134,8 @@ def sync_cost(n: int, base: np.ndarray, model_id: str, lookups: int, rng: np.ran
     entries = synthetic(base, n + reps, 0.6, rng)
     queries = synthetic(base, lookups, 0.6, rng)
     table = VectorTable(model_id, entries, queries)
-    config = CacheConfig(record_lookups=True, max_entries=2 * n + reps)  # no LRU eviction in the timings
+    # no LRU eviction: at 1M entries of ≈2.1 kB the default 2 GB max_bytes would evict some
+    config = CacheConfig(record_lookups=True, max_entries=2 * n + reps, max_bytes=10**12)
     with tempfile.TemporaryDirectory(prefix="lastline-sync-") as tmp:
         writer_storage, reader_storage = open_storage(Path(tmp) / "s.db"), open_storage(Path(tmp) / "s.db")
         writer = SemanticCache(writer_storage, table, config)  # type: ignore[arg-type]
