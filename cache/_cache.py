@@ -114,7 +114,8 @@ class SemanticCache(ThresholdsMixin):
         finally:
             self._syncing = False
             self._write_lock.release()
-        self._sync.seen()
+        if not report.pending:
+            self._sync.seen()
         return report
 
     @staticmethod

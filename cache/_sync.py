@@ -42,7 +42,10 @@ from lastline import Storage
 from ._index import VectorIndex
 from ._store import Store
 
-__all__ = ["IndexSync", "SyncReport", "SyncState", "add_rows"]
+__all__ = ["CATCH_UP_ROWS", "IndexSync", "SyncReport", "SyncState", "add_rows"]
+
+#: Inserts one catch-up adds at most: ≈20 ms into flat partitions, ≈1 s into a large HNSW one.
+CATCH_UP_ROWS = 2_000
 
 
 @dataclass(frozen=True)
@@ -60,12 +63,15 @@ class SyncReport:
 
     ``skipped`` means a catch-up was due but the write lock stayed busy (a rebuild or a large
     write in another thread); the lookup went ahead on the current index and the next one retries.
+    ``pending`` means more inserts are waiting than one call adds (``IndexSync.max_rows``): a bulk
+    import elsewhere is caught up over several lookups instead of stalling one for seconds.
     """
 
     added: int = 0
     removed: int = 0
     rebuilt: bool = False
     skipped: bool = False
+    pending: bool = False
 
 
 def add_rows(index: VectorIndex, rows: Iterable[Sequence[Any]]) -> int:
@@ -93,6 +99,7 @@ class IndexSync:
         self._sqlite = getattr(storage, "backend", None) == "sqlite"
         self._local = threading.local()  # per thread: (data_version, total_changes) at its last check
         self._synced = SyncState(-1, -1, 0)  # watermarks: (last seq, log head) the index reflects
+        self.max_rows = CATCH_UP_ROWS
 
     # -- cheap checks ---------------------------------------------------------------------------
     def _token(self) -> tuple[int, int] | None:
@@ -158,13 +165,16 @@ class IndexSync:
             seqs = [r[0] for r in self.storage.query(
                 "SELECT seq FROM cache_deletions WHERE id > ? AND id <= ?", (synced.log_head, state.log_head))]
             removed = index.remove(seqs)
-        added = 0
+        added, upto = 0, state.last_seq
         if state.last_seq > synced.last_seq:
-            for batch in self.store.vectors(self.model_id, 10_000, after=synced.last_seq, upto=state.last_seq):
-                fresh = index.missing(r[0] for r in batch)
-                added += add_rows(index, (r for r in batch if r[0] in fresh))
-        self._synced = state
-        return SyncReport(added=added, removed=removed)
+            batch = next(iter(self.store.vectors(self.model_id, self.max_rows, after=synced.last_seq,
+                                                 upto=state.last_seq)), [])
+            fresh = index.missing(r[0] for r in batch)
+            added = add_rows(index, (r for r in batch if r[0] in fresh))
+            if len(batch) == self.max_rows:
+                upto = batch[-1][0]  # every seq up to here is read; the rest at the next check
+        self._synced = SyncState(upto, state.log_head, state.pruned_through)
+        return SyncReport(added=added, removed=removed, pending=upto < state.last_seq)
 
     def prune_log(self, before: float) -> int:
         """Drop deletion-log rows older than ``before`` (a prefix by id); return how many.

@@ -292,3 +292,17 @@ def test_a_lookup_does_not_wait_for_a_running_rebuild_and_catches_up_after_it(
     assert not res.hit and res.reason == "empty"  # answered from the index it had, not a half-built one
     assert waited < 5.0  # did not block on the lock (the bound only guards against a hang)
     assert b.cache.lookup(KEEPER_PARA, threshold=0.8).entry_id == entry
+
+
+def test_a_bulk_import_elsewhere_is_caught_up_over_several_lookups(pair: tuple[Instance, Instance]) -> None:
+    a, b = pair
+    b.cache._sync.max_rows = 8
+    a.cache.put_many([{"prompt": f"How do I {t}?", "response": t} for t in TOPICS])  # 20 rows at once
+    reports = [b.cache.sync() for _ in range(3)]
+    assert [(r.added, r.pending) for r in reports] == [(8, True), (8, True), (4, False)]
+    assert _index_seqs(b.cache) == _vector_seqs(b.storage)
+    assert b.cache.sync() == SyncReport()
+    a.cache.put_many([{"prompt": f"How can I {t}?", "response": t} for t in TOPICS[:10]])
+    for _ in range(2):  # lookups drive it too
+        b.cache.lookup(KEEPER_PARA, threshold=0.99)
+    assert _index_seqs(b.cache) == _vector_seqs(b.storage)
