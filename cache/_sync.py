@@ -18,7 +18,8 @@ How, cheapest first:
    deletion log — says whether entries changed at all. Unchanged: done, remember the version.
 3. Otherwise catch up, under the cache's write lock (never holding SQLite's): drop the seqs the
    trigger-written ``cache_deletions`` log lists past our deletion watermark, then add rows of our
-   model with seq past our insert watermark that are not live here yet (our own writes are).
+   model with seq past our insert watermark that are not live here yet (our own writes are), at
+   most ``CATCH_UP_ROWS`` per call so that no single lookup pays for a bulk import elsewhere.
 
 Watermarks only move here, to counters read *before* the rows: seqs and log ids are handed out
 inside SQLite's serialized write transactions, so everything at or below a counter read is
