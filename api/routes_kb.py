@@ -76,7 +76,11 @@ class SearchHit(BaseModel):
     heading: list[str]
     collection: str
     kind: str
-    similarity: float | None
+    similarity: float | None = Field(description="Cosine in the multilingual (USE) space; the answer floors read it.")
+    english_similarity: float | None = Field(None, description="Cosine in the English space (English chunks only).")
+    keyword_rank: int | None = Field(None, description="Rank in the keyword (BM25) list, when in it.")
+    vector_rank: int | None = Field(None, description="Rank in the multilingual vector list, when in it.")
+    english_rank: int | None = Field(None, description="Rank in the English vector list, when in it.")
     metadata: dict[str, Any]
     tags: list[str]
 

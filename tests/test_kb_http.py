@@ -43,6 +43,9 @@ def test_json_document_is_added_searched_fetched_and_deleted(server: LiveServer)
     [hit] = r.json()["results"]
     assert hit["doc_id"] == "policy-1" and hit["heading"] == ["Travel", "Hotels"]
     assert {"doc_id", "chunk_id", "title", "text", "score", "source", "span"} <= set(hit)
+    # an English chunk is in the English space too: the response says where each list ranked it
+    assert hit["english_rank"] == 1 and hit["vector_rank"] == 1 and hit["english_similarity"] > 0
+    assert hit["keyword_rank"] in (None, 1)
     assert body["text"][hit["span"][0] : hit["span"][1]] == hit["text"]
     assert httpx.get(server.url("/v1/kb/documents/policy-1"), headers=A).json()["metadata"] == {"owner": "hr"}
     assert httpx.get(server.url("/v1/kb/documents/policy-1"), headers=B).status_code == 404
