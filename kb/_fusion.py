@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ._filters import Filters
 from ._search import Ranked, keyword_search, rrf, vector_search
 from ._vectors import ENGLISH, PRIMARY
@@ -38,6 +40,7 @@ class Rankings:
     lists: dict[str, list[Ranked]]
     weights: dict[str, float]
     rrf_k: float
+    query_vectors: dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # per vector list
     ranks: dict[str, dict[int, int]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -81,10 +84,12 @@ def rank_lists(
         lists[KEYWORD] = keyword_search(
             conn, query, tenant=tenant, filters=filters, limit=depth, segmenter=kb.config.segmenter
         )
+    vectors: dict[str, np.ndarray] = {}
     if mode != "keyword":
         for space, embedder in spaces:
+            vectors[space.name] = embedder.encode([query])[0]
             lists[space.name] = vector_search(
-                conn, embedder.encode([query])[0], table=space.table, tenant=tenant, filters=filters, limit=depth
+                conn, vectors[space.name], table=space.table, tenant=tenant, filters=filters, limit=depth
             )
     c = kb.config
     english = any(space is ENGLISH for space, _ in spaces)
@@ -93,4 +98,4 @@ def rank_lists(
         PRIMARY.name: c.english_vector_weight if english else c.vector_weight,
         ENGLISH.name: c.english_weight,
     }
-    return Rankings(lists, weights, c.rrf_k)
+    return Rankings(lists, weights, c.rrf_k, vectors)

@@ -30,7 +30,7 @@ from ._parsed import ParsedDocument, ParseError
 from ._parsers import parse_file
 from ._results import SearchResult
 from ._schema import MIGRATIONS
-from ._search import DEFAULT_RRF_K, faq_exact
+from ._search import DEFAULT_RRF_K, cosines_of, faq_exact
 from ._segment import SEGMENTERS
 from ._store import delete_document, fts_text, hydrate
 from ._vectors import ENGLISH, PRIMARY, VectorSpace, drop_space, ensure_space, get_meta, set_meta
@@ -211,20 +211,31 @@ class KnowledgeBase:
             scores[rowid] = top_score + EXACT_FAQ_BONUS + scores.get(rowid, 0.0)
         ranked = sorted(scores, key=lambda rowid: -scores[rowid])[:k]
         rows = hydrate(conn, tenant, ranked)
+        cosine = {name: self._cosines(conn, rankings, name, ranked) for name in (PRIMARY.name, ENGLISH.name)}
         return [
             SearchResult(
                 doc_id=row.doc_id, chunk_id=row.chunk_id, title=row.title, text=row.text,
                 score=round(scores[rowid], 6), source=row.source, span=(row.start, row.end), heading=row.heading,
                 collection=row.collection, kind=row.kind, metadata=row.metadata, tags=row.tags,
-                similarity=_rounded(rankings.cosine(PRIMARY.name, rowid)),
+                similarity=_rounded(cosine[PRIMARY.name].get(rowid)),
                 keyword_rank=rankings.rank(KEYWORD, rowid), vector_rank=rankings.rank(PRIMARY.name, rowid),
                 english_rank=rankings.rank(ENGLISH.name, rowid),
-                english_similarity=_rounded(rankings.cosine(ENGLISH.name, rowid)),
+                english_similarity=_rounded(cosine[ENGLISH.name].get(rowid)),
                 question=row.question, answer=row.answer,
             )
             for rowid in ranked
             if (row := rows.get(rowid)) is not None
         ]
+
+    def _cosines(self, conn: Any, rankings: Rankings, name: str, rowids: list[int]) -> dict[int, float]:
+        """Each result's cosine in space ``name``: from its kNN list, else from its stored vector."""
+        known = {rowid: c for rowid in rowids if (c := rankings.cosine(name, rowid)) is not None}
+        vector = rankings.query_vectors.get(name)
+        missing = [rowid for rowid in rowids if rowid not in known]
+        if vector is not None and missing:
+            table = next(space.table for space, _ in self.spaces if space.name == name)
+            known.update(cosines_of(conn, vector, table=table, rowids=missing))
+        return known
 
     def rankings(
         self, query: str, *, tenant: str = "default", filters: Mapping[str, Any] | Filters | None = None,

@@ -20,7 +20,7 @@ from lastline.text import normalize_text
 from ._filters import Filters
 from ._segment import match_expression
 
-__all__ = ["DEFAULT_RRF_K", "Ranked", "faq_exact", "keyword_search", "rrf", "vector_search"]
+__all__ = ["DEFAULT_RRF_K", "Ranked", "cosines_of", "faq_exact", "keyword_search", "rrf", "vector_search"]
 
 DEFAULT_RRF_K = 10  # see KBConfig and the curves in docs/benchmarks.md
 MAX_KNN = 4096  # sqlite-vec's limit on k
@@ -70,6 +70,21 @@ def vector_search(
         params.append(json.dumps(allowed))
     rows = conn.execute(sql + " ORDER BY distance", params).fetchall()
     return [Ranked(int(r[0]), 1.0 - float(r[1])) for r in rows]
+
+
+def cosines_of(conn: Connection, vector: np.ndarray, *, table: str, rowids: Sequence[int]) -> dict[int, float]:
+    """Cosine of ``vector`` with the stored vectors of ``rowids`` (those the table holds).
+
+    For results a kNN list did not reach (keyword hits, or chunks past its depth): the answer
+    floors read the cosine, and "not in the top 100" is not the same as "not similar".
+    """
+    query = np.asarray(vector, dtype=np.float32)
+    out: dict[int, float] = {}
+    for rowid in rowids:
+        row = conn.execute(f"SELECT embedding FROM {table} WHERE chunk_id = ?", (rowid,)).fetchone()
+        if row is not None:
+            out[rowid] = float(np.frombuffer(row[0], dtype=np.float32) @ query)
+    return out
 
 
 def faq_exact(conn: Connection, query: str, *, tenant: str, filters: Filters) -> list[int]:

@@ -96,3 +96,20 @@ def test_tenants_never_see_each_others_chunks(kb: KnowledgeBase) -> None:
     assert kb.delete_document("secret") is False
     assert kb.answer("what is the acme launch code?") is None or "swordfish" not in (
         kb.answer("what is the acme launch code?").answer or "")
+
+
+def test_results_past_a_vector_list_still_carry_their_cosines(kb: KnowledgeBase) -> None:
+    """A chunk the kNN list did not reach (a keyword-only hit) reports its cosine from its stored vector."""
+    from dataclasses import replace
+
+    shallow = KnowledgeBase(kb.storage, kb.embedder, replace(kb.config, candidates=1),
+                            english_embedder=kb.english_embedder)
+    past_the_list = 0
+    for query in ("how long does delivery take", "gift cards refunded?", "refund policy for gift cards"):
+        deep = {r.chunk_id: r for r in kb.search(query, k=100, mode="vector")}
+        for r in shallow.search(query, k=5):
+            past_the_list += r.vector_rank is None
+            assert r.similarity == pytest.approx(deep[r.chunk_id].similarity, abs=1e-5)
+            if kb.english_embedder is not None and deep[r.chunk_id].english_similarity is not None:
+                assert r.english_similarity == pytest.approx(deep[r.chunk_id].english_similarity, abs=1e-5)
+    assert past_the_list >= 1
