@@ -192,8 +192,6 @@ def calibrate(body: CalibrateIn, runtime: RuntimeDep, tenant: TenantDep) -> dict
     """
     from lastline.cache.pairs import pairs_from_rows
 
-    if (body.pairs is None) != body.from_feedback:
-        raise InvalidInput("give pairs, or from_feedback: true (not both)", field="pairs")
     labelled = None if body.pairs is None else pairs_from_rows(
         (p.model_dump() for p in body.pairs), where="pairs item", first_line=0)
     cal = runtime.cache.calibrate(labelled, tenant=tenant, target=body.target_false_hit, method=body.method,

@@ -103,14 +103,13 @@ class ThresholdsMixin:
         v.check_tenant(tenant)
         v.check_mode(mode)
         if (pairs is None) != from_feedback:
-            raise InvalidInput("give labelled pairs, or from_feedback (not both)")
+            raise InvalidInput("give labelled pairs, or from_feedback (not both)", field="pairs")
         if pairs is not None:
             cal = calibrate(score_pairs(self, pairs), pairs.labels, target, method=method, confidence=confidence)
         else:
-            rows = self._store.storage.query(
-                "SELECT similarity, correct FROM cache_feedback WHERE tenant = ? AND layer = 'semantic' "
-                "AND similarity IS NOT NULL", (tenant,))
-            cal = calibrate_from_feedback([float(r[0]) for r in rows], [bool(r[1]) for r in rows], target,
+            served = [(sim, ok) for layer, sim, ok in self._store.feedback(tenant)
+                      if layer == "semantic" and sim is not None]
+            cal = calibrate_from_feedback([sim for sim, _ in served], [ok for _, ok in served], target,
                                           method=method, confidence=confidence)
         if store:
             self.set_threshold(tenant=tenant, threshold=Threshold(
