@@ -1,6 +1,6 @@
 """Keeping this process's FAISS index in step with what other connections commit to SQLite.
 
-Why: several processes share one SQLite file (``lastline serve --workers N``, a CLI ``cache put``
+Why: several processes share one SQLite file (several ``lastline serve`` processes, a CLI ``cache put``
 beside a running server, two services on one file), each with its own derived index. Without
 this, a process would see another's new entries semantically only after a restart, and another's
 deletions would leave ghost vectors here: never served (every hit is re-read from SQLite) but
