@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from rapidfuzz import fuzz
 
+from lastline.embedding import encode_distinct
 from lastline.errors import InvalidInput
 from lastline.text import normalize_text
 
@@ -104,14 +105,9 @@ def read_pairs(path: Path | str, *, limit: int | None = None) -> LabelledPairs:
 
 
 def encode_unique(embedder: Any, texts: Iterable[str], batch: int = 256) -> dict[str, np.ndarray]:
-    """Embed each distinct text once (pair files repeat questions a lot)."""
+    """Each distinct text's vector, by text (pair files repeat questions a lot)."""
     unique = list(dict.fromkeys(texts))
-    vectors: dict[str, np.ndarray] = {}
-    for start in range(0, len(unique), batch):
-        chunk = unique[start:start + batch]
-        for text, vec in zip(chunk, embedder.encode(chunk), strict=True):
-            vectors[text] = vec
-    return vectors
+    return dict(zip(unique, encode_distinct(embedder, unique, batch), strict=True))
 
 
 def score_pairs(cache: Any, pairs: LabelledPairs, *, slot_guard: bool | None = None,

@@ -11,12 +11,33 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
 from .embedders import Backend, make_backend
 
-__all__ = ["Embedder", "get_embedder", "normalize_rows"]
+__all__ = ["Embedder", "encode_distinct", "get_embedder", "normalize_rows"]
+
+
+class Encoder(Protocol):
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def encode_distinct(embedder: Encoder, texts: Sequence[str], batch: int = 256) -> np.ndarray:
+    """Rows aligned with ``texts``, each distinct text encoded once, ``batch`` texts per call.
+
+    Why: what gets embedded in bulk repeats itself (boilerplate chunks and FAQ questions on ingest,
+    the same question in many labelled pairs), and encoding is the slow part.
+    """
+    unique = list(dict.fromkeys(texts))
+    if not unique:
+        return embedder.encode([])
+    encoded = np.concatenate([embedder.encode(unique[i : i + batch]) for i in range(0, len(unique), batch)])
+    if len(unique) == len(texts):
+        return encoded
+    row = {text: i for i, text in enumerate(unique)}
+    return encoded[[row[t] for t in texts]]
 
 
 def normalize_rows(vectors: np.ndarray) -> np.ndarray:

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from lastline.embedding import Embedder
+from lastline.embedding import encode_distinct
 from lastline.errors import InvalidInput
 
 from ._chunking import chunk_document
@@ -21,7 +19,7 @@ from ._vectors import insert_vectors
 if TYPE_CHECKING:
     from ._kb import KnowledgeBase
 
-__all__ = ["encode_unique", "write_batch"]
+__all__ = ["write_batch"]
 
 
 def write_batch(
@@ -43,7 +41,7 @@ def write_batch(
     encoded = []
     for space, embedder in kb.spaces:
         positions = [i for i, text in enumerate(texts) if space.holds(text)]
-        encoded.append((space, positions, encode_unique(embedder, [texts[i] for i in positions])))
+        encoded.append((space, positions, encode_distinct(embedder, [texts[i] for i in positions])))
     tables = [space.table for space, _ in kb.spaces]
     rowids: list[int] = []
     with kb.storage.atomic() as conn:
@@ -56,14 +54,3 @@ def write_batch(
             insert_vectors(conn, space, [(rowids[i], tenant, collection) for i in positions], vectors)
     return len(rowids)
 
-
-def encode_unique(embedder: Embedder, texts: list[str]) -> np.ndarray:
-    """Encode each distinct text once (repeated boilerplate chunks and FAQ questions are common)."""
-    if not texts:
-        return np.zeros((0, embedder.dim), np.float32)
-    unique = list(dict.fromkeys(texts))
-    encoded = embedder.encode(unique)
-    if len(unique) == len(texts):
-        return encoded
-    row = {text: i for i, text in enumerate(unique)}
-    return encoded[[row[t] for t in texts]]
