@@ -1,7 +1,7 @@
 """lastline.api: the HTTP service and the ``lastline`` CLI, wiring the tiers into the ladder."""
 
-from .app import create_app
-from .ladder import FallbackRequest, run_ladder
-from .runtime import Runtime
+from .http.app import create_app
+from .ladder.ladder import FallbackRequest, run_ladder
+from .ladder.runtime import Runtime
 
 __all__ = ["FallbackRequest", "Runtime", "create_app", "run_ladder"]

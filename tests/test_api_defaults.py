@@ -9,7 +9,7 @@ import pytest
 from conftest import LiveServer
 
 from lastline import ConfigError, SQLiteStorage
-from lastline.api.defaults import DeclaredDefault, DefaultsStore, load_defaults_file
+from lastline.api.ladder.defaults import DeclaredDefault, DefaultsStore, load_defaults_file
 
 YAML = """
 tasks:

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lastline import InvalidInput
-from lastline.api.chat_context import MODEL_IDS, chat_prompt, message_text, model_scope
+from lastline.api.openai_compat.chat_context import MODEL_IDS, chat_prompt, message_text, model_scope
 
 text = st.text(min_size=1, max_size=40).filter(lambda s: s.strip())
 roles = st.sampled_from(["system", "user", "assistant", "developer"])

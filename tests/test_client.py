@@ -5,19 +5,21 @@ from __future__ import annotations
 import httpx
 import pytest
 
-import lastline.api.chat_context
-import lastline.api.client
-import lastline.api.langchain_cache
+import lastline.api.integrations.client
+import lastline.api.integrations.langchain_cache
+import lastline.api.openai_compat.chat_context
 from lastline import InvalidInput, LastlineError, NoDegradedWrites, NoFallbackAnswer, StorageError, Unauthorized
-from lastline.api.client import raise_for_error
+from lastline.api.integrations.client import raise_for_error
 
 
 def test_public_names_are_pinned() -> None:
-    assert sorted(lastline.api.client.__all__) == ["CacheLookup", "Entity", "Extraction", "LastlineClient",
-                                                   "SearchResult", "raise_for_error"]
-    assert sorted(lastline.api.langchain_cache.__all__) == ["LastlineCache", "langchain_prompt"]
-    assert sorted(lastline.api.chat_context.__all__) == ["ChatPrompt", "MODEL_IDS", "chat_prompt", "message_text",
-                                                         "model_scope"]
+    assert sorted(lastline.api.integrations.client.__all__) == [
+        "CacheLookup", "Entity", "Extraction", "LastlineClient", "SearchResult", "raise_for_error",
+    ]
+    assert sorted(lastline.api.integrations.langchain_cache.__all__) == ["LastlineCache", "langchain_prompt"]
+    assert sorted(lastline.api.openai_compat.chat_context.__all__) == [
+        "ChatPrompt", "MODEL_IDS", "chat_prompt", "message_text", "model_scope",
+    ]
 
 
 def _response(status: int, body: object) -> httpx.Response:

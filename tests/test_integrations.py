@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from _upstream import running_upstream
 
-from lastline.api.client import LastlineClient
+from lastline.api.integrations.client import LastlineClient
 
 # LiteLLM is imported inside the tests, after these: no model-cost download, no telemetry.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -161,7 +161,7 @@ def test_langchain_cache_adapter_writes_back_serves_with_provenance_and_clears(l
     from langchain_core.globals import set_llm_cache
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-    from lastline.api.langchain_cache import LastlineCache
+    from lastline.api.integrations.langchain_cache import LastlineCache
 
     cache = LastlineCache(live_server.base_url, tag="langchain-test")
     model = FakeListChatModel(responses=["Online check-in opens 24 hours before departure.", "second answer"])
@@ -189,8 +189,8 @@ def test_langchain_prompt_parses_serialized_messages_like_the_chat_endpoint() ->
     from langchain_core.load import dumps
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-    from lastline.api.chat_context import chat_prompt
-    from lastline.api.langchain_cache import langchain_prompt
+    from lastline.api.integrations.langchain_cache import langchain_prompt
+    from lastline.api.openai_compat.chat_context import chat_prompt
 
     lc = [SystemMessage("You are terse."), HumanMessage("Weather?"),
           AIMessage("", tool_calls=[{"name": "wx", "args": {"city": "Oslo"}, "id": "1"}]),
@@ -218,7 +218,7 @@ def upstream() -> Iterator[str]:
 def test_litellm_callback_writes_upstream_answers_back_for_the_next_outage(live_server: Any, upstream: str) -> None:
     import litellm
 
-    from lastline.api.litellm_writeback import LastlineWriteback
+    from lastline.api.integrations.litellm_writeback import LastlineWriteback
 
     writeback = LastlineWriteback(live_server.base_url)
     previous = litellm.callbacks
@@ -256,7 +256,7 @@ def test_langchain_cache_adapter_never_takes_the_model_down_with_it(caplog: pyte
     from langchain_core.globals import set_llm_cache
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-    from lastline.api.langchain_cache import LastlineCache
+    from lastline.api.integrations.langchain_cache import LastlineCache
 
     cache = LastlineCache(f"http://127.0.0.1:{closed_port()}")
     set_llm_cache(cache)

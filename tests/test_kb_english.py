@@ -11,7 +11,7 @@ import pytest
 from _kb_files import write_folder
 
 from lastline import ConfigError, Embedder, SQLiteStorage, get_embedder, load_settings, open_storage
-from lastline.api.runtime import Runtime
+from lastline.api.ladder.runtime import Runtime
 from lastline.kb import KnowledgeBase
 from lastline.text import language_of
 

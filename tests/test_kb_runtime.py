@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from lastline import ConfigError, load_settings
-from lastline.api.runtime import Runtime
+from lastline.api.ladder.runtime import Runtime
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 

@@ -10,8 +10,8 @@ import pytest
 
 from lastline import Embedder, NoDegradedWrites, NoFallbackAnswer, load_settings
 from lastline.api import Runtime
-from lastline.api.defaults import DeclaredDefault
-from lastline.api.ladder import FallbackRequest, run_ladder
+from lastline.api.ladder.defaults import DeclaredDefault
+from lastline.api.ladder.ladder import FallbackRequest, run_ladder
 
 PROMPT = "How do I reset my password?"
 ANSWER = "Use the 'forgot password' link on the sign-in page."

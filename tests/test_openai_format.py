@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lastline import Answer, Confidence, InvalidInput, Source
-from lastline.api.openai_format import (
+from lastline.api.openai_compat.format import (
     answer_text,
     completion_body,
     estimate_tokens,
@@ -19,7 +19,7 @@ from lastline.api.openai_format import (
     split_pieces,
     sse_events,
 )
-from lastline.api.openai_models import ChatCompletionRequest, lastline_options
+from lastline.api.openai_compat.models import ChatCompletionRequest, lastline_options
 
 ANSWER = Answer(answer="Refunds take 30 days.", source=Source.CACHE, confidence=Confidence.HIGH,
                 degradation_depth=0, notice="Answered from a previously cached response.", layer="exact")
@@ -129,7 +129,7 @@ def test_plain_requests_are_reads_and_bad_options_are_invalid() -> None:
 
 def test_the_core_install_imports_no_client_library() -> None:
     """LangChain, LiteLLM and openai are extras: the app, the client and the chat face never import them."""
-    code = ("import sys, lastline.api, lastline.api.client, lastline.api.routes_openai; "
+    code = ("import sys, lastline.api, lastline.api.integrations.client, lastline.api.openai_compat.routes; "
             "print(sorted(m for m in ('langchain_core', 'litellm', 'openai') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr

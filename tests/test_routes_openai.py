@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from lastline import InvalidInput, NoDegradedWrites, NoFallbackAnswer, Unauthorized
-from lastline.api.client import LastlineClient
+from lastline.api.integrations.client import LastlineClient
 
 
 def requests_logged(server: Any, line: str) -> int:

@@ -183,7 +183,7 @@ def test_render_needs_exactly_one_source(engine: RuleEngine) -> None:
 
 def test_runtime_rules_reads_the_rules_dir_setting(tmp_path: Path) -> None:
     from lastline import load_settings
-    from lastline.api.runtime import Runtime
+    from lastline.api.ladder.runtime import Runtime
 
     rules_dir = tmp_path / "rules"
     rules_dir.mkdir()

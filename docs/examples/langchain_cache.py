@@ -8,7 +8,7 @@ import os
 from langchain_core.globals import set_llm_cache
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from lastline.api.langchain_cache import LastlineCache
+from lastline.api.integrations.langchain_cache import LastlineCache
 
 LASTLINE = os.environ.get("LASTLINE_URL", "http://127.0.0.1:8765")
 

@@ -7,7 +7,7 @@ import os
 
 from langchain_openai import ChatOpenAI
 
-from lastline.api.client import LastlineClient
+from lastline.api.integrations.client import LastlineClient
 
 LASTLINE = os.environ.get("LASTLINE_URL", "http://127.0.0.1:8765")
 PRIMARY = os.environ.get("PRIMARY_URL", "http://127.0.0.1:9/v1")  # a provider that is down

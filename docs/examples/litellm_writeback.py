@@ -12,7 +12,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import litellm
 from litellm import Router
 
-from lastline.api.litellm_writeback import LastlineWriteback
+from lastline.api.integrations.litellm_writeback import LastlineWriteback
 
 LASTLINE = os.environ.get("LASTLINE_URL", "http://127.0.0.1:8765")
 UPSTREAM = os.environ.get("UPSTREAM_URL", "https://api.openai.com/v1")

@@ -9,7 +9,7 @@ import os
 
 from openai import OpenAI
 
-from lastline.api.client import LastlineClient
+from lastline.api.integrations.client import LastlineClient
 
 LASTLINE = os.environ.get("LASTLINE_URL", "http://127.0.0.1:8765")
 GATEWAY = os.environ.get("PORTKEY_URL", "http://127.0.0.1:8787/v1")

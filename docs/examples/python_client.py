@@ -6,7 +6,7 @@ Run a server first (`lastline serve`), then: python docs/examples/python_client.
 import os
 
 from lastline import NoDegradedWrites, NoFallbackAnswer
-from lastline.api.client import LastlineClient
+from lastline.api.integrations.client import LastlineClient
 
 LASTLINE = os.environ.get("LASTLINE_URL", "http://127.0.0.1:8765")
 

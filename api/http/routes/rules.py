@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from lastline import NotFound
 from lastline.rules import ENTITY_TYPES, find_entities, repair_json
 
-from .deps import get_runtime, get_tenant
-from .runtime import Runtime
+from ...ladder.runtime import Runtime
+from ..deps import get_runtime, get_tenant
 
 __all__ = ["router"]
 

@@ -17,9 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lastline import InvalidInput, NotFound
 
-from .deps import get_runtime, get_tenant
-from .limits import HARD_MAX_TEXT_CHARS
-from .runtime import Runtime
+from ...ladder.runtime import Runtime
+from ..deps import get_runtime, get_tenant
+from ..limits import HARD_MAX_TEXT_CHARS
 
 __all__ = ["router"]
 

@@ -8,7 +8,7 @@ from fastapi import Request
 
 from lastline import Unauthorized
 
-from .runtime import Runtime
+from ..ladder.runtime import Runtime
 
 __all__ = ["DEFAULT_TENANT", "get_runtime", "get_tenant"]
 

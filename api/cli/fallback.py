@@ -15,9 +15,9 @@ import typer
 
 from lastline import InvalidInput, NotFound
 
-from .cli_common import DbOption, JsonOption, emit, open_runtime
-from .defaults import DeclaredDefault
-from .ladder import FallbackRequest, run_ladder
+from ..ladder.defaults import DeclaredDefault
+from ..ladder.ladder import FallbackRequest, run_ladder
+from .common import DbOption, JsonOption, emit, open_runtime
 
 __all__ = ["app"]
 

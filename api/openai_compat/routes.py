@@ -1,7 +1,7 @@
 """The OpenAI-compatible face: lastline as the last model of any OpenAI-speaking fallback chain.
 
 - ``POST /v1/chat/completions`` answers the last user message through the fallback ladder (context:
-  :func:`lastline.api.chat_context.chat_prompt`), as a ``chat.completion`` or an SSE stream, with
+  :func:`lastline.api.openai_compat.chat_context.chat_prompt`), as a ``chat.completion`` or an SSE stream, with
   provenance in ``x-lastline-*`` headers and a ``lastline`` body field (every stream chunk that
   carries it: the first and the final one).
 - ``GET /v1/models`` (and ``/v1/models/{id}``) lists lastline's model ids.
@@ -11,7 +11,7 @@
 Writes (``x-lastline-operation: write`` + ``Idempotency-Key``, or ``{"lastline": {"operation":
 "write", "idempotency_key": …}}`` in the body or ``metadata``) are refused with 409
 ``no_degraded_writes`` and the key echoed. When no tier can answer: 422 ``no_fallback_answer``.
-Errors come in OpenAI's shape; ``openai_errors`` says why each status was chosen.
+Errors come in OpenAI's shape; ``openai_compat.errors`` says why each status was chosen.
 """
 
 from __future__ import annotations
@@ -24,11 +24,12 @@ from pydantic import ValidationError
 
 from lastline import Answer, InvalidInput, NoDegradedWrites, StorageError
 
+from ..http.deps import get_runtime, get_tenant
+from ..ladder.ladder import FallbackRequest, run_ladder
+from ..ladder.runtime import Runtime
 from .chat_context import MODEL_IDS, ChatPrompt, chat_prompt, model_scope
-from .deps import get_runtime, get_tenant
-from .ladder import FallbackRequest, run_ladder
-from .openai_errors import OpenAIRoute, openai_error
-from .openai_format import (
+from .errors import OpenAIRoute, openai_error
+from .format import (
     answer_text,
     completion_body,
     model_list,
@@ -37,8 +38,7 @@ from .openai_format import (
     sse_events,
     usage,
 )
-from .openai_models import ChatCompletionRequest, ChatWritebackRequest, LastlineOptions, lastline_options
-from .runtime import Runtime
+from .models import ChatCompletionRequest, ChatWritebackRequest, LastlineOptions, lastline_options
 
 __all__ = ["router"]
 

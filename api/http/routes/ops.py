@@ -8,10 +8,10 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
-from .deps import get_runtime, get_tenant
-from .metrics import CONTENT_TYPE
-from .reports import hit_rate_report
-from .runtime import Runtime
+from ...ladder.reports import hit_rate_report
+from ...ladder.runtime import Runtime
+from ..deps import get_runtime, get_tenant
+from ..metrics import CONTENT_TYPE
 
 __all__ = ["is_ready", "router"]
 
@@ -58,7 +58,7 @@ def dashboard() -> HTMLResponse:
 
     Multi-tenant servers: open ``/dashboard#key=<API key>``; the key stays in the browser.
     """
-    html = resources.files("lastline.api").joinpath("static/dashboard.html").read_text(encoding="utf-8")
+    html = resources.files("lastline.api.http").joinpath("static/dashboard.html").read_text(encoding="utf-8")
     return HTMLResponse(html)
 
 
@@ -67,7 +67,7 @@ def dashboard_asset(name: str) -> Response:
     types = {"dashboard.js": "text/javascript", "dashboard.css": "text/css"}
     if name not in types:
         return JSONResponse({"error": "not_found", "detail": f"no asset {name}"}, status_code=404)
-    data = resources.files("lastline.api").joinpath(f"static/{name}").read_bytes()
+    data = resources.files("lastline.api.http").joinpath(f"static/{name}").read_bytes()
     return Response(data, media_type=types[name])
 
 

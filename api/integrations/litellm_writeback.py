@@ -1,7 +1,7 @@
 """A LiteLLM callback that writes every good upstream chat answer back to lastline.
 
     import litellm
-    from lastline.api.litellm_writeback import LastlineWriteback
+    from lastline.api.integrations.litellm_writeback import LastlineWriteback
 
     litellm.callbacks = [LastlineWriteback("http://127.0.0.1:8765")]
 

@@ -1,6 +1,6 @@
 """A small typed Python client for the lastline HTTP API (sync, on httpx).
 
-    from lastline.api.client import LastlineClient
+    from lastline.api.integrations.client import LastlineClient
 
     with LastlineClient("http://127.0.0.1:8765", api_key=None) as ll:
         ll.cache_put("What is the refund window?", "30 days from delivery.")

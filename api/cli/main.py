@@ -15,8 +15,11 @@ import typer
 
 from lastline import ConfigError, LastlineError, __version__, load_settings
 
-from . import cli_cache, cli_fallback, cli_kb, cli_rules
-from .cli_common import DbOption, JsonOption, emit, open_runtime
+from . import cache as cli_cache
+from . import fallback as cli_fallback
+from . import kb as cli_kb
+from . import rules as cli_rules
+from .common import DbOption, JsonOption, emit, open_runtime
 
 __all__ = ["app", "main"]
 
@@ -80,7 +83,7 @@ def serve(
     """
     import uvicorn
 
-    from .app import create_app
+    from ..http.app import create_app
 
     overrides: dict[str, Any] = {}
     if host is not None:

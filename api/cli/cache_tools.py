@@ -1,7 +1,7 @@
 """The operator's cache tools behind ``lastline cache calibrate`` and ``lastline cache replay``.
 
-Kept apart from :mod:`lastline.api.cli_cache` (the plain CRUD commands) to keep each module to one
-concern; ``cli_cache`` registers these functions on its Typer app.
+Kept apart from :mod:`lastline.api.cli.cache` (the plain CRUD commands) to keep each module to one
+concern; ``cli.cache`` registers these functions on its Typer app.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from lastline.cache.calibration import DEFAULT_CONFIDENCE, Calibration
 from lastline.cache.pairs import read_pairs
 from lastline.cache.replay import ReplayReport, read_log, replay, write_png
 
-from .cli_common import DbOption, JsonOption, open_runtime
-from .runtime import Runtime
+from ..ladder.runtime import Runtime
+from .common import DbOption, JsonOption, open_runtime
 
 __all__ = ["calibrate_command", "replay_command"]
 

@@ -17,11 +17,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lastline import Settings, __version__
 
-from . import routes_cache, routes_fallback, routes_kb, routes_openai, routes_ops, routes_rules
-from .http_errors import install_error_handlers
+from ..ladder.runtime import Runtime
+from ..openai_compat import routes as routes_openai
+from .errors import install_error_handlers
 from .limits import BodySizeLimit
 from .metrics import Metrics
-from .runtime import Runtime
+from .routes import cache as routes_cache
+from .routes import fallback as routes_fallback
+from .routes import kb as routes_kb
+from .routes import ops as routes_ops
+from .routes import rules as routes_rules
 
 __all__ = ["create_app"]
 

@@ -10,11 +10,11 @@ from pydantic import BaseModel
 
 from lastline import Answer, NotFound
 
-from .defaults import MAX_TASK_CHARS, DeclaredDefault
-from .deps import get_runtime, get_tenant
-from .events import Event
-from .ladder import FallbackRequest, run_ladder
-from .runtime import Runtime
+from ...ladder.defaults import MAX_TASK_CHARS, DeclaredDefault
+from ...ladder.events import Event
+from ...ladder.ladder import FallbackRequest, run_ladder
+from ...ladder.runtime import Runtime
+from ..deps import get_runtime, get_tenant
 
 __all__ = ["router"]
 

@@ -1,7 +1,7 @@
 """A LangChain ``BaseCache`` backed by a lastline server (install the ``langchain`` extra).
 
     from langchain_core.globals import set_llm_cache
-    from lastline.api.langchain_cache import LastlineCache
+    from lastline.api.integrations.langchain_cache import LastlineCache
 
     set_llm_cache(LastlineCache("http://127.0.0.1:8765"))
 
@@ -12,7 +12,7 @@ says how it matched: ``generation_info["lastline"]`` (and, for chat models,
 ``message.response_metadata["lastline"]``) carries layer, similarity, confidence, stale and age.
 
 Keys: for a chat model LangChain passes the serialized message list as ``prompt``; it is parsed
-back into messages and split by :func:`lastline.api.chat_context.chat_prompt` (prompt = the last
+back into messages and split by :func:`lastline.api.openai_compat.chat_context.chat_prompt` (prompt = the last
 user message, context = fingerprint of the rest), with ``llm_string`` (model name and parameters)
 in the context, so answers of one model configuration never serve another. A plain-LLM prompt is
 the prompt itself, with ``llm_string`` as the context. Entries carry the tag ``langchain`` (or the
@@ -39,7 +39,7 @@ from langchain_core.outputs import ChatGeneration, Generation
 
 from lastline import LastlineError
 
-from .chat_context import ChatPrompt, chat_prompt
+from ..openai_compat.chat_context import ChatPrompt, chat_prompt
 from .client import CacheLookup, LastlineClient
 
 __all__ = ["LastlineCache", "langchain_prompt"]

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .cli_common import DbOption, JsonOption, emit, open_runtime
+from .common import DbOption, JsonOption, emit, open_runtime
 
 __all__ = ["app"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .deps import DEFAULT_TENANT
+from ..http.deps import DEFAULT_TENANT
 from .runtime import Runtime
 
 __all__ = ["cache_entry_counts", "hit_rate_report", "known_tenants"]

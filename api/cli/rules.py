@@ -20,7 +20,7 @@ from rich.table import Table
 from lastline import InvalidInput
 from lastline.rules import find_entities, repair_json
 
-from .cli_common import DbOption, JsonOption, emit, open_runtime
+from .common import DbOption, JsonOption, emit, open_runtime
 
 __all__ = ["app"]
 

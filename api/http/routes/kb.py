@@ -18,8 +18,8 @@ from starlette.datastructures import UploadFile
 
 from lastline import InvalidInput, NotFound
 
-from .deps import get_runtime, get_tenant
-from .runtime import Runtime
+from ...ladder.runtime import Runtime
+from ..deps import get_runtime, get_tenant
 
 __all__ = ["router"]
 

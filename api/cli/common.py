@@ -12,7 +12,7 @@ from rich.table import Table
 
 from lastline import load_settings
 
-from .runtime import Runtime
+from ..ladder.runtime import Runtime
 
 __all__ = ["DbOption", "JsonOption", "emit", "open_runtime"]
 

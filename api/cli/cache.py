@@ -20,8 +20,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from lastline import InvalidInput
 from lastline.cache.replay import iter_json_lines
 
-from ._cli_cache_tools import cache_of, calibrate_command, replay_command
-from .cli_common import DbOption, JsonOption, emit, open_runtime
+from .cache_tools import cache_of, calibrate_command, replay_command
+from .common import DbOption, JsonOption, emit, open_runtime
 
 __all__ = ["app"]
 

@@ -16,9 +16,9 @@ if TYPE_CHECKING:
     from lastline.kb import KnowledgeBase
     from lastline.rules import RuleEngine
 
+    from ..http.metrics import Metrics
     from .defaults import DefaultsStore
     from .events import EventStore
-    from .metrics import Metrics
 
 __all__ = ["Runtime"]
 
@@ -55,7 +55,7 @@ class Runtime:
     @cached_property
     def metrics(self) -> Metrics:
         """Prometheus counters on a registry owned by this runtime (one per app)."""
-        from .metrics import Metrics
+        from ..http.metrics import Metrics
         from .reports import cache_entry_counts
 
         return Metrics(entries_source=lambda: cache_entry_counts(self))

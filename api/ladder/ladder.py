@@ -38,8 +38,8 @@ from lastline import (
     text_hash,
 )
 
+from ..http.limits import HARD_MAX_TEXT_CHARS, check_text_lengths
 from .events import NewEvent
-from .limits import HARD_MAX_TEXT_CHARS, check_text_lengths
 from .runtime import Runtime
 
 __all__ = ["FallbackRequest", "run_ladder"]

@@ -1,0 +1,1 @@
+"""The HTTP face: the FastAPI app, its dependencies, request limits, error bodies, metrics and routes."""
