@@ -3,49 +3,23 @@
 Values: ``2024-06-15`` (date; ``2024-06`` / ``2024`` / ``2024-W02`` when only that is known),
 ``15:00:00`` (time), ``2024-06-19T15:00:00`` (datetime), ``P3Y`` / ``PT1H30M`` (duration) and
 ``start/end`` intervals with ``..`` for an open end (daterange). Chinese forms live in
-``dates_zh``, English ones in ``dates_en``; this module joins them into ranges.
+``dates_zh`` and ``dates_zh_periods``, English ones in ``dates_en``, their shared value type in
+``_date_types``; this module runs them and joins their hits into ranges.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import date, datetime, timedelta
+from datetime import datetime
 
+from ._date_types import DateHit
 from ._types import Entity
+from .dates_en import find_en
+from .dates_zh import find_zh
+from .dates_zh_periods import find_periods
 
-__all__ = ["DateHit", "add_months", "find_dates", "iso_date", "join_ranges", "week_of"]
-
-
-class DateHit:
-    """A recognized temporal span before it becomes an :class:`Entity`."""
-
-    __slots__ = ("end", "start", "type", "value")
-
-    def __init__(self, type_: str, start: int, end: int, value: str) -> None:
-        self.type, self.start, self.end, self.value = type_, start, end, value
-
-
-def iso_date(d: date) -> str:
-    return d.isoformat()
-
-
-def add_months(d: date, months: int) -> date:
-    """``d`` moved by whole months, clamping the day (Jan 31 + 1 month → Feb 28/29)."""
-    y, m = divmod(d.month - 1 + months, 12)
-    year, month = d.year + y, m + 1
-    for day in (d.day, 30, 29, 28):
-        try:
-            return date(year, month, min(day, d.day))
-        except ValueError:
-            continue
-    return date(year, month, 28)
-
-
-def week_of(d: date) -> str:
-    """ISO week label of ``d``: ``2017-W14``."""
-    year, week, _ = d.isocalendar()
-    return f"{year}-W{week:02d}"
+__all__ = ["find_dates", "join_ranges"]
 
 
 _JOIN = re.compile(r"\s*(?:到|至|~|～|-|—|－|–|与|和|to|until|through)\s*")
@@ -143,10 +117,6 @@ def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -
     ``cjk``: numeric ``1/2/2020`` reads day first in Chinese text (as Recognizers-Text zh does) and
     month first otherwise.
     """
-    from .dates_en import find_en
-    from .dates_zh import find_zh
-    from .dates_zh_periods import find_periods
-
     has_han = _HAN.search(folded) is not None  # worded Chinese periods need Chinese characters
     hits = [*(find_periods(folded, reference) if has_han else ()), *find_zh(folded, reference),
             *find_en(folded, reference, day_first=cjk)]
@@ -164,6 +134,3 @@ def _drop_overlaps(hits: list[DateHit]) -> list[DateHit]:
         out.append(h)
     return out
 
-
-def shift_days(reference: datetime, days: int) -> date:
-    return (reference + timedelta(days=days)).date()

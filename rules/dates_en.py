@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
-from .dates import DateHit
+from ._date_types import DateHit
 
 __all__ = ["find_en"]
 

@@ -1,5 +1,5 @@
 """Chinese dates and times: ``2024年6月15日``, ``二〇二四年六月十五日``, ``下周三下午3点``, ``明天``,
-``本月十日``, ``15时20分``, ``两年`` (duration), ``5天前``; see :mod:`lastline.rules.dates`."""
+``本月十日``, ``15时20分``, ``两年`` (duration), ``5天前``; joined into ranges by :mod:`lastline.rules.dates`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
-from .dates import DateHit, add_months, week_of
-from .numbers import DIGIT_VALUES, parse_number
+from ._date_types import DateHit, add_months, week_of
+from ._zh_time_words import REL_YEAR, UNIT_CODES, alternation, zh_int
+from .numbers import parse_number
 
 __all__ = ["find_zh"]
 
@@ -16,7 +17,6 @@ _C = "零〇○一二两兩三四五六七八九十"
 _REL_DAY = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨夜": -1, "今天": 0, "今日": 0,
             "今晨": 0, "今早": 0, "今晚": 0, "明天": 1, "明日": 1, "明早": 1, "明晚": 1, "后天": 2, "後天": 2,
             "大后天": 3, "大後天": 3}
-_REL_YEAR = {"今年": 0, "明年": 1, "去年": -1, "前年": -2, "后年": 2, "後年": 2}
 _REL_MONTH = {"本月": 0, "这个月": 0, "這個月": 0, "上个月": -1, "上個月": -1, "上月": -1, "下个月": 1,
               "下個月": 1, "下月": 1}
 _WEEK_SHIFT = {"上上": -2, "下下": 2, "上": -1, "下": 1, "本": 0, "这": 0, "這": 0, "": 0}
@@ -30,15 +30,12 @@ _WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6
             "4": 3, "5": 4, "6": 5, "7": 6}
 
 
-def _alt(words: dict[str, int]) -> str:
-    return "|".join(sorted(words, key=len, reverse=True))
-
 
 _DATE = (
-    rf"(?P<dp>(?:农历|農曆)?(?:(?P<rel>{_alt(_REL_DAY)})"
+    rf"(?P<dp>(?:农历|農曆)?(?:(?P<rel>{alternation(_REL_DAY)})"
     r"|(?P<wk>上上|下下|上|下|本|这|這)?(?:个|個)?(?:周|星期|礼拜|禮拜|週)(?P<wd>[一二三四五六日天1-7])?"
-    rf"|(?:(?P<ry>{_alt(_REL_YEAR)})|(?P<y>\d{{4}}|\d{{2}}|[零〇○一二三四五六七八九]{{4}})\s*年)?(?:的)?\s*"
-    rf"(?:(?P<rm>{_alt(_REL_MONTH)})|(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]|正)\s*月份?)?\s*"
+    rf"|(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}}|\d{{2}}|[零〇○一二三四五六七八九]{{4}})\s*年)?(?:的)?\s*"
+    rf"(?:(?P<rm>{alternation(_REL_MONTH)})|(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]|正)\s*月份?)?\s*"
     r"(?:(?P<d>3[01]|[12]\d|0?[1-9]|三十一?|二十[一二三四五六七八九]?|十[一二三四五六七八九]?"
     r"|[一二三四五六七八九])\s*[日号號]|(?P<d2>初[一二三四五六七八九十]|廿[一二三四五六七八九]?))?))?"
 )
@@ -51,9 +48,6 @@ _TIME = (
 )
 DATETIME_RE = re.compile(r"(?=[0-9" + _C + r"今明昨前后後大上下本这這周星礼禮週凌清早中午傍晚夜去正初农農])"
                          + _DATE + _TIME)
-_UNIT_S = {"年": "Y", "个月": "M", "個月": "M", "月": "M", "周": "W", "星期": "W", "礼拜": "W", "禮拜": "W",
-           "週": "W", "天": "D", "日": "D", "小时": "H", "小時": "H", "钟头": "H", "鐘頭": "H", "个钟头": "H",
-           "分钟": "MIN", "分鐘": "MIN", "秒钟": "S", "秒鐘": "S", "秒": "S", "时": "H"}
 _DUR_UNITS = "年|个月|個月|周|星期|礼拜|禮拜|週|天|小时|小時|钟头|鐘頭|分钟|分鐘|秒钟|秒鐘|秒|时(?![间候代刻])"
 DURATION_RE = re.compile(
     rf"(?=[0-9{_C}百半])(?<![0-9.{_C}百])(?P<n>\d{{1,9}}(?:\.\d{{1,6}})?|[{_C}百]{{1,12}}|半)\s{{0,3}}(?P<half1>半)?\s{{0,3}}"
@@ -72,28 +66,12 @@ def find_zh(folded: str, ref: datetime) -> Iterator[DateHit]:
     yield from _durations(folded, ref)
 
 
-def _num(s: str | None) -> int | None:
-    if not s:
-        return None
-    s = s.replace(" ", "")
-    if s.startswith("初"):
-        s = s[1:]
-    if s == "正":
-        return 1
-    if s.isdigit():
-        return int(s)
-    if len(s) == 4 and all(ch in DIGIT_VALUES for ch in s):
-        return int("".join(str(DIGIT_VALUES[ch]) for ch in s))
-    v = parse_number(s)
-    return int(v) if v is not None and v == int(v) else None
-
-
 def _datetime_hit(m: re.Match[str], ref: datetime) -> DateHit | None:
     g = m.groupdict()
     day_value, precision = _date_part(g, ref, m)
     hour = None
     if g["h"] is not None or g["ch"] is not None:
-        hour = _num(g["h"] if g["h"] is not None else g["ch"])
+        hour = zh_int(g["h"] if g["h"] is not None else g["ch"])
     end = m.end()
     if hour is None:
         period_hit = _period_range(m, day_value, precision)
@@ -103,8 +81,8 @@ def _datetime_hit(m: re.Match[str], ref: datetime) -> DateHit | None:
             return None
         end = m.end("dp")
         return DateHit("date", m.start("dp"), end, day_value)
-    minute = _num(g["mi"] if g["h"] is not None else g["cm"]) or 0
-    second = _num(g["s"] if g["h"] is not None else g["cs"]) or 0
+    minute = zh_int(g["mi"] if g["h"] is not None else g["cm"]) or 0
+    second = zh_int(g["s"] if g["h"] is not None else g["cs"]) or 0
     if g["half"]:
         minute = 30
     elif g["q"]:
@@ -168,9 +146,9 @@ def _date_part(g: dict[str, str | None], ref: datetime, m: re.Match[str]) -> tup
         return week_of(monday), "week"
     year = month = day = None
     if g["ry"]:
-        year = today.year + _REL_YEAR[g["ry"]]
+        year = today.year + REL_YEAR[g["ry"]]
     elif g["y"]:
-        year = _num(g["y"])
+        year = zh_int(g["y"])
         if year is not None and len(g["y"]) == 2:
             if not (g["m"] or g["y"].startswith("0") or year >= 30):
                 return None, ""
@@ -179,11 +157,11 @@ def _date_part(g: dict[str, str | None], ref: datetime, m: re.Match[str]) -> tup
         shifted = add_months(today.replace(day=1), _REL_MONTH[g["rm"]])
         year, month = shifted.year, shifted.month
     elif g["m"]:
-        month = _num(g["m"])
+        month = zh_int(g["m"])
     if g["d2"] and month is not None:
-        day = _num(g["d2"].replace("廿", "二十"))
+        day = zh_int(g["d2"].replace("廿", "二十"))
     if g["d"]:
-        day = _num(g["d"])
+        day = zh_int(g["d"])
         if month is None and not (m.group("dp") or "").endswith("日"):
             return None, ""  # a bare "12号" is too often a room or a size
     if year is None and month is None and day is None:
@@ -251,7 +229,7 @@ def _single_durations(folded: str, ref: datetime) -> Iterator[DateHit]:
             continue  # 2009年 is a year, not 2009 years
         if m.group("half1") or m.group("half2"):
             n += 0.5
-        code = _UNIT_S[unit]
+        code = UNIT_CODES[unit]
         if m.group("dir"):
             hit = _offset(m, n, code, ref)
             if hit:

@@ -10,21 +10,21 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
-from .dates import DateHit, add_months
-from .dates_zh import _REL_YEAR, _UNIT_S, _alt, _num
+from ._date_types import DateHit, add_months
+from ._zh_time_words import REL_YEAR, UNIT_CODES, alternation, zh_int
 
 __all__ = ["find_periods"]
 
 YEAR_RANGE_RE = re.compile(r"(?<!\d)(?P<a>(?:1[5-9]|20)\d{2})\s*(?:-|—|~|～|到|至)\s*(?P<b>(?:1[5-9]|20)\d{2})\s*年")
 _HALF_RE = re.compile(
-    rf"(?:(?P<ry>{_alt(_REL_YEAR)})|(?P<y>\d{{4}})\s*年)?(?:的)?(?:(?P<prev>上个|上個)|(?P<h>上|下|前|后|後))半(?P<u>年|月|个月)"
+    rf"(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)?(?:的)?(?:(?P<prev>上个|上個)|(?P<h>上|下|前|后|後))半(?P<u>年|月|个月)"
 )
 
 
 def _half(m: re.Match[str], ref: datetime) -> DateHit | None:
     """``上半年`` → Jan 1 – Jul 1; ``下半月`` → 16th – 1st of next month (intervals, end exclusive)."""
     today = ref.date()
-    year = today.year + _REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y") or today.year)
+    year = today.year + REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y") or today.year)
     first = m.group("h") in ("上", "前", None)
     if m.group("u") == "年":
         if m.group("prev"):
@@ -52,11 +52,11 @@ WINDOW_RE = re.compile(
 
 def _window(m: re.Match[str], ref: datetime) -> DateHit | None:
     """``前1周`` → the week before now; ``后1年`` → the year from tomorrow; ``之后5分钟`` → now … now+5min."""
-    n = _num(m.group("n") or m.group("n2"))
+    n = zh_int(m.group("n") or m.group("n2"))
     if n is None or n <= 0:
         return None
     u = m.group("u") or m.group("u2")
-    unit = _UNIT_S.get(u, "M")
+    unit = UNIT_CODES.get(u, "M")
     back = m.group("dir") in ("前", "过去", "過去", "最近")
     if unit in ("H", "MIN"):
         delta = timedelta(hours=n) if unit == "H" else timedelta(minutes=n)
@@ -74,15 +74,15 @@ def _window(m: re.Match[str], ref: datetime) -> DateHit | None:
 
 
 FIRST_N_RE = re.compile(
-    rf"(?:(?P<ry>{_alt(_REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?前\s*(?P<n>\d+|[一二两兩三四五六七八九十]+)\s*(?:个|個)?\s*"
+    rf"(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?前\s*(?P<n>\d+|[一二两兩三四五六七八九十]+)\s*(?:个|個)?\s*"
     r"(?P<u>天|周|週|个月|個月)"
 )
 
 
 def _year_and_count(m: re.Match[str], ref: datetime) -> tuple[int, int | None]:
     """The year (relative ``ry`` or written ``y``) and the count ``n`` of a period pattern."""
-    year = ref.year + _REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y"))
-    return year, _num(m.group("n"))
+    year = ref.year + REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y"))
+    return year, zh_int(m.group("n"))
 
 
 def _first_n(m: re.Match[str], ref: datetime) -> DateHit | None:
@@ -91,7 +91,7 @@ def _first_n(m: re.Match[str], ref: datetime) -> DateHit | None:
     if n is None or n <= 0:
         return None
     start = date(year, 1, 1)
-    unit = _UNIT_S[m.group("u")]
+    unit = UNIT_CODES[m.group("u")]
     end = add_months(start, n) if unit == "M" else start + timedelta(days=n * (7 if unit == "W" else 1))
     return DateHit("daterange", m.start(), m.end(), f"{start.isoformat()}/{end.isoformat()}")
 
@@ -99,13 +99,13 @@ def _first_n(m: re.Match[str], ref: datetime) -> DateHit | None:
 
 DECADE_RE = re.compile(r"(?P<d>[一二三四五六七八九]十|[1-9]0)年代")
 NTH_RE = re.compile(
-    rf"(?:(?P<ry>{_alt(_REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?第(?P<n>[0-9一二三四五六七八九十]+)(?:个|個)?"
+    rf"(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?第(?P<n>[0-9一二三四五六七八九十]+)(?:个|個)?"
     r"(?P<u>周|週|星期|月)"
 )
 
 
 def _decade(m: re.Match[str]) -> DateHit | None:
-    n = _num(m.group("d"))
+    n = zh_int(m.group("d"))
     if n is None:
         return None
     start = 1900 + n
@@ -127,7 +127,7 @@ def _nth(m: re.Match[str], ref: datetime) -> DateHit | None:
 
 
 _LAST_N_RE = re.compile(
-    rf"(?:(?P<ry>{_alt(_REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?(?:最后|最後)\s*(?P<n>\d+|[一二两兩三四五六七八九十]+)\s*"
+    rf"(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?(?:最后|最後)\s*(?P<n>\d+|[一二两兩三四五六七八九十]+)\s*"
     r"(?:个|個)?\s*(?P<u>周|週|星期)"
 )
 

@@ -2,7 +2,8 @@
 
 Built-in packs ship inside the package (``lastline/rules/builtin``); a folder of YAML packs (setting
 ``rules_dir``, default ``data/rules``) adds or overrides them at start-up; packs uploaded through
-the API live in SQLite per tenant and may not shadow a built-in name.
+the API live in a :class:`~lastline.rules.store.PackStore` per tenant (SQLite in the service) and
+may not shadow a built-in name.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from lastline.errors import Conflict, InvalidInput, NotFound
-from lastline.storage import Storage
 
 from .extract import ExtractResult, extract_fields
 from .packs import Pack, load_pack, load_pack_file, parse_pack_yaml
@@ -31,7 +31,8 @@ log = logging.getLogger(__name__)
 class RuleEngine:
     """Extraction, task matching and template rendering over the loaded packs."""
 
-    def __init__(self, storage: Storage | None = None, rules_dir: str | Path | None = None) -> None:
+    def __init__(self, store: PackStore | None = None, rules_dir: str | Path | None = None) -> None:
+        """``store`` keeps uploaded packs; without one, uploads are refused (a read-only engine)."""
         self._packs: dict[str, Pack] = {}
         for path in sorted(BUILTIN_DIR.glob("*.yaml")):
             pack = load_pack_file(path, builtin=True)
@@ -41,7 +42,7 @@ class RuleEngine:
             for path in sorted(self.rules_dir.glob("*.y*ml")):
                 pack = load_pack_file(path)  # a broken operator pack fails start-up, by name
                 self._packs[pack.name] = pack
-        self._store = PackStore(storage) if storage is not None else None
+        self._store = store
         self._uploaded: dict[tuple[str, str], Pack] = {}
         self._lock = threading.Lock()
 

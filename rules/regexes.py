@@ -63,10 +63,6 @@ class UserPattern:
             self.engine = "regex"
             self._names = dict(self._rx.groupindex)
 
-    @property
-    def group_names(self) -> list[str]:
-        return list(self._names)
-
     def finditer(self, text: str) -> Iterator[Found]:
         """Matches in order; raises :class:`PatternTimeout` if the fallback engine runs out of time."""
         if self.engine == "re2":

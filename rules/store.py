@@ -1,13 +1,38 @@
-"""Uploaded rule packs, kept per tenant in SQLite (migration ``rules_0001_packs``)."""
+"""Where uploaded rule packs live: the :class:`PackStore` interface and its SQLite implementation.
+
+The rule engine talks to a :class:`PackStore` only; :class:`SQLitePackStore` keeps packs per tenant
+in the service database (migration ``rules_0001_packs``). A second backend implements the four
+methods below and nothing else — parsing and validation stay in :mod:`lastline.rules.packs`.
+"""
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from lastline.storage import Migration, Storage
 
-__all__ = ["MIGRATIONS", "PackStore"]
+__all__ = ["MIGRATIONS", "PackStore", "SQLitePackStore"]
+
+
+class PackStore(Protocol):
+    """Raw YAML of uploaded packs, keyed by ``(tenant, name)``."""
+
+    def put(self, tenant: str, name: str, yaml_text: str) -> bool:
+        """Insert or replace; returns True when the pack is new."""
+        ...
+
+    def get(self, tenant: str, name: str) -> str | None:
+        """The pack's YAML, or None when this tenant has no pack of that name."""
+        ...
+
+    def list(self, tenant: str) -> list[tuple[str, str]]:
+        """``(name, yaml)`` of every pack of this tenant, by name."""
+        ...
+
+    def delete(self, tenant: str, name: str) -> bool:
+        """Remove the pack; returns True when there was one."""
+        ...
 
 
 def _create_packs(conn: Any) -> None:
@@ -22,15 +47,14 @@ def _create_packs(conn: Any) -> None:
 MIGRATIONS = [Migration("rules_0001_packs", _create_packs)]
 
 
-class PackStore:
-    """Raw YAML of uploaded packs; parsing and validation stay in :mod:`lastline.rules.packs`."""
+class SQLitePackStore:
+    """:class:`PackStore` on the service's SQLite database; migrates it on construction."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         storage.migrate(MIGRATIONS)
 
     def put(self, tenant: str, name: str, yaml_text: str) -> bool:
-        """Insert or replace; returns True when the pack is new."""
         now = time.time()
         with self.storage.atomic() as conn:
             existed = conn.execute(

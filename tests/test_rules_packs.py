@@ -10,6 +10,7 @@ from lastline import SQLiteStorage
 from lastline.errors import Conflict, InvalidInput, NotFound
 from lastline.rules import PackError, RuleEngine, compile_pattern, load_pack, render_template
 from lastline.rules.packs import parse_pack_yaml
+from lastline.rules.store import SQLitePackStore
 
 PACK = """
 name: shop
@@ -118,11 +119,11 @@ def test_broken_folder_pack_fails_by_name(tmp_path: Path) -> None:
 
 
 def test_uploaded_packs_persist_per_tenant(storage: SQLiteStorage) -> None:
-    engine = RuleEngine(storage)
+    engine = RuleEngine(SQLitePackStore(storage))
     pack, created = engine.add_pack(PACK, tenant="acme")
     assert created and pack.name == "shop"
     assert "rules_0001_packs" in storage.applied_migrations()
-    again = RuleEngine(storage)
+    again = RuleEngine(SQLitePackStore(storage))
     assert again.extract("合计 30元", pack="shop", tenant="acme").fields["total"]["amount"] == "30"
     with pytest.raises(NotFound):
         again.extract("合计 30元", pack="shop", tenant="globex")
@@ -131,7 +132,7 @@ def test_uploaded_packs_persist_per_tenant(storage: SQLiteStorage) -> None:
 
 def test_upload_cannot_shadow_a_builtin_pack(storage: SQLiteStorage) -> None:
     with pytest.raises(Conflict):
-        RuleEngine(storage).add_pack("name: generic\nrules: [{id: a, patterns: [x]}]\n")
+        RuleEngine(SQLitePackStore(storage)).add_pack("name: generic\nrules: [{id: a, patterns: [x]}]\n")
 
 
 def test_catastrophic_pattern_completes_on_a_long_input() -> None:

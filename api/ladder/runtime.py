@@ -93,8 +93,9 @@ class Runtime:
     def rules(self) -> RuleEngine:
         """Rule packs: built-in, the ``rules_dir`` folder (if present) and uploads (rules_0001_packs)."""
         from lastline.rules import RuleEngine
+        from lastline.rules.store import SQLitePackStore
 
-        return RuleEngine(self.storage, rules_dir=self.settings.rules_dir)
+        return RuleEngine(SQLitePackStore(self.storage), rules_dir=self.settings.rules_dir)
 
     def close(self) -> None:
         self.storage.close()

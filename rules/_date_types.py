@@ -1,0 +1,46 @@
+"""The value every date grammar produces, and the calendar arithmetic they share.
+
+A leaf module: the grammars (:mod:`.dates_en`, :mod:`.dates_zh`, :mod:`.dates_zh_periods`) import it,
+and the dispatcher :mod:`.dates` imports them, so no grammar ever reaches back into the dispatcher.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+__all__ = ["DateHit", "add_months", "week_of"]
+
+
+class DateHit:
+    """A recognized temporal span before it becomes an :class:`~lastline.rules.Entity`.
+
+    ``type`` is one of the temporal entity types (``date``, ``datetime``, ``time``, ``daterange``,
+    ``timerange``, ``duration``, ``set``); offsets index the width-folded text, which keeps the
+    original's offsets.
+    """
+
+    __slots__ = ("end", "start", "type", "value")
+
+    def __init__(self, type_: str, start: int, end: int, value: str) -> None:
+        self.type, self.start, self.end, self.value = type_, start, end, value
+
+    def __repr__(self) -> str:
+        return f"DateHit({self.type!r}, {self.start}, {self.end}, {self.value!r})"
+
+
+def add_months(d: date, months: int) -> date:
+    """``d`` moved by whole months, clamping the day (Jan 31 + 1 month → Feb 28/29)."""
+    y, m = divmod(d.month - 1 + months, 12)
+    year, month = d.year + y, m + 1
+    for day in (d.day, 30, 29, 28):
+        try:
+            return date(year, month, min(day, d.day))
+        except ValueError:
+            continue
+    return date(year, month, 28)
+
+
+def week_of(d: date) -> str:
+    """ISO week label of ``d``: ``2017-W14``."""
+    year, week, _ = d.isocalendar()
+    return f"{year}-W{week:02d}"

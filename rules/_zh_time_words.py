@@ -1,0 +1,42 @@
+"""Chinese time vocabulary shared by the date grammar (:mod:`.dates_zh`) and the worded-period
+grammar (:mod:`.dates_zh_periods`): relative years, duration units and small numbers.
+
+Kept apart so that neither grammar imports the other's private names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .numbers import DIGIT_VALUES, parse_number
+
+__all__ = ["REL_YEAR", "UNIT_CODES", "alternation", "zh_int"]
+
+#: Year words → offset from the reference year.
+REL_YEAR = {"今年": 0, "明年": 1, "去年": -1, "前年": -2, "后年": 2, "後年": 2}
+#: Duration unit words → ISO 8601 designator (``MIN`` for minutes, to tell them from months).
+UNIT_CODES = {"年": "Y", "个月": "M", "個月": "M", "月": "M", "周": "W", "星期": "W", "礼拜": "W", "禮拜": "W",
+              "週": "W", "天": "D", "日": "D", "小时": "H", "小時": "H", "钟头": "H", "鐘頭": "H", "个钟头": "H",
+              "分钟": "MIN", "分鐘": "MIN", "秒钟": "S", "秒鐘": "S", "秒": "S", "时": "H"}
+
+
+def alternation(words: Iterable[str]) -> str:
+    """A regex alternation of ``words``, longest first, so ``大前天`` wins over ``前天``."""
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+def zh_int(s: str | None) -> int | None:
+    """A whole number written in digits or Chinese (``初五`` → 5, ``正`` → 1, ``二〇二四`` → 2024)."""
+    if not s:
+        return None
+    s = s.replace(" ", "")
+    if s.startswith("初"):
+        s = s[1:]
+    if s == "正":
+        return 1
+    if s.isdigit():
+        return int(s)
+    if len(s) == 4 and all(ch in DIGIT_VALUES for ch in s):
+        return int("".join(str(DIGIT_VALUES[ch]) for ch in s))
+    v = parse_number(s)
+    return int(v) if v is not None and v == int(v) else None
