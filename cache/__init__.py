@@ -16,7 +16,7 @@ from ._config import (
     LookupResult,
     Threshold,
 )
-from ._store import context_hash
+from ._rows import context_hash
 from ._sync import SyncReport
 from .slot_guard import SlotGuard, extract_slots, slot_guard_ok
 from .thresholds import SHIPPED_THRESHOLDS, default_threshold

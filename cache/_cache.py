@@ -23,47 +23,65 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lastline import Embedder, InvalidInput, Storage
+from lastline import Embedder, InvalidInput, Storage, normalize_text
 
 from . import _validate as v
-from ._config import CacheConfig, LookupResult, Mode
-from ._entries_api import EntriesMixin
+from ._config import CacheConfig, LookupResult, Mode, Threshold
+from ._feedback import record_feedback
 from ._fuzzy import typo_similarity
 from ._index import VectorIndex
-from ._store import EntryRow, NewEntry, Store, context_hash
+from ._lookup import LookupPath
+from ._recorder import LookupRecorder, StoreRecorder
+from ._rows import NewEntry, context_hash
+from ._stats import build_stats
+from ._store import SQLiteCacheStore
+from ._store_api import CacheStore
 from ._sync import IndexSync, SyncReport, add_rows
-from ._thresholds_api import ThresholdsMixin
+from ._tenant_thresholds import Thresholds
 from .slot_guard import SlotGuard
+
+if TYPE_CHECKING:
+    from .calibration import Calibration
+    from .pairs import LabelledPairs
 
 __all__ = ["SemanticCache"]
 
 _UNSET: Any = object()
-_PRUNE_EVERY = 10_000
 #: How long a lookup waits for the write lock (held by this process's own puts, ≈1 ms) to catch up
 #: with other processes' commits before it goes ahead on the current index; while a catch-up or a
 #: rebuild runs in another thread it does not wait at all.
 _SYNC_WAIT_S = 0.005
 
 
-class SemanticCache(ThresholdsMixin, EntriesMixin):
-    """The semantic cache over one storage and one embedder (see the module docstring)."""
+class SemanticCache:
+    """The semantic cache over one storage and one embedder (see the module docstring).
 
-    def __init__(self, storage: Storage, embedder: Embedder, config: CacheConfig | None = None) -> None:
+    A thin facade: the store (:class:`~lastline.cache._store_api.CacheStore`), the derived
+    vector index, the thresholds, the lookup path and the bookkeeping recorder are collaborators
+    it wires together; none of them reaches back into it.
+    """
+
+    def __init__(self, storage: Storage, embedder: Embedder, config: CacheConfig | None = None, *,
+                 recorder: LookupRecorder | None = None) -> None:
         self.storage = storage
         self.embedder = embedder
         self.config = config or CacheConfig()
         self.guard = SlotGuard()
-        self._store = Store(storage)
         self.model_id = embedder.model_id
-        self._lookups = 0
+        self.store: CacheStore = SQLiteCacheStore(storage)
+        self.thresholds = Thresholds(self.store, self.model_id, self.config)
         self._write_lock = threading.Lock()  # orders SQLite commit + FAISS update per write
-        self._sync = IndexSync(storage, self._store, self.model_id)
+        self._sync = IndexSync(self.store, self.model_id)
         self._syncing = False  # a catch-up or rebuild holds the write lock: lookups do not wait for it
         self.index = self._new_index()
+        #: Where lookups write their bookkeeping; by default synchronously through the store.
+        self.recorder: LookupRecorder = recorder or StoreRecorder(self.store, self._sync, self.config)
+        self._lookup = LookupPath(store=self.store, index=self.index, embedder=embedder, guard=self.guard,
+                                  thresholds=self.thresholds, recorder=self.recorder, config=self.config)
         self.rebuild()
 
     # -- index ---------------------------------------------------------------------------------
@@ -79,19 +97,19 @@ class SemanticCache(ThresholdsMixin, EntriesMixin):
             return self._rebuild_locked()
 
     def _rebuild_locked(self) -> int:
-        """The rebuild proper, under the write lock; lookups keep using the old index until the swap."""
+        """The rebuild proper, under the write lock; lookups keep using the old contents until the swap."""
         self._syncing = True
         try:
-            while rows := self._store.foreign_model_rows(self.model_id, 512):
-                self._store.set_vectors(self.model_id, [r[0] for r in rows],
-                                        self.embedder.encode([self._embed_text(r[1]) for r in rows]))
+            while rows := self.store.foreign_model_rows(self.model_id, 512):
+                self.store.set_vectors(self.model_id, [r[0] for r in rows],
+                                       self.embedder.encode([normalize_text(r[1]) for r in rows]))
             state = self._sync.state()  # before the rows: later commits are caught up from here
-            index = self._new_index()
-            for batch in self._store.vectors(self.model_id):
-                add_rows(index, batch)
-            self.index = index
+            fresh = self._new_index()
+            for batch in self.store.vectors(self.model_id):
+                add_rows(fresh, batch)
+            self.index.replace_with(fresh)
             self._sync.mark(state)
-            return len(index)
+            return len(self.index)
         finally:
             self._syncing = False
 
@@ -118,12 +136,6 @@ class SemanticCache(ThresholdsMixin, EntriesMixin):
         if not report.pending:
             self._sync.seen()
         return report
-
-    @staticmethod
-    def _embed_text(prompt: str) -> str:
-        from lastline import normalize_text
-
-        return normalize_text(prompt)
 
     # -- writes --------------------------------------------------------------------------------
     def put(self, prompt: str, response: str, *, tenant: str = "default", context: Any = None,
@@ -171,9 +183,9 @@ class SemanticCache(ThresholdsMixin, EntriesMixin):
             for i, (item, norm, phash, ctx, expires) in enumerate(prepared)
         ]
         with self._write_lock:
-            with self.storage.atomic():  # rows, tags and LRU eviction commit together
-                written = self._store.insert(entries, now)
-                evicted = self._store.evict_lru(tenant, self.config.max_entries, self.config.max_bytes)
+            result = self.store.insert(entries, now, max_entries=self.config.max_entries,
+                                       max_bytes=self.config.max_bytes)
+            written, evicted = result.written, result.evicted
             replaced = {old for _, _, old in written if old is not None}  # incl. repeats within the batch
             self.index.remove(list(replaced))
             by_part: dict[tuple[str, str], tuple[list[int], list[Any], list[str]]] = {}
@@ -191,7 +203,7 @@ class SemanticCache(ThresholdsMixin, EntriesMixin):
     def delete(self, entry_id: str, *, tenant: str = "default") -> bool:
         """Remove one entry (SQLite row and vector); False when the tenant has no such id."""
         with self._write_lock:
-            seqs = self._store.delete_where(v.check_tenant(tenant), "id = ?", (entry_id,))
+            seqs = self.store.delete_entry(v.check_tenant(tenant), entry_id)
             self.index.remove(seqs)
         return bool(seqs)
 
@@ -204,27 +216,22 @@ class SemanticCache(ThresholdsMixin, EntriesMixin):
         With no criterion nothing is removed unless ``everything=True``.
         """
         v.check_tenant(tenant)
-        where: list[str] = []
-        params: list[Any] = []
+        tag_list: tuple[str, ...] | None = None
         if tags is not None:
             tag_list = v.check_tags(tags)
             if not tag_list:
                 raise InvalidInput("tags must name at least one tag", field="tags")
-            marks = ",".join("?" * len(tag_list))
-            where.append(f"seq IN (SELECT seq FROM cache_entry_tags WHERE tenant = ? AND tag IN ({marks}))")
-            params += [tenant, *tag_list]
+        created_before: float | None = None
         if older_than_s is not None:
             if isinstance(older_than_s, bool) or not isinstance(older_than_s, int | float) or older_than_s < 0:
                 raise InvalidInput("older_than_s must be a non-negative number", field="older_than_s")
-            where.append("created_at <= ?")
-            params.append(time.time() - older_than_s)
-        if context is not _UNSET:
-            where.append("context_hash = ?")
-            params.append(context_hash(v.check_context(context)))
-        if not where and not everything:
+            created_before = time.time() - older_than_s
+        ctx = None if context is _UNSET else context_hash(v.check_context(context))
+        if tag_list is None and created_before is None and ctx is None and not everything:
             raise InvalidInput("invalidate needs tags, older_than_s or context (or everything=True)")
         with self._write_lock:
-            seqs = self._store.delete_where(tenant, " AND ".join(where) or "1", params)
+            seqs = self.store.delete_matching(tenant, tags=tag_list, created_before=created_before,
+                                              context_hash=ctx)
             self.index.remove(seqs)
         return len(seqs)
 
@@ -232,11 +239,9 @@ class SemanticCache(ThresholdsMixin, EntriesMixin):
     def lookup(self, prompt: str, *, tenant: str = "default", context: Any = None, mode: Mode = "intercept",
                threshold: float | None = None, exact_only: bool = False) -> LookupResult:
         """Find a cached answer for ``prompt`` (layers, guard and age as in the module docstring)."""
-        from ._lookup import run_lookup
-
         self.sync()
-        return run_lookup(self, prompt, tenant=tenant, context=context, mode=mode, threshold=threshold,
-                          exact_only=exact_only)
+        return self._lookup.run(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold,
+                                exact_only=exact_only)
 
     def score(self, prompt: str, *, tenant: str = "default", context: Any = None) -> tuple[str | None, float | None]:
         """Nearest entry and its cosine in the partition — no threshold, no guard, no age check."""
@@ -247,25 +252,11 @@ class SemanticCache(ThresholdsMixin, EntriesMixin):
         if not self.index.partition_size(key):
             return None, None
         hits = self.index.search(key, self.embedder.encode([norm])[0], self.config.knn_k)
-        rows = self._store.by_seqs(tenant, key[1], [s for s, _ in hits])
+        rows = self.store.by_seqs(tenant, key[1], [s for s, _ in hits])
         for seq, cos in hits:
             if seq in rows:
                 return rows[seq].id, cos
         return None, None
-
-    def _record(self, *, tenant: str, mode: str, outcome: str, now: float, hit: EntryRow | None,
-                layer: str | None, similarity: float | None) -> str | None:
-        """Count the lookup in its window, bump the served entry's LRU time, keep the lookup id."""
-        lookup_id = self._store.record_lookup(
-            tenant=tenant, mode=mode, outcome=outcome, bucket=int(now // self.config.stats_bucket_s), now=now,
-            hit=hit, layer=layer, similarity=similarity, record=self.config.record_lookups)
-        self._sync.own_write_done()
-        self._lookups += 1
-        if self._lookups % _PRUNE_EVERY == 0:
-            self._store.prune(now - self.config.lookup_retention_s,
-                              int((now - self.config.counter_retention_s) // self.config.stats_bucket_s))
-            self._sync.prune_log(now - self.config.sync_log_retention_s)
-        return lookup_id
 
     def slot_guard_ok(self, a: str, b: str) -> bool:
         """The value-agreement check used on fuzzy and semantic candidates."""
@@ -278,20 +269,79 @@ class SemanticCache(ThresholdsMixin, EntriesMixin):
         ``None`` too for texts equal after normalization (that is the exact layer's hit).
         Exposed so benches and pair scoring judge pairs exactly as a lookup does.
         """
-        from lastline import normalize_text
-
         na, nb = normalize_text(a), normalize_text(b)
         if not na or not nb or na == nb:
             return None
         return typo_similarity(na, nb, self.config.fuzzy_min_ratio)
 
     def count(self, *, tenant: str = "default") -> int:
-        return self._store.usage(v.check_tenant(tenant))[0]
+        """Entries the tenant holds."""
+        return self.store.usage(v.check_tenant(tenant))[0]
 
     def stats(self, *, tenant: str = "default", window_s: float | None = None) -> dict[str, Any]:
         """Hits by layer, misses by reason, hit rate, entries, feedback and thresholds."""
-        from ._stats import build_stats
-
         self.sync()
-        return build_stats(self, v.check_tenant(tenant), window_s)
+        return build_stats(store=self.store, thresholds=self.thresholds, index=self.index, config=self.config,
+                           tenant=v.check_tenant(tenant), window_s=window_s)
 
+    # -- entries and feedback ------------------------------------------------------------------
+    def get(self, entry_id: str, *, tenant: str = "default") -> dict[str, Any]:
+        """One entry as a dict (no vector); NotFound when the tenant has no such id."""
+        from lastline import NotFound
+
+        row = self.store.by_id(v.check_tenant(tenant), entry_id)
+        if row is None:
+            raise NotFound(f"no cache entry {entry_id!r}", entry_id=entry_id)
+        return row.to_dict()
+
+    def feedback(self, *, tenant: str = "default", correct: bool, entry_id: str | None = None,
+                 lookup_id: str | None = None) -> None:
+        """Record whether a served answer was right; wrong ones count as false hits in stats."""
+        record_feedback(self.store, tenant=tenant, correct=correct, entry_id=entry_id, lookup_id=lookup_id)
+
+    # -- thresholds ----------------------------------------------------------------------------
+    def get_threshold(self, *, tenant: str = "default", mode: Mode = "intercept") -> Threshold:
+        """The threshold lookups use for ``tenant`` in ``mode`` with this cache's model.
+
+        Reused for ``config.threshold_cache_s`` seconds (a lookup needs it on every call);
+        ``set_threshold`` in this process takes effect at once, in another within that time.
+        """
+        return self.thresholds.get(tenant, mode)
+
+    def set_threshold(self, *, tenant: str = "default", threshold: Threshold) -> None:
+        """Store ``threshold`` for ``tenant`` (its ``mode``; its model id, else this cache's)."""
+        self.thresholds.set(tenant, threshold)
+
+    def reset_threshold(self, *, tenant: str = "default", mode: Mode | None = None) -> int:
+        """Forget stored thresholds (one mode or both); the shipped default applies again."""
+        return self.thresholds.reset(tenant, mode)
+
+    def calibrate(self, pairs: LabelledPairs | None = None, *, tenant: str = "default", target: float = 0.02,
+                  method: str = "wilson", confidence: float = 0.95, mode: Mode = "intercept",
+                  from_feedback: bool = False, store: bool = True, source: str | None = None) -> Calibration:
+        """Calibrate ``tenant``'s threshold from labelled pairs or from feedback on served hits, and store it.
+
+        The one path behind ``lastline cache calibrate`` and ``POST /v1/cache/calibrate``: pairs are
+        scored the way a lookup judges them (:func:`~lastline.cache.pairs.score_pairs`), so the bound
+        holds for the cache as configured. ``store=False`` is a dry run.
+        """
+        from .calibration import calibrate, calibrate_from_feedback
+        from .pairs import score_pairs
+
+        v.check_tenant(tenant)
+        v.check_mode(mode)
+        if (pairs is None) != from_feedback:
+            raise InvalidInput("give labelled pairs, or from_feedback (not both)", field="pairs")
+        if pairs is not None:
+            cal = calibrate(score_pairs(self, pairs), pairs.labels, target, method=method, confidence=confidence)
+        else:
+            served = [(f.similarity, f.correct) for f in self.store.feedback(tenant)
+                      if f.layer == "semantic" and f.similarity is not None]
+            cal = calibrate_from_feedback([sim for sim, _ in served], [ok for _, ok in served], target,
+                                          method=method, confidence=confidence)
+        if store:
+            self.set_threshold(tenant=tenant, threshold=Threshold(
+                value=cal.threshold, calibrated=True, target=cal.target, bound=cal.bound,
+                n_negatives=cal.n_negatives, model_id=self.model_id, mode=mode,
+                source=source or ("feedback" if from_feedback else "pairs")))
+        return cal

@@ -189,6 +189,19 @@ class VectorIndex:
         self._parts: dict[PartitionKey, PartitionIndex] = {}
         self._where: dict[int, PartitionKey] = {}
         self.lock = threading.RLock()
+        #: How many times the contents were swapped for a rebuilt index (see :meth:`replace_with`).
+        self.generation = 0
+
+    def replace_with(self, other: VectorIndex) -> None:
+        """Take over ``other``'s partitions in one step (a full rebuild, built aside, swapped in).
+
+        In place, so that every holder of this index (the lookup path, the sync) sees the new
+        contents without being handed a new object.
+        """
+        with self.lock, other.lock:
+            self._parts, self._where = other._parts, other._where
+            other._parts, other._where = {}, {}
+            self.generation += 1
 
     def add(self, key: PartitionKey, ids: list[int], vecs: np.ndarray, prompts: list[str]) -> None:
         if not ids:

@@ -1,28 +1,34 @@
 """One lookup through the layers: exact → fuzzy → semantic, each candidate guarded and aged.
 
-Kept apart from the class so the decision reads top to bottom in one function. Confidence:
-exact and fuzzy hits are ``high``; a semantic hit is ``high`` at or above the tenant's strict
-(intercept) threshold and ``medium`` below it (only reachable in fallback mode or with a looser
-per-call threshold); any stale answer (fallback mode only) is ``low``.
+:class:`LookupPath` gets its collaborators explicitly — the store, the vector index, the
+embedder, the slot guard, the thresholds and the bookkeeping recorder — so the decision reads top
+to bottom in one method and depends on no facade. Confidence: exact and fuzzy hits are ``high``;
+a semantic hit is ``high`` at or above the tenant's strict (intercept) threshold and ``medium``
+below it (only reachable in fallback mode or with a looser per-call threshold); any stale answer
+(fallback mode only) is ``low``.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from lastline import Embedder
+
 from . import _validate as v
-from ._config import LookupResult
+from ._config import CacheConfig, LookupResult, Mode
 from ._fuzzy import typo_similarity
-from ._store import EntryRow, context_hash
+from ._index import VectorIndex
+from ._recorder import LookupRecorder, new_lookup_id
+from ._rows import EntryRow, LookupRecord, context_hash
+from ._store_api import CacheStore
+from ._tenant_thresholds import Thresholds
+from .slot_guard import SlotGuard
 
-if TYPE_CHECKING:
-    from ._cache import SemanticCache
-
-__all__ = ["run_lookup"]
+__all__ = ["LookupPath"]
 
 _FUZZY_LIMIT = 10
 
@@ -33,119 +39,161 @@ class _Trace:
 
     guard_blocked: bool = False
     expired: bool = False
+    empty: bool = False  # the partition had no vectors and no exact row
     stale: tuple[EntryRow, str, float] | None = None  # best expired candidate (fallback mode)
 
 
-def _accept(cache: SemanticCache, row: EntryRow, prompt: str, now: float, mode: str, trace: _Trace,
-            layer: str, similarity: float, guarded: bool = True) -> bool:
-    """Guard, then age. An expired candidate is remembered for fallback mode, never served fresh."""
-    if guarded and cache.config.slot_guard and not cache.guard.ok(prompt, row.prompt):
-        trace.guard_blocked = True
-        return False
-    if row.expired(now):
-        trace.expired = True
-        if mode == "fallback" and trace.stale is None:
-            trace.stale = (row, layer, similarity)
-        return False
-    return True
+@dataclass(frozen=True)
+class _Query:
+    """One validated lookup request."""
+
+    prompt: str
+    norm: str
+    phash: str
+    tenant: str
+    ctx: str
+    mode: str
+    now: float
+    strict: float
+    threshold: float
 
 
-def run_lookup(cache: SemanticCache, prompt: str, *, tenant: str, context: Any, mode: str,
-               threshold: float | None, exact_only: bool) -> LookupResult:
-    now = time.time()
-    v.check_tenant(tenant)
-    v.check_mode(mode)
-    override = v.check_threshold(threshold)
-    norm, phash = v.check_prompt(prompt, cache.config.max_prompt_chars)
-    ctx = context_hash(v.check_context(context))
-    key = (tenant, ctx)
-    strict = cache.get_threshold(tenant=tenant, mode="intercept").value
-    t = override if override is not None else (
-        strict if mode == "intercept" else cache.get_threshold(tenant=tenant, mode="fallback").value)
-    trace = _Trace()
-    best: float | None = None
+class LookupPath:
+    """The read path of one cache (see the module docstring)."""
 
-    def done(row: EntryRow | None, layer: str | None, sim: float | None, *, stale: bool = False,
-             reason: str | None = None) -> LookupResult:
+    def __init__(self, *, store: CacheStore, index: VectorIndex, embedder: Embedder, guard: SlotGuard,
+                 thresholds: Thresholds, recorder: LookupRecorder, config: CacheConfig) -> None:
+        self.store = store
+        self.index = index
+        self.embedder = embedder
+        self.guard = guard
+        self.thresholds = thresholds
+        self.recorder = recorder
+        self.config = config
+
+    def run(self, prompt: str, *, tenant: str, context: Any, mode: Mode, threshold: float | None,
+            exact_only: bool) -> LookupResult:
+        now = time.time()
+        v.check_tenant(tenant)
+        v.check_mode(mode)
+        override = v.check_threshold(threshold)
+        norm, phash = v.check_prompt(prompt, self.config.max_prompt_chars)
+        ctx = context_hash(v.check_context(context))
+        strict = self.thresholds.get(tenant, "intercept").value
+        t = override if override is not None else (
+            strict if mode == "intercept" else self.thresholds.get(tenant, "fallback").value)
+        q = _Query(prompt, norm, phash, tenant, ctx, mode, now, strict, t)
+        trace = _Trace()
+        found, best = self._decide(q, trace, exact_only)
+        if found is not None:
+            row, layer, sim, stale = found
+            return self._done(q, row, layer, sim, stale=stale, best=best)
+        return self._done(q, None, None, None, reason=_miss_reason(trace), best=best)
+
+    def _decide(self, q: _Query, trace: _Trace, exact_only: bool
+                ) -> tuple[tuple[EntryRow, str, float, bool] | None, float | None]:
+        """The served entry (row, layer, similarity, stale) or None, and the best cosine seen."""
+        key = (q.tenant, q.ctx)
+        # 1. exact: same normalized text, same tenant and context
+        row = self.store.by_key(q.tenant, q.ctx, q.phash)
+        if row is not None and self._accept(row, q, trace, "exact", 1.0, guarded=False):
+            return (row, "exact", 1.0, False), None
+        if exact_only:
+            return _stale(trace), None
+
+        # 2. fuzzy among a small partition's prompts, before any embedding
+        choices = self.index.fuzzy_choices(key)
+        if choices:
+            matches = process.extract(q.norm, choices, scorer=fuzz.ratio, score_cutoff=self.config.fuzzy_min_ratio,
+                                      limit=_FUZZY_LIMIT)
+            seqs = [m[2] for m in matches]
+            found = self._first_fuzzy(q, trace, seqs, self.store.by_seqs(q.tenant, q.ctx, seqs))
+            if found is not None:
+                return found, None
+
+        # 3. semantic kNN in the partition (plus fuzzy among the neighbours when it is too big to scan)
+        if not self.index.partition_size(key):
+            trace.empty = row is None
+            return _stale(trace), None
+        vector = self.embedder.encode([q.norm])[0]
+        neighbours = self.index.search(key, vector, self.config.knn_k)
+        best = neighbours[0][1] if neighbours else None
+        rows = self.store.by_seqs(q.tenant, q.ctx, [seq for seq, _ in neighbours])
+        if choices is None:
+            found = self._first_fuzzy(q, trace, [seq for seq, _ in neighbours], rows)
+            if found is not None:
+                return found, best
+        for seq, cos in neighbours:
+            if cos < q.threshold:
+                break
+            cand = rows.get(seq)
+            if cand is not None and cand.prompt_hash != q.phash and self._accept(cand, q, trace, "semantic", cos):
+                return (cand, "semantic", round(cos, 6), False), best
+        return _stale(trace), best
+
+    def _first_fuzzy(self, q: _Query, trace: _Trace, seqs: list[int], rows: dict[int, EntryRow]
+                     ) -> tuple[EntryRow, str, float, bool] | None:
+        """The first candidate that is a typo-level rewrite of the prompt and passes the guard."""
+        for seq in seqs:
+            cand = rows.get(seq)
+            if cand is None or cand.prompt_hash == q.phash:
+                continue
+            sim = typo_similarity(q.norm, cand.prompt_norm, self.config.fuzzy_min_ratio)
+            if sim is not None and self._accept(cand, q, trace, "fuzzy", sim):
+                return cand, "fuzzy", sim, False
+        return None
+
+    def _accept(self, row: EntryRow, q: _Query, trace: _Trace, layer: str, similarity: float,
+                guarded: bool = True) -> bool:
+        """Guard, then age. An expired candidate is remembered for fallback mode, never served fresh."""
+        if guarded and self.config.slot_guard and not self.guard.ok(q.prompt, row.prompt):
+            trace.guard_blocked = True
+            return False
+        if row.expired(q.now):
+            trace.expired = True
+            if q.mode == "fallback" and trace.stale is None:
+                trace.stale = (row, layer, similarity)
+            return False
+        return True
+
+    def _done(self, q: _Query, row: EntryRow | None, layer: str | None, sim: float | None, *,
+              stale: bool = False, reason: str | None = None, best: float | None = None) -> LookupResult:
         hit = row is not None
         if not hit:
             confidence = None
         elif stale:
             confidence = "low"
-        elif layer == "semantic" and sim is not None and sim < strict:
+        elif layer == "semantic" and sim is not None and sim < q.strict:
             confidence = "medium"
         else:
             confidence = "high"
-        outcome = (layer or "") if hit else f"miss:{reason}"
-        lookup_id = cache._record(tenant=tenant, mode=mode, outcome=outcome, now=now, hit=row, layer=layer,
-                                  similarity=sim)
+        lookup_id = new_lookup_id() if self.config.record_lookups else None
+        self.recorder.record([LookupRecord(
+            tenant=q.tenant, mode=q.mode, outcome=(layer or "") if hit else f"miss:{reason}",
+            bucket=int(q.now // self.config.stats_bucket_s), at=q.now, lookup_id=lookup_id,
+            entry_seq=row.seq if row else None, entry_id=row.id if row else None, layer=layer, similarity=sim)])
         return LookupResult(
             hit=hit, answer=row.response if row else None, entry_id=row.id if row else None,
             layer=layer if hit else None, similarity=sim if hit else None,  # type: ignore[arg-type]
-            confidence=confidence, stale=stale, age_s=(now - row.created_at) if row else None,
-            lookup_id=lookup_id, reason=reason, best_similarity=best, threshold=t, mode=mode,  # type: ignore[arg-type]
-            metadata=row.metadata if row else None,
+            confidence=confidence, stale=stale, age_s=(q.now - row.created_at) if row else None,
+            lookup_id=lookup_id, reason=reason, best_similarity=best, threshold=q.threshold,
+            mode=q.mode, metadata=row.metadata if row else None,  # type: ignore[arg-type]
         )
 
-    def first_fuzzy(seqs: list[int], rows: dict[int, EntryRow]) -> LookupResult | None:
-        """The first candidate that is a typo-level rewrite of the prompt and passes the guard."""
-        for seq in seqs:
-            cand = rows.get(seq)
-            if cand is None or cand.prompt_hash == phash:
-                continue
-            sim = typo_similarity(norm, cand.prompt_norm, cache.config.fuzzy_min_ratio)
-            if sim is not None and _accept(cache, cand, prompt, now, mode, trace, "fuzzy", sim):
-                return done(cand, "fuzzy", sim)
+
+def _stale(trace: _Trace) -> tuple[EntryRow, str, float, bool] | None:
+    """The best expired candidate, served as stale (fallback mode only), or None."""
+    if trace.stale is None:
         return None
-
-    # 1. exact: same normalized text, same tenant and context
-    row = cache._store.by_key(tenant, ctx, phash)
-    if row is not None and _accept(cache, row, prompt, now, mode, trace, "exact", 1.0, guarded=False):
-        return done(row, "exact", 1.0)
-    if exact_only:
-        return _miss_or_stale(done, trace, row is None)
-
-    # 2. fuzzy among a small partition's prompts, before any embedding
-    choices = cache.index.fuzzy_choices(key)
-    if choices:
-        matches = process.extract(norm, choices, scorer=fuzz.ratio, score_cutoff=cache.config.fuzzy_min_ratio,
-                                  limit=_FUZZY_LIMIT)
-        seqs = [m[2] for m in matches]
-        found = first_fuzzy(seqs, cache._store.by_seqs(tenant, ctx, seqs))
-        if found is not None:
-            return found
-
-    # 3. semantic kNN in the partition (plus fuzzy among the neighbours when it is too big to scan)
-    if not cache.index.partition_size(key):
-        return _miss_or_stale(done, trace, row is None, empty=True)
-    vector = cache.embedder.encode([norm])[0]
-    neighbours = cache.index.search(key, vector, cache.config.knn_k)
-    best = neighbours[0][1] if neighbours else None
-    rows = cache._store.by_seqs(tenant, ctx, [seq for seq, _ in neighbours])
-    if choices is None:
-        found = first_fuzzy([seq for seq, _ in neighbours], rows)
-        if found is not None:
-            return found
-    for seq, cos in neighbours:
-        if cos < t:
-            break
-        cand = rows.get(seq)
-        if cand is not None and cand.prompt_hash != phash and _accept(
-                cache, cand, prompt, now, mode, trace, "semantic", cos):
-            return done(cand, "semantic", round(cos, 6))
-    return _miss_or_stale(done, trace, False)
+    row, layer, sim = trace.stale
+    return row, layer, round(sim, 6), True
 
 
-def _miss_or_stale(done: Any, trace: _Trace, nothing: bool, empty: bool = False) -> LookupResult:
-    if trace.stale is not None:
-        row, layer, sim = trace.stale
-        return done(row, layer, round(sim, 6), stale=True)  # type: ignore[no-any-return]
+def _miss_reason(trace: _Trace) -> str:
     if trace.guard_blocked:
-        reason = "slot_mismatch"
-    elif trace.expired:
-        reason = "expired"
-    elif empty and nothing:
-        reason = "empty"
-    else:
-        reason = "below_threshold"
-    return done(None, None, None, reason=reason)  # type: ignore[no-any-return]
+        return "slot_mismatch"
+    if trace.expired:
+        return "expired"
+    if trace.empty:
+        return "empty"
+    return "below_threshold"

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from ._cache import SemanticCache
+from ._config import CacheConfig
+from ._index import VectorIndex
+from ._store_api import CacheStore
+from ._tenant_thresholds import Thresholds
 
 __all__ = ["build_stats"]
 
 LAYERS = ("exact", "fuzzy", "semantic")
 
 
-def build_stats(cache: SemanticCache, tenant: str, window_s: float | None) -> dict[str, Any]:
+def build_stats(*, store: CacheStore, thresholds: Thresholds, index: VectorIndex, config: CacheConfig,
+                tenant: str, window_s: float | None) -> dict[str, Any]:
+    """The ``stats()`` dict (see :meth:`SemanticCache.stats`)."""
     now = time.time()
     if window_s is not None and (isinstance(window_s, bool) or not window_s > 0):
         from lastline import InvalidInput
@@ -24,18 +28,18 @@ def build_stats(cache: SemanticCache, tenant: str, window_s: float | None) -> di
         since_bucket = None
         since_time = None
     else:
-        since_bucket = None if window_s is None else int((now - window_s) // cache.config.stats_bucket_s)
+        since_bucket = None if window_s is None else int((now - window_s) // config.stats_bucket_s)
         since_time = None if window_s is None else now - window_s
-    counts = cache._store.counters(tenant, since_bucket)
+    counts = store.counters(tenant, since_bucket)
     hits = {layer: counts.get(layer, 0) for layer in LAYERS}
     misses = {k.removeprefix("miss:"): n for k, n in counts.items() if k.startswith("miss:")}
     n_hits, n_misses = sum(hits.values()), sum(misses.values())
     lookups = n_hits + n_misses
-    feedback = cache._store.feedback_counts(tenant, since_time)
+    feedback = store.feedback_counts(tenant, since_time)
     judged = feedback["correct"] + feedback["incorrect"]
-    entries, nbytes = cache._store.usage(tenant)
-    intercept = cache.get_threshold(tenant=tenant, mode="intercept")
-    fallback = cache.get_threshold(tenant=tenant, mode="fallback")
+    entries, nbytes = store.usage(tenant)
+    intercept = thresholds.get(tenant, "intercept")
+    fallback = thresholds.get(tenant, "fallback")
     return {
         "tenant": tenant,
         "window_s": window_s,
@@ -48,8 +52,8 @@ def build_stats(cache: SemanticCache, tenant: str, window_s: float | None) -> di
         "entries": entries,
         "bytes": nbytes,
         "feedback": {**feedback, "false_hit_rate": (feedback["incorrect"] / judged) if judged else None},
-        "model_id": cache.model_id,
+        "model_id": thresholds.model_id,
         "calibrated": intercept.calibrated,
         "threshold": {"intercept": intercept.to_dict(), "fallback": fallback.to_dict()},
-        "index": cache.index.stats(),
+        "index": index.stats(),
     }

@@ -1,7 +1,8 @@
-"""Rows of the cache in SQLite: entries, tags, lookups, feedback, counters and thresholds.
+"""The SQLite implementation of :class:`~lastline.cache._store_api.CacheStore`.
 
 Plain SQL, one method per statement group, every multi-step write inside ``storage.atomic()``.
-Nothing here knows about FAISS; :mod:`lastline.cache._cache` keeps the index in step.
+Nothing here knows about FAISS; :mod:`lastline.cache._cache` keeps the index in step. This module
+and ``_schema.py`` are the only places of the cache that speak SQL.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import json
 import time
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,9 +18,10 @@ import numpy as np
 from lastline import Storage
 
 from ._config import Threshold
+from ._rows import EntryRow, FeedbackRow, InsertResult, LookupRecord, NewEntry, SyncState, VectorRow
 from ._schema import MIGRATIONS
 
-__all__ = ["EntryRow", "NewEntry", "Store", "context_hash"]
+__all__ = ["SQLiteCacheStore"]
 
 _ENTRY_COLS = (
     "seq, id, tenant, context_hash, prompt, prompt_norm, prompt_hash, response, model_id, "
@@ -28,83 +29,33 @@ _ENTRY_COLS = (
 )
 
 
-def context_hash(context: Any) -> str:
-    """Fingerprint of the caller's context: canonical JSON (sorted keys), hashed. None → ``-``."""
-    import hashlib
-
-    if context is None:
-        return "-"
-    canonical = json.dumps(context, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
+def _entry(row: Sequence[Any]) -> EntryRow:
+    values = list(row)
+    values[14] = tuple(json.loads(values[14] or "[]"))
+    values[15] = json.loads(values[15]) if values[15] else None
+    return EntryRow(*values)
 
 
-@dataclass(frozen=True)
-class NewEntry:
-    """An entry ready to write (prompt already normalized and hashed, vector already encoded)."""
-
-    tenant: str
-    context_hash: str
-    prompt: str
-    prompt_norm: str
-    prompt_hash: str
-    response: str
-    vector: np.ndarray | None
-    model_id: str | None
-    expires_at: float | None
-    tags: tuple[str, ...]
-    metadata: dict[str, Any] | None
-
-    @property
-    def nbytes(self) -> int:
-        size = len(self.prompt.encode()) + len(self.response.encode()) + len(self.prompt_norm.encode())
-        if self.vector is not None:
-            size += self.vector.nbytes
-        return size + (len(json.dumps(self.metadata)) if self.metadata else 0)
-
-
-@dataclass(frozen=True)
-class EntryRow:
-    seq: int
-    id: str
-    tenant: str
-    context_hash: str
-    prompt: str
-    prompt_norm: str
-    prompt_hash: str
-    response: str
-    model_id: str | None
-    created_at: float
-    expires_at: float | None
-    last_hit_at: float | None
-    hit_count: int
-    bytes: int
-    tags: tuple[str, ...]
-    metadata: dict[str, Any] | None
-
-    @classmethod
-    def from_row(cls, row: Sequence[Any]) -> EntryRow:
-        values = list(row)
-        values[14] = tuple(json.loads(values[14] or "[]"))
-        values[15] = json.loads(values[15]) if values[15] else None
-        return cls(*values)
-
-    def expired(self, now: float) -> bool:
-        return self.expires_at is not None and self.expires_at <= now
-
-
-class Store:
+class SQLiteCacheStore:
     """SQL for the cache tables; runs the cache migrations on construction."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
+        self._sqlite = getattr(storage, "backend", None) == "sqlite"
         storage.migrate(MIGRATIONS)
 
     # -- entries -------------------------------------------------------------------------------
-    def insert(self, entries: Sequence[NewEntry], now: float) -> list[tuple[str, int, int | None]]:
-        """Write entries; a prompt already cached under the same key is replaced (same public id).
+    def insert(self, entries: Sequence[NewEntry], now: float, *, max_entries: int, max_bytes: int
+               ) -> InsertResult:
+        """Write entries (same key replaced, same public id) and evict LRU entries; one transaction."""
+        with self.storage.atomic():  # rows, tags and LRU eviction commit together
+            written = self._insert(entries, now)
+            evicted: list[int] = []
+            for tenant in dict.fromkeys(e.tenant for e in entries):
+                evicted += self._evict_lru(tenant, max_entries, max_bytes)
+        return InsertResult(written, evicted)
 
-        Returns ``(id, new seq, replaced seq or None)`` per entry, in order.
-        """
+    def _insert(self, entries: Sequence[NewEntry], now: float) -> list[tuple[str, int, int | None]]:
         out: list[tuple[str, int, int | None]] = []
         with self.storage.atomic() as conn:
             for e in entries:
@@ -137,7 +88,7 @@ class Store:
             f"SELECT {_ENTRY_COLS} FROM cache_entries WHERE tenant = ? AND context_hash = ? AND prompt_hash = ?",
             (tenant, ctx, prompt_hash),
         )
-        return EntryRow.from_row(rows[0]) if rows else None
+        return _entry(rows[0]) if rows else None
 
     def by_seqs(self, tenant: str, ctx: str, seqs: Iterable[int]) -> dict[int, EntryRow]:
         """Rows for FAISS ids, re-checked against tenant and context (SQLite has the last word)."""
@@ -151,15 +102,34 @@ class Store:
             f"SELECT {_ENTRY_COLS} FROM cache_entries WHERE seq IN ({marks}) AND +tenant = ? AND +context_hash = ?",
             (*seqs, tenant, ctx),
         )
-        return {row[0]: EntryRow.from_row(row) for row in rows}
+        return {row[0]: _entry(row) for row in rows}
 
     def by_id(self, tenant: str, entry_id: str) -> EntryRow | None:
         rows = self.storage.query(
             f"SELECT {_ENTRY_COLS} FROM cache_entries WHERE tenant = ? AND id = ?", (tenant, entry_id)
         )
-        return EntryRow.from_row(rows[0]) if rows else None
+        return _entry(rows[0]) if rows else None
 
-    def delete_where(self, tenant: str, where: str, params: Sequence[Any]) -> list[int]:
+    def delete_entry(self, tenant: str, entry_id: str) -> list[int]:
+        return self._delete_where(tenant, "id = ?", (entry_id,))
+
+    def delete_matching(self, tenant: str, *, tags: Sequence[str] | None = None,
+                        created_before: float | None = None, context_hash: str | None = None) -> list[int]:
+        where: list[str] = []
+        params: list[Any] = []
+        if tags is not None:
+            marks = ",".join("?" * len(tags))
+            where.append(f"seq IN (SELECT seq FROM cache_entry_tags WHERE tenant = ? AND tag IN ({marks}))")
+            params += [tenant, *tags]
+        if created_before is not None:
+            where.append("created_at <= ?")
+            params.append(created_before)
+        if context_hash is not None:
+            where.append("context_hash = ?")
+            params.append(context_hash)
+        return self._delete_where(tenant, " AND ".join(where) or "1", params)
+
+    def _delete_where(self, tenant: str, where: str, params: Sequence[Any]) -> list[int]:
         """Delete the tenant's entries matching ``where``; return their seqs (for the index)."""
         with self.storage.atomic() as conn:
             seqs = [r[0] for r in conn.execute(
@@ -168,7 +138,7 @@ class Store:
             conn.executemany("DELETE FROM cache_entries WHERE seq = ?", [(s,) for s in seqs])
         return seqs
 
-    def evict_lru(self, tenant: str, max_entries: int, max_bytes: int) -> list[int]:
+    def _evict_lru(self, tenant: str, max_entries: int, max_bytes: int) -> list[int]:
         """Delete least-recently-used entries until the tenant is within both caps."""
         evicted: list[int] = []
         with self.storage.atomic() as conn:
@@ -194,8 +164,8 @@ class Store:
         return (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
 
     def vectors(self, model_id: str, batch: int = 50_000, *, after: int = -1,
-                upto: int | None = None) -> Iterable[list[Sequence[Any]]]:
-        """(seq, tenant, context_hash, prompt_norm, vector) of one model with ``after < seq ≤ upto``, in batches."""
+                upto: int | None = None) -> Iterable[list[VectorRow]]:
+        """Vectors of one model with ``after < seq ≤ upto``, in seq order, in batches."""
         last = after
         bound = (1 << 62) if upto is None else upto
         while True:
@@ -207,7 +177,7 @@ class Store:
             if not rows:
                 return
             last = rows[-1][0]
-            yield rows
+            yield [VectorRow(*row) for row in rows]
 
     def foreign_model_rows(self, model_id: str, limit: int) -> list[tuple[int, str]]:
         """Entries embedded by another model (to re-embed with this one; never mixed)."""
@@ -223,29 +193,30 @@ class Store:
             )
 
     # -- lookups, counters, feedback ----------------------------------------------------------
-    def record_lookup(self, *, tenant: str, mode: str, outcome: str, bucket: int, now: float,
-                      hit: EntryRow | None, layer: str | None, similarity: float | None,
-                      record: bool) -> str | None:
-        """One write per lookup: hit bookkeeping, the window counter, and the lookup record."""
-        lookup_id = uuid.uuid4().hex if record else None
+    def record_lookups(self, records: Sequence[LookupRecord]) -> None:
+        """One transaction per batch: hit bookkeeping, the window counters, and the lookup records."""
+        if not records:
+            return
+        counts: dict[tuple[str, int, str], int] = {}
+        for r in records:
+            key = (r.tenant, r.bucket, r.outcome)
+            counts[key] = counts.get(key, 0) + 1
         with self.storage.atomic() as conn:
-            if hit is not None:
-                conn.execute(
-                    "UPDATE cache_entries SET hit_count = hit_count + 1, last_hit_at = ?, used_at = ?"
-                    " WHERE seq = ?", (now, now, hit.seq),
-                )
-            conn.execute(
-                "INSERT INTO cache_counters (tenant, bucket, outcome, n) VALUES (?, ?, ?, 1)"
-                " ON CONFLICT (tenant, bucket, outcome) DO UPDATE SET n = n + 1",
-                (tenant, bucket, outcome),
+            conn.executemany(
+                "UPDATE cache_entries SET hit_count = hit_count + 1, last_hit_at = ?, used_at = ? WHERE seq = ?",
+                [(r.at, r.at, r.entry_seq) for r in records if r.entry_seq is not None],
             )
-            if lookup_id is not None:
-                conn.execute(
-                    "INSERT INTO cache_lookups (id, tenant, entry_id, layer, similarity, mode, created_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (lookup_id, tenant, hit.id if hit else None, layer, similarity, mode, now),
-                )
-        return lookup_id
+            conn.executemany(
+                "INSERT INTO cache_counters (tenant, bucket, outcome, n) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (tenant, bucket, outcome) DO UPDATE SET n = n + excluded.n",
+                [(*key, n) for key, n in counts.items()],
+            )
+            conn.executemany(
+                "INSERT INTO cache_lookups (id, tenant, entry_id, layer, similarity, mode, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(r.lookup_id, r.tenant, r.entry_id, r.layer, r.similarity, r.mode, r.at)
+                 for r in records if r.lookup_id is not None],
+            )
 
     def prune(self, lookups_before: float, counters_before_bucket: int) -> int:
         """Drop lookup records and counter buckets past their retention."""
@@ -287,9 +258,9 @@ class Store:
         counts = {int(r[0]): int(r[1]) for r in self.storage.query(sql + " GROUP BY correct", params)}
         return {"correct": counts.get(1, 0), "incorrect": counts.get(0, 0)}
 
-    def feedback(self, tenant: str) -> list[tuple[str | None, float | None, bool]]:
-        """(layer, similarity, correct) of every feedback row: calibration can use it."""
-        return [(r[0], r[1], bool(r[2])) for r in self.storage.query(
+    def feedback(self, tenant: str) -> list[FeedbackRow]:
+        """Every feedback row of the tenant, oldest first: calibration can use it."""
+        return [FeedbackRow(r[0], r[1], bool(r[2])) for r in self.storage.query(
             "SELECT layer, similarity, correct FROM cache_feedback WHERE tenant = ? ORDER BY id", (tenant,))]
 
     # -- thresholds ----------------------------------------------------------------------------
@@ -315,3 +286,46 @@ class Store:
                 (tenant, model_id, t.mode, float(t.value), int(t.calibrated), t.target, t.bound,
                  t.n_negatives, t.source, time.time()),
             )
+
+    def delete_thresholds(self, tenant: str, model_id: str, modes: Sequence[str]) -> int:
+        removed = 0
+        with self.storage.atomic() as conn:
+            for mode in modes:
+                removed += conn.execute(
+                    "DELETE FROM cache_thresholds WHERE tenant = ? AND model_id = ? AND mode = ?",
+                    (tenant, model_id, mode)).rowcount
+        return removed
+
+    # -- change tracking -----------------------------------------------------------------------
+    def change_token(self) -> tuple[int, int] | None:
+        """``PRAGMA data_version`` (changes only when *another* connection commits) and this thread's
+        connection's ``total_changes`` (changes when it writes itself)."""
+        if not self._sqlite:
+            return None
+        version = self.storage.query("PRAGMA data_version")[0][0]  # errors surface as StorageError
+        return int(version), int(self.storage.connection().total_changes)
+
+    def sync_state(self) -> SyncState:
+        row = self.storage.query(
+            "SELECT (SELECT next FROM cache_seq) - 1,"
+            " MAX((SELECT COALESCE(MAX(id), 0) FROM cache_deletions), (SELECT pruned_through FROM cache_sync)),"
+            " (SELECT pruned_through FROM cache_sync)"
+        )[0]
+        return SyncState(int(row[0] if row[0] is not None else 0), int(row[1]), int(row[2]))
+
+    def deleted_seqs(self, after: int, upto: int) -> list[int]:
+        return [int(r[0]) for r in self.storage.query(
+            "SELECT seq FROM cache_deletions WHERE id > ? AND id <= ?", (after, upto))]
+
+    def prune_deletions(self, before: float) -> int:
+        with self.storage.atomic() as conn:
+            # ids rise with time: walk up from the oldest row to the first one to keep, so the scan
+            # is as long as what gets deleted, not the whole log
+            keep = conn.execute("SELECT id FROM cache_deletions WHERE deleted_at >= ? ORDER BY id LIMIT 1",
+                                (before,)).fetchone()
+            cut = keep[0] - 1 if keep else conn.execute("SELECT MAX(id) FROM cache_deletions").fetchone()[0]
+            if cut is None or cut <= 0:
+                return 0
+            n = conn.execute("DELETE FROM cache_deletions WHERE id <= ?", (cut,)).rowcount
+            conn.execute("UPDATE cache_sync SET pruned_through = MAX(pruned_through, ?)", (cut,))
+        return int(n)

@@ -32,30 +32,19 @@ the caller rebuilds the whole index (built aside, swapped in whole).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from lastline import Storage
-
 from ._index import VectorIndex
-from ._store import Store
+from ._rows import SyncState, VectorRow
+from ._store_api import CacheStore
 
 __all__ = ["CATCH_UP_ROWS", "IndexSync", "SyncReport", "SyncState", "add_rows"]
 
 #: Inserts one catch-up adds at most: ≈20 ms into flat partitions, ≈1 s into a large HNSW one.
 CATCH_UP_ROWS = 2_000
-
-
-@dataclass(frozen=True)
-class SyncState:
-    """The counters read before catching up: last seq handed out, deletion-log head, pruned-through."""
-
-    last_seq: int
-    log_head: int
-    pruned_through: int
 
 
 @dataclass(frozen=True)
@@ -75,14 +64,14 @@ class SyncReport:
     pending: bool = False
 
 
-def add_rows(index: VectorIndex, rows: Iterable[Sequence[Any]]) -> int:
-    """Add ``(seq, tenant, context_hash, prompt_norm, vector blob)`` rows, one call per partition."""
-    groups: dict[tuple[str, str], list[Sequence[Any]]] = {}
+def add_rows(index: VectorIndex, rows: Iterable[VectorRow]) -> int:
+    """Add stored vector rows to the index, one call per partition."""
+    groups: dict[tuple[str, str], list[VectorRow]] = {}
     for row in rows:
-        groups.setdefault((row[1], row[2]), []).append(row)
+        groups.setdefault((row.tenant, row.context_hash), []).append(row)
     for key, part in groups.items():
-        vecs = np.frombuffer(b"".join(r[4] for r in part), dtype=np.float32)
-        index.add(key, [r[0] for r in part], vecs, [r[3] for r in part])
+        vecs = np.frombuffer(b"".join(r.vector for r in part), dtype=np.float32)
+        index.add(key, [r.seq for r in part], vecs, [r.prompt_norm for r in part])
     return sum(len(part) for part in groups.values())
 
 
@@ -93,36 +82,22 @@ class IndexSync:
     lock); :meth:`due` takes no lock and is what every lookup pays.
     """
 
-    def __init__(self, storage: Storage, store: Store, model_id: str) -> None:
-        self.storage = storage
+    def __init__(self, store: CacheStore, model_id: str) -> None:
         self.store = store
         self.model_id = model_id
-        self._sqlite = getattr(storage, "backend", None) == "sqlite"
         self._local = threading.local()  # per thread: (data_version, total_changes) at its last check
         self._synced = SyncState(-1, -1, 0)  # watermarks: (last seq, log head) the index reflects
         self.max_rows = CATCH_UP_ROWS
 
     # -- cheap checks ---------------------------------------------------------------------------
-    def _token(self) -> tuple[int, int] | None:
-        """What changes when anyone but this thread's own lookup bookkeeping commits."""
-        if not self._sqlite:
-            return None  # another backend: read the counters on every check
-        version = self.storage.query("PRAGMA data_version")[0][0]  # errors surface as StorageError
-        return int(version), int(self.storage.connection().total_changes)
-
     def state(self) -> SyncState:
         """Read the counters (one small query)."""
-        row = self.storage.query(
-            "SELECT (SELECT next FROM cache_seq) - 1,"
-            " MAX((SELECT COALESCE(MAX(id), 0) FROM cache_deletions), (SELECT pruned_through FROM cache_sync)),"
-            " (SELECT pruned_through FROM cache_sync)"
-        )[0]
-        return SyncState(int(row[0] if row[0] is not None else 0), int(row[1]), int(row[2]))
+        return self.store.sync_state()
 
     def due(self) -> bool:
         """True when another connection committed entry changes this index has not seen yet."""
         local = self._local
-        token = self._token()
+        token = self.store.change_token()
         if token is not None and token == getattr(local, "token", None):
             local.fresh = True
             return False
@@ -148,7 +123,8 @@ class IndexSync:
         local = self._local
         token = getattr(local, "token", None)
         if token is not None and getattr(local, "fresh", False):
-            local.token, local.fresh = (token[0], int(self.storage.connection().total_changes)), False
+            now = self.store.change_token()
+            local.token, local.fresh = (token[0], now[1] if now else token[1]), False
 
     # -- under the caller's write lock ------------------------------------------------------------
     def mark(self, state: SyncState) -> None:
@@ -163,33 +139,21 @@ class IndexSync:
             return None  # log rows we never read are gone: deletions missed
         removed = 0
         if state.log_head > synced.log_head:
-            seqs = [r[0] for r in self.storage.query(
-                "SELECT seq FROM cache_deletions WHERE id > ? AND id <= ?", (synced.log_head, state.log_head))]
-            removed = index.remove(seqs)
+            removed = index.remove(self.store.deleted_seqs(synced.log_head, state.log_head))
         added, upto = 0, state.last_seq
         if state.last_seq > synced.last_seq:
             batch = next(iter(self.store.vectors(self.model_id, self.max_rows, after=synced.last_seq,
                                                  upto=state.last_seq)), [])
-            fresh = index.missing(r[0] for r in batch)
-            added = add_rows(index, (r for r in batch if r[0] in fresh))
+            fresh = index.missing(r.seq for r in batch)
+            added = add_rows(index, (r for r in batch if r.seq in fresh))
             if len(batch) == self.max_rows:
-                upto = batch[-1][0]  # every seq up to here is read; the rest at the next check
+                upto = batch[-1].seq  # every seq up to here is read; the rest at the next check
         self._synced = SyncState(upto, state.log_head, state.pruned_through)
         return SyncReport(added=added, removed=removed, pending=upto < state.last_seq)
 
     def prune_log(self, before: float) -> int:
-        """Drop deletion-log rows older than ``before`` (a prefix by id); return how many.
+        """Drop deletion-log rows older than ``before``; return how many.
 
         An instance that has not caught up past them rebuilds at its next check instead.
         """
-        with self.storage.atomic() as conn:
-            # ids rise with time: walk up from the oldest row to the first one to keep, so the scan
-            # is as long as what gets deleted, not the whole log
-            keep = conn.execute("SELECT id FROM cache_deletions WHERE deleted_at >= ? ORDER BY id LIMIT 1",
-                                (before,)).fetchone()
-            cut = keep[0] - 1 if keep else conn.execute("SELECT MAX(id) FROM cache_deletions").fetchone()[0]
-            if cut is None or cut <= 0:
-                return 0
-            n = conn.execute("DELETE FROM cache_deletions WHERE id <= ?", (cut,)).rowcount
-            conn.execute("UPDATE cache_sync SET pruned_through = MAX(pruned_through, ?)", (cut,))
-        return int(n)
+        return self.store.prune_deletions(before)

@@ -153,13 +153,13 @@ def test_a_lagging_instance_rebuilds_after_the_deletion_log_was_pruned_with_iden
     ids = a.cache.put_many([{"prompt": f"How do I {t}?", "response": t} for t in TOPICS[:8]])
     a.cache.put_many([{"prompt": f"How do I {t}?", "response": t, "context": "gone"} for t in TOPICS[:3]])
     b.cache.sync()
-    current = b.cache.index
+    generation = b.cache.index.generation
     a.cache.delete(ids[0])
     a.cache.invalidate(context="gone")
     a.cache.put_many([{"prompt": f"How do I {t}?", "response": t} for t in TOPICS[8:12]])
     assert a.cache._sync.prune_log(time.time() + 60) >= 1  # b never read these log rows
     report = b.cache.sync()
-    assert report.rebuilt and b.cache.index is not current
+    assert report.rebuilt and b.cache.index.generation == generation + 1
     fresh_storage = open_storage(db_path)
     fresh = SemanticCache(fresh_storage, embedder)
     assert _index_seqs(b.cache) == _index_seqs(fresh) == _vector_seqs(fresh_storage)
@@ -178,9 +178,9 @@ def test_an_instance_that_read_the_log_does_not_rebuild_when_it_is_pruned(pair: 
     a.cache.delete(entry)
     assert b.cache.sync() == SyncReport(removed=1)
     a.cache._sync.prune_log(time.time() + 60)
-    current = b.cache.index
+    generation = b.cache.index.generation
     report = b.cache.sync()
-    assert not report.rebuilt and b.cache.index is current
+    assert not report.rebuilt and b.cache.index.generation == generation
 
 
 def test_two_caches_sharing_one_storage_and_thread_see_each_others_writes(

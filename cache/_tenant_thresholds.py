@@ -1,0 +1,85 @@
+"""Per-tenant thresholds: stored calibrated values, else the shipped default for the model.
+
+A stored value is per (tenant, model id, mode). When a tenant calibrated only the intercept
+threshold, fallback keeps the shipped gap below it (uncalibrated, and reported as derived).
+Every lookup needs its tenant's threshold, so reads are memoised for ``threshold_cache_s``
+seconds; a write through this object clears the memo at once, one through another process is
+seen within that time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+
+from lastline import InvalidInput
+
+from . import _validate as v
+from ._config import CacheConfig, Mode, Threshold
+from ._store_api import CacheStore
+from .thresholds import default_threshold
+
+__all__ = ["Thresholds"]
+
+
+class Thresholds:
+    """The thresholds of one cache's model, read through a short-lived memo."""
+
+    def __init__(self, store: CacheStore, model_id: str, config: CacheConfig) -> None:
+        self.store = store
+        self.model_id = model_id
+        self.config = config
+        self._memo: dict[tuple[str, str], tuple[float, Threshold]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, tenant: str, mode: Mode) -> Threshold:
+        """The threshold lookups use for ``tenant`` in ``mode`` (validated arguments)."""
+        v.check_tenant(tenant)
+        v.check_mode(mode)
+        now = time.monotonic()
+        hit = self._memo.get((tenant, mode))
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        value = self._read(tenant, mode)
+        with self._lock:
+            self._memo[(tenant, mode)] = (now + self.config.threshold_cache_s, value)
+        return value
+
+    def _read(self, tenant: str, mode: Mode) -> Threshold:
+        stored = self.store.get_threshold(tenant, self.model_id, mode)
+        if stored is not None:
+            return stored
+        default = default_threshold(self.model_id, mode, self.config.default_thresholds)
+        if mode == "fallback":
+            strict = self.store.get_threshold(tenant, self.model_id, "intercept")
+            if strict is not None:
+                base = default_threshold(self.model_id, "intercept", self.config.default_thresholds)
+                gap = base.value - default.value
+                value = min(max(strict.value - gap, 0.0), 1.0)
+                return replace(default, value=round(value, 6), source="derived_from_intercept")
+        return default
+
+    def set(self, tenant: str, threshold: Threshold) -> None:
+        """Store ``threshold`` for ``tenant`` (its ``mode``; its model id, else this cache's)."""
+        v.check_tenant(tenant)
+        if not isinstance(threshold, Threshold):
+            raise InvalidInput("threshold must be a Threshold", field="threshold")
+        v.check_threshold(threshold.value)
+        model_id = threshold.model_id or self.model_id
+        source = threshold.source if threshold.source != "default" else (
+            "calibrated" if threshold.calibrated else "manual")
+        self.store.set_threshold(tenant, model_id, replace(threshold, model_id=model_id, source=source))
+        self._forget()
+
+    def reset(self, tenant: str, mode: Mode | None = None) -> int:
+        """Forget stored thresholds (one mode or both); the shipped default applies again."""
+        v.check_tenant(tenant)
+        modes = ("intercept", "fallback") if mode is None else (v.check_mode(mode),)
+        removed = self.store.delete_thresholds(tenant, self.model_id, modes)
+        self._forget()
+        return removed
+
+    def _forget(self) -> None:
+        with self._lock:
+            self._memo.clear()
