@@ -30,7 +30,9 @@ from _common import DATA, machine
 
 from lastline import get_embedder, open_storage
 from lastline.kb import SEGMENTERS, KBConfig, KnowledgeBase, Rankings
-from lastline.kb._search import Ranked, rrf
+from lastline.kb._fusion import rrf
+from lastline.kb._spaces import ENGLISH
+from lastline.kb._store import Ranked
 
 DATASETS = {
     "scifact": ("kb/scifact/corpus.jsonl", "kb/scifact/queries_train.jsonl", "kb/scifact/qrels_train.tsv"),
@@ -102,8 +104,7 @@ def open_kb(
 
 
 def doc_map(kb: KnowledgeBase) -> dict[int, str]:
-    return {rowid: doc_id for rowid, doc_id in kb.storage.query(
-        "SELECT c.id, d.doc_id FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc WHERE d.tenant = 'eval'")}
+    return {rowid: doc_id for rowid, (doc_id, _) in kb.store.chunk_keys("eval").items()}
 
 
 def rankings(kb: KnowledgeBase, queries: dict[str, str], mode: str) -> dict[str, Rankings]:
@@ -114,8 +115,7 @@ def rankings(kb: KnowledgeBase, queries: dict[str, str], mode: str) -> dict[str,
 
 def shipped(kb: KnowledgeBase, queries: dict[str, str], mode: str) -> tuple[dict[str, list[Ranked]], float]:
     """``KnowledgeBase.search`` itself (the shipped fusion and exact-FAQ rule), with ms per query."""
-    rowid_of = {f"{doc_id}:{ord_}": rowid for rowid, doc_id, ord_ in kb.storage.query(
-        "SELECT c.id, d.doc_id, c.ord FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc WHERE d.tenant = 'eval'")}
+    rowid_of = {f"{doc_id}:{ord_}": rowid for rowid, (doc_id, ord_) in kb.store.chunk_keys("eval").items()}
     out: dict[str, list[Ranked]] = {}
     started = time.perf_counter()
     for qid, text in queries.items():
@@ -168,8 +168,7 @@ def evaluate(workdir: Path, dataset: str, embedder_name: str, english_name: str,
         "hybrid": score({q: docs_of(hyb[q], doc_of) for q in queries}, qrels),
         "hybrid_ms": hybrid_ms, "queries": len(queries),
         "ingest_chunks_per_s": chunks_per_s, "segmenter": segmenter,
-        "english_vectors": int(kb.storage.query("SELECT count(*) FROM kb_vec_en")[0][0]) if kb.english_embedder
-        else 0,
+        "english_vectors": kb.store.vector_index(ENGLISH).count() if kb.english_embedder else 0,
     }
     curve = {}
     for k in RRF_KS:

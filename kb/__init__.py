@@ -5,32 +5,41 @@ FAQ answer or the relevant document passages, with where they came from.
 """
 
 from ._chunking import Chunk, chunk_document
+from ._config import DEFAULT_SEGMENTER, KBConfig, Mode
 from ._filters import Filters, parse_filters
 from ._fusion import Rankings
 from ._ingest import IngestReport
-from ._kb import DEFAULT_SEGMENTER, KBConfig, KnowledgeBase, Mode
+from ._kb import KnowledgeBase
 from ._parsed import ParsedDocument, ParseError, Section
-from ._parsers import PARSERS, parse_file
+from ._parsers import PARSERS, parse_bytes, parse_file
 from ._results import SearchResult
 from ._segment import SEGMENTERS, match_expression
+from ._sqlite_store import SQLiteKBStore
+from ._store import DocumentStore, KBStore, KeywordIndex, VectorIndex
 
 __all__ = [
     "DEFAULT_SEGMENTER",
     "PARSERS",
     "SEGMENTERS",
     "Chunk",
+    "DocumentStore",
     "Filters",
     "IngestReport",
     "KBConfig",
+    "KBStore",
+    "KeywordIndex",
     "KnowledgeBase",
     "Mode",
     "ParseError",
     "ParsedDocument",
     "Rankings",
+    "SQLiteKBStore",
     "SearchResult",
     "Section",
+    "VectorIndex",
     "chunk_document",
     "match_expression",
+    "parse_bytes",
     "parse_file",
     "parse_filters",
 ]

@@ -15,17 +15,14 @@ The similarity floors are per model (cosines differ between models), see :class:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz
 
 from lastline.envelope import DEPTH, Answer, Citation, Confidence, Source, notice_for
 from lastline.text import language_of, normalize_text
 
+from ._config import KBConfig
 from ._results import SearchResult
-
-if TYPE_CHECKING:
-    from ._kb import KBConfig
 
 __all__ = ["compose_answer"]
 

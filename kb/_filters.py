@@ -1,13 +1,11 @@
-"""Search filters (collection, tags, document ids, metadata equality), validated and turned into SQL.
+"""Search filters (collection, tags, document ids, metadata equality), validated into one value.
 
-Filters run inside the search — in the FTS query's WHERE clause and in the kNN query (collection as
-a vec0 metadata column, the rest as a candidate-id set) — never as a post-filter that could return
-fewer than ``k`` results or, worse, another tenant's rows.
+Stores apply them inside the search (see :mod:`lastline.kb._sqlite_store`), never as a post-filter
+that could return fewer than ``k`` results or, worse, another tenant's rows.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,29 +36,6 @@ class Filters:
     def needs_candidates(self) -> bool:
         """True when the kNN query needs an explicit set of allowed chunk ids."""
         return bool(self.tags or self.doc_ids is not None or self.metadata)
-
-    def document_sql(self) -> tuple[str, list[Any]]:
-        """``AND …`` conditions on ``c`` (kb_chunks) for everything but the tenant."""
-        clauses: list[str] = []
-        params: list[Any] = []
-        if self.collections is not None:
-            clauses.append("c.collection IN (SELECT value FROM json_each(?))")
-            params.append(json.dumps(self.collections))
-        for tag in self.tags:
-            clauses.append("c.doc IN (SELECT doc FROM kb_doc_tags WHERE tag = ?)")
-            params.append(tag)
-        if self.doc_ids is not None:
-            clauses.append(
-                "c.doc IN (SELECT id FROM kb_documents WHERE tenant = c.tenant"
-                " AND doc_id IN (SELECT value FROM json_each(?)))"
-            )
-            params.append(json.dumps(self.doc_ids))
-        for key, value in self.metadata.items():
-            clauses.append(
-                "c.doc IN (SELECT id FROM kb_documents WHERE tenant = c.tenant AND json_extract(metadata, ?) = ?)"
-            )
-            params.extend([f'$."{key}"', value])
-        return "".join(f" AND {c}" for c in clauses), params
 
 
 def parse_filters(filters: Mapping[str, Any] | Filters | None) -> Filters:

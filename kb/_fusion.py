@@ -10,23 +10,33 @@ English model is much stronger than USE on English text and USE adds only a litt
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from lastline.embedding import Embedder
+
+from ._config import DEFAULT_RRF_K, KBConfig, Mode
 from ._filters import Filters
-from ._search import Ranked, keyword_search, rrf, vector_search
-from ._vectors import ENGLISH, PRIMARY
+from ._segment import match_expression
+from ._spaces import ENGLISH, PRIMARY
+from ._store import KeywordIndex, Ranked, VectorIndex
 
-if TYPE_CHECKING:
-    from ._kb import KnowledgeBase, Mode
-
-__all__ = ["KEYWORD", "VECTOR_LISTS", "Rankings", "rank_lists"]
+__all__ = ["KEYWORD", "VECTOR_LISTS", "Rankings", "rank_lists", "rrf"]
 
 KEYWORD = "keyword"
 #: Lists that come from a vector space (named like the space, see ``VectorSpace.name``).
 VECTOR_LISTS = (PRIMARY.name, ENGLISH.name)
+
+
+def rrf(lists: Sequence[Sequence[Ranked]], weights: Sequence[float], k: float = DEFAULT_RRF_K) -> dict[int, float]:
+    """Reciprocal rank fusion: ``sum(w / (k + rank))`` over the lists a chunk appears in (rank from 1)."""
+    fused: dict[int, float] = {}
+    for ranked, weight in zip(lists, weights, strict=True):
+        for rank, item in enumerate(ranked, start=1):
+            fused[item.rowid] = fused.get(item.rowid, 0.0) + weight / (k + rank)
+    return fused
 
 
 @dataclass(frozen=True)
@@ -70,32 +80,31 @@ class Rankings:
 
 
 def rank_lists(
-    kb: KnowledgeBase, query: str, *, tenant: str, filters: Filters, mode: Mode, depth: int
+    query: str, *, keywords: KeywordIndex, spaces: Sequence[tuple[VectorIndex, Embedder]], config: KBConfig,
+    tenant: str, filters: Filters, mode: Mode, depth: int,
 ) -> Rankings:
     """Run the lists ``mode`` asks for: keyword unless ``vector``, each space holding the query unless ``keyword``.
 
     A space "holds" a query by the same rule as a chunk (the English space: not CJK-dominant), so an
     English query meets English chunks in the English space and every chunk in the primary one.
+    ``spaces`` are the searchable ones (a space still being filled is left out by the caller).
     """
-    conn = kb.storage.connection()
-    spaces = [(space, embedder) for space, embedder in kb.spaces if space.holds(query)]
+    held = [(index, embedder) for index, embedder in spaces if index.space.holds(query)]
     lists: dict[str, list[Ranked]] = {}
     if mode != "vector":
-        lists[KEYWORD] = keyword_search(
-            conn, query, tenant=tenant, filters=filters, limit=depth, segmenter=kb.config.segmenter
-        )
+        expression = match_expression(query, config.segmenter)
+        lists[KEYWORD] = [] if expression is None else keywords.keyword_search(
+            expression, tenant=tenant, filters=filters, limit=depth)
     vectors: dict[str, np.ndarray] = {}
     if mode != "keyword":
-        for space, embedder in spaces:
-            vectors[space.name] = embedder.encode([query])[0]
-            lists[space.name] = vector_search(
-                conn, vectors[space.name], table=space.table, tenant=tenant, filters=filters, limit=depth
-            )
-    c = kb.config
-    english = any(space is ENGLISH for space, _ in spaces)
+        for index, embedder in held:
+            name = index.space.name
+            vectors[name] = embedder.encode([query])[0]
+            lists[name] = index.search(vectors[name], tenant=tenant, filters=filters, limit=depth)
+    english = any(index.space is ENGLISH for index, _ in held)
     weights = {
-        KEYWORD: c.keyword_weight,
-        PRIMARY.name: c.english_vector_weight if english else c.vector_weight,
-        ENGLISH.name: c.english_weight,
+        KEYWORD: config.keyword_weight,
+        PRIMARY.name: config.english_vector_weight if english else config.vector_weight,
+        ENGLISH.name: config.english_weight,
     }
-    return Rankings(lists, weights, c.rrf_k, vectors)
+    return Rankings(lists, weights, config.rrf_k, vectors)

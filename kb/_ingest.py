@@ -17,15 +17,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lastline.errors import InvalidInput
 
 from ._parsed import ParsedDocument, ParseError
 from ._parsers import parse_file, supported
-
-if TYPE_CHECKING:
-    from ._kb import KnowledgeBase
+from ._store import DocumentStore
+from ._writer import Indexer
 
 __all__ = ["IngestReport", "Progress", "content_hash", "ingest_path"]
 
@@ -83,8 +82,10 @@ def _doc_id(root: Path, file: Path, document: ParsedDocument) -> str:
 
 
 def ingest_path(
-    kb: KnowledgeBase, path: str | Path, *, tenant: str, collection: str, sync: bool, progress: Progress | None
+    path: str | Path, *, store: DocumentStore, indexer: Indexer, tenant: str, collection: str, sync: bool,
+    progress: Progress | None,
 ) -> IngestReport:
+    """Ingest a file or folder into ``tenant``: ``store`` says what is there, ``indexer`` writes."""
     started = time.perf_counter()
     target = Path(path).expanduser()
     if not target.exists():
@@ -92,7 +93,7 @@ def ingest_path(
     target = target.resolve()
     root = target if target.is_dir() else target.parent
     files = _files(target)
-    existing = kb._existing(tenant)  # doc_id -> (rowid, hash, collection, source)
+    existing = store.documents(tenant)
     report = IngestReport()
     seen_sources: set[str] = set()
     seen_docs: set[str] = set()
@@ -109,7 +110,7 @@ def ingest_path(
             documents = parse_file(file)
         except ParseError as exc:
             report.failed.append((source, str(exc)))
-            seen_docs.update(d for d, row in existing.items() if row[3] == source)  # keep what we had
+            seen_docs.update(d for d, row in existing.items() if row.source == source)  # keep what we had
             continue
         pending: list[tuple[str, ParsedDocument, str]] = []
         for document in documents:
@@ -118,28 +119,28 @@ def ingest_path(
                 report.failed.append((source, f"duplicate document id {doc_id!r}; later one skipped"))
                 continue
             seen_docs.add(doc_id)
-            digest = content_hash(document, kb.config.max_chars, kb.config.overlap)
+            digest = content_hash(document, indexer.config.max_chars, indexer.config.overlap)
             old = existing.get(doc_id)
-            if old is not None and old[1] == digest and old[2] == collection and old[3] == source:
+            if old is not None and (old.content_hash, old.collection, old.source) == (digest, collection, source):
                 report.unchanged.append(doc_id)
                 continue
             (report.updated if old is not None else report.added).append(doc_id)
             pending.append((doc_id, document, digest))
             if len(pending) >= WRITE_BATCH:
-                report.chunks += kb._write_batch(tenant, collection, source, pending)
+                report.chunks += indexer.write(tenant, collection, source, pending)
                 pending = []
         if pending:
-            report.chunks += kb._write_batch(tenant, collection, source, pending)
-        gone = [d for d, row in existing.items() if row[3] == source and d not in seen_docs]
-        report.removed.extend(kb._delete_many(tenant, gone))
+            report.chunks += indexer.write(tenant, collection, source, pending)
+        gone = [d for d, row in existing.items() if row.source == source and d not in seen_docs]
+        report.removed.extend(indexer.delete(tenant, gone))
     if sync:
         prefix = str(root) + os.sep
         gone = [
             d for d, row in existing.items()
-            if row[3] and row[2] == collection and d not in seen_docs and row[3] not in seen_sources
-            and (row[3].startswith(prefix) or row[3] == str(target))
+            if row.source and row.collection == collection and d not in seen_docs and row.source not in seen_sources
+            and (row.source.startswith(prefix) or row.source == str(target))
         ]
-        report.removed.extend(kb._delete_many(tenant, gone))
+        report.removed.extend(indexer.delete(tenant, gone))
     if progress is not None:
         progress(len(files), len(files), "")
     report.seconds = time.perf_counter() - started

@@ -11,14 +11,13 @@ from pathlib import Path
 
 from ._parsed import ParsedDocument, ParseError, Section
 
-__all__ = ["parse_html", "parse_markdown", "parse_txt", "read_text"]
+__all__ = ["decode_text", "markdown_document", "parse_html", "parse_markdown", "parse_txt"]
 
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 
 
-def read_text(path: Path) -> str:
+def decode_text(raw: bytes) -> str:
     """File contents as text: UTF-8 (with or without BOM), else GB18030, else a ParseError."""
-    raw = path.read_bytes()
     if b"\x00" in raw[:4096]:
         raise ParseError("binary content in a text file")
     for encoding in ("utf-8-sig", "gb18030"):
@@ -47,10 +46,14 @@ def _sections_from_headings(
     return sections
 
 
-def parse_markdown(path: Path) -> list[ParsedDocument]:
+def parse_markdown(data: bytes, name: str) -> list[ParsedDocument]:
+    return [markdown_document(decode_text(data), Path(name).stem)]
+
+
+def markdown_document(text: str, default_title: str) -> ParsedDocument:
+    """A Markdown text as one document: headings become sections, the first ``#`` heading the title."""
     from markdown_it import MarkdownIt
 
-    text = read_text(path)
     match = _FRONT_MATTER.match(text)
     offset = match.end() if match else 0
     body = text[offset:]
@@ -66,20 +69,20 @@ def parse_markdown(path: Path) -> list[ParsedDocument]:
             start = offset + line_starts[begin]
             body_start = offset + min(line_starts[end], len(body))
             headings.append((int(token.tag[1]), start, body_start, title))
-    title = next((h[3] for h in headings if h[0] == 1), path.stem)
+    title = next((h[3] for h in headings if h[0] == 1), default_title)
     sections = _sections_from_headings(text, headings)
     if offset:
         sections = [s if s.start >= offset else Section(s.heading, offset, s.end) for s in sections]
-    return [ParsedDocument(text=text, title=title, sections=sections)]
+    return ParsedDocument(text=text, title=title, sections=sections)
 
 
 _BLOCKS = ["h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "pre", "blockquote", "td", "th", "dt", "dd"]
 
 
-def parse_html(path: Path) -> list[ParsedDocument]:
+def parse_html(data: bytes, name: str) -> list[ParsedDocument]:
     from bs4 import BeautifulSoup
 
-    soup = BeautifulSoup(read_text(path), "html.parser")
+    soup = BeautifulSoup(decode_text(data), "html.parser")
     for tag in soup(["script", "style", "noscript", "template", "nav", "svg"]):
         tag.decompose()
     page_title = soup.title.get_text(" ", strip=True) if soup.title else ""
@@ -101,12 +104,12 @@ def parse_html(path: Path) -> list[ParsedDocument]:
     if not text.strip():
         text = " ".join(root.get_text(" ", strip=True).split())
         headings = []
-    title = page_title or next((h[3] for h in headings if h[0] == 1), path.stem)
+    title = page_title or next((h[3] for h in headings if h[0] == 1), Path(name).stem)
     return [ParsedDocument(text=text, title=title, sections=_sections_from_headings(text, headings))]
 
 
-def parse_txt(path: Path) -> list[ParsedDocument]:
-    text = read_text(path)
+def parse_txt(data: bytes, name: str) -> list[ParsedDocument]:
+    text = decode_text(data)
     first = text.strip().split("\n", 1)[0].strip() if text.strip() else ""
-    title = first if 0 < len(first) <= 120 else path.stem
+    title = first if 0 < len(first) <= 120 else Path(name).stem
     return [ParsedDocument.plain(text, title)]

@@ -6,6 +6,7 @@ DOCX paragraphs styled ``Heading N`` / ``Title`` become the heading path.
 
 from __future__ import annotations
 
+import io
 import logging
 import re
 from pathlib import Path
@@ -20,12 +21,12 @@ logging.getLogger("pypdf").setLevel(logging.ERROR)
 _HEADING_STYLE = re.compile(r"^(?:heading|标题)\s*(\d)", re.I)
 
 
-def parse_pdf(path: Path) -> list[ParsedDocument]:
+def parse_pdf(data: bytes, name: str) -> list[ParsedDocument]:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
     try:
-        reader = PdfReader(str(path))
+        reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
             raise ParseError("encrypted PDF")
         pages = [(page.extract_text() or "").strip() for page in reader.pages]
@@ -42,16 +43,16 @@ def parse_pdf(path: Path) -> list[ParsedDocument]:
         parts.append(page_text)
         pos += len(page_text) + 2
     text = "\n\n".join(parts)
-    title = str(info_title).strip() or path.stem
+    title = str(info_title).strip() or Path(name).stem
     return [ParsedDocument(text=text, title=title, sections=sections)]
 
 
-def parse_docx(path: Path) -> list[ParsedDocument]:
+def parse_docx(data: bytes, name: str) -> list[ParsedDocument]:
     import docx
     from docx.opc.exceptions import PackageNotFoundError
 
     try:
-        document = docx.Document(str(path))
+        document = docx.Document(io.BytesIO(data))
     except (PackageNotFoundError, KeyError, ValueError) as exc:
         raise ParseError(f"unreadable DOCX: {exc}") from exc
     except Exception as exc:  # zipfile.BadZipFile, lxml errors: all mean "not a DOCX"
@@ -97,6 +98,6 @@ def parse_docx(path: Path) -> list[ParsedDocument]:
     close_section(len(text))
     if not title:
         title = str(document.core_properties.title or "").strip() or next(
-            (s.heading[0] for s in sections if s.heading), path.stem
+            (s.heading[0] for s in sections if s.heading), Path(name).stem
         )
     return [ParsedDocument(text=text, title=title, sections=sections or [Section((), 0, len(text))])]

@@ -9,12 +9,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-from pathlib import Path
 from typing import Any
 
 from lastline.text import normalize_text, text_hash
 
-from ._parse_markup import read_text
+from ._parse_markup import decode_text
 from ._parsed import ParsedDocument, ParseError, Section
 
 __all__ = ["parse_csv", "parse_jsonl", "parse_records"]
@@ -83,8 +82,8 @@ def parse_records(rows: list[dict[str, Any]]) -> list[ParsedDocument]:
     raise ParseError(f"rows need question/answer (FAQ) or _id/text (BEIR); got {sorted(map(str, first))[:8]}")
 
 
-def parse_csv(path: Path) -> list[ParsedDocument]:
-    text = read_text(path)
+def parse_csv(data: bytes, name: str) -> list[ParsedDocument]:
+    text = decode_text(data)
     try:
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",\t;")
     except csv.Error:
@@ -96,9 +95,9 @@ def parse_csv(path: Path) -> list[ParsedDocument]:
     return parse_records([{k: v for k, v in row.items() if k is not None} for row in rows])
 
 
-def parse_jsonl(path: Path) -> list[ParsedDocument]:
+def parse_jsonl(data: bytes, name: str) -> list[ParsedDocument]:
     rows: list[dict[str, Any]] = []
-    for number, line in enumerate(read_text(path).split("\n"), start=1):
+    for number, line in enumerate(decode_text(data).split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -1,4 +1,8 @@
-"""Which parser reads which file, by extension; one entry point that never lets a parser crash the run."""
+"""Which parser reads which file, by extension; entry points that never let a parser crash the run.
+
+Parsers read bytes (and the file name, for the type and a fallback title), so an upload is parsed
+from memory exactly as a file on disk is.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,10 @@ from ._parse_office import parse_docx, parse_pdf
 from ._parse_records import parse_csv, parse_jsonl
 from ._parsed import ParsedDocument, ParseError
 
-__all__ = ["PARSERS", "parse_file", "supported"]
+__all__ = ["PARSERS", "parse_bytes", "parse_file", "supported"]
 
-Parser = Callable[[Path], list[ParsedDocument]]
+#: (file contents, file name) → documents
+Parser = Callable[[bytes, str], list[ParsedDocument]]
 
 PARSERS: dict[str, Parser] = {
     ".md": parse_markdown,
@@ -29,17 +34,29 @@ PARSERS: dict[str, Parser] = {
 }
 
 
-def supported(path: Path) -> bool:
-    return path.suffix.lower() in PARSERS
+def supported(path: Path | str) -> bool:
+    return Path(path).suffix.lower() in PARSERS
 
 
 def parse_file(path: Path) -> list[ParsedDocument]:
-    """Parse ``path``; any failure (bad bytes, broken zip, parser bug) becomes one ParseError."""
-    parser = PARSERS.get(path.suffix.lower())
-    if parser is None:
+    """Parse the file at ``path`` (see :func:`parse_bytes`); an unreadable file is a ParseError too."""
+    if not supported(path):
         raise ParseError(f"unsupported file type {path.suffix or '(none)'}")
     try:
-        documents = parser(path)
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ParseError(f"{type(exc).__name__}: {exc}") from exc
+    return parse_bytes(data, path.name)
+
+
+def parse_bytes(data: bytes, name: str) -> list[ParsedDocument]:
+    """Parse ``data`` as the type ``name``'s extension says; any failure becomes one ParseError."""
+    suffix = Path(name).suffix.lower()
+    parser = PARSERS.get(suffix)
+    if parser is None:
+        raise ParseError(f"unsupported file type {suffix or '(none)'}")
+    try:
+        documents = parser(data, name)
     except ParseError:
         raise
     except (OSError, RecursionError, MemoryError) as exc:

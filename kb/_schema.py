@@ -8,6 +8,8 @@
 - ``kb_fts``: FTS5 over segmented chunk text (rowid = chunk id), porter stemming; written
   explicitly in the same transaction as the chunk (Chinese segmentation happens in Python, so a
   trigger cannot do it). Since ``kb_0002`` it stores its text: see :func:`_fts_with_content`.
+- ``kb_chunks.lang`` (since ``kb_0003``): :func:`~lastline.text.language_of` of the chunk's embedded
+  text, so a vector space that holds only some languages finds the chunks it still lacks in SQL.
 - ``kb_meta``: key/value (embedding model id and dimension, Chinese segmenter).
 The vector table (sqlite-vec ``vec0``) depends on the embedder's dimension and is created by
 :mod:`lastline.kb._vectors`, not here.
@@ -15,7 +17,12 @@ The vector table (sqlite-vec ``vec0``) depends on the embedder's dimension and i
 
 from __future__ import annotations
 
+import json
+
 from lastline.storage import Connection, Migration
+from lastline.text import language_of
+
+from ._index_text import embedding_text
 
 __all__ = ["MIGRATIONS"]
 
@@ -102,7 +109,21 @@ def _fts_with_content(conn: Connection) -> None:
     )
 
 
+def _chunk_language(conn: Connection) -> None:
+    """Record each chunk's language, computed as the English space decides it (see ``_spaces``)."""
+    conn.execute("ALTER TABLE kb_chunks ADD COLUMN lang TEXT NOT NULL DEFAULT ''")
+    rows = conn.execute(
+        "SELECT c.id, d.kind, d.title, c.heading, c.text, f.question FROM kb_chunks c"
+        " JOIN kb_documents d ON d.id = c.doc LEFT JOIN kb_faq f ON f.chunk = c.id"
+    ).fetchall()
+    conn.executemany("UPDATE kb_chunks SET lang = ? WHERE id = ?", [
+        (language_of(embedding_text(r[1], r[2], tuple(json.loads(r[3])), r[4], r[5])), r[0]) for r in rows
+    ])
+    conn.execute("CREATE INDEX kb_chunks_lang ON kb_chunks (lang)")
+
+
 MIGRATIONS = [
     Migration("kb_0001_documents_chunks_fts", _documents),
     Migration("kb_0002_fts_with_content", _fts_with_content),
+    Migration("kb_0003_chunk_language", _chunk_language),
 ]

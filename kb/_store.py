@@ -1,47 +1,85 @@
-"""Writing and deleting documents: every table touched for one document in one transaction.
+"""The knowledge base's storage seam: typed interfaces for documents, chunks, keyword and vector search.
 
-The caller embeds first (slow, outside any lock) and then, inside one ``storage.atomic()``, calls
-:func:`write_document` (documents, tags, chunks, FTS rows, FAQ questions) and writes the chunks'
-vectors into each vector space (:func:`lastline.kb._vectors.insert_vectors`), so a killed ingest
-leaves each document either fully old or fully new.
+The KB talks to its data only through these Protocols; :mod:`lastline.kb._sqlite_store` is the
+embedded implementation (FTS5 + sqlite-vec), and a second backend (PostgreSQL + pgvector) implements
+the same methods. Values crossing the seam are plain dataclasses, never rows or SQL.
+
+- :class:`DocumentStore` — documents and their chunks: what a tenant has, a batch written (documents,
+  chunks, keyword rows, vectors) in one transaction, deletes, chunk rows for results.
+- :class:`KeywordIndex` — BM25 over the segmented chunk text, and exact FAQ-question matches.
+- :class:`VectorIndex` — one vector space (one model): kNN inside a tenant, cosines of given chunks,
+  which chunks still lack a vector, and the model the space was built with.
+- :class:`KBStore` — all three over one database, so one write can touch them atomically.
 """
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from lastline.storage import Connection
-from lastline.text import normalize_text
+import numpy as np
 
 from ._chunking import Chunk
+from ._filters import Filters
 from ._parsed import ParsedDocument
-from ._segment import index_text
+from ._spaces import VectorSpace
 
-__all__ = ["ChunkRow", "delete_document", "embedding_text", "fts_text", "write_document"]
-
-
-def _context(title: str, heading: tuple[str, ...]) -> str:
-    parts = [title] if title else []
-    parts += [h for h in heading if h and h != title]
-    return " > ".join(parts)
-
-
-def embedding_text(kind: str, title: str, heading: tuple[str, ...], text: str, question: str | None) -> str:
-    """What the embedder sees for a chunk: an FAQ's question, else title/headings then the text."""
-    if kind == "faq" and question:
-        return question
-    context = _context(title, heading)
-    return f"{context}\n{text}" if context else text
+__all__ = [
+    "ChunkRow",
+    "ChunkSource",
+    "DocumentStore",
+    "DocumentWrite",
+    "KBStore",
+    "KeywordIndex",
+    "Ranked",
+    "StoredDocument",
+    "VectorIndex",
+]
 
 
-def fts_text(kind: str, title: str, heading: tuple[str, ...], text: str, segmenter: str) -> str:
-    """What FTS5 indexes for a chunk: title and headings count as words of the chunk."""
-    context = "" if kind == "faq" else _context(title, heading)
-    return index_text(f"{context}\n{text}" if context else text, segmenter)
+@dataclass(frozen=True)
+class Ranked:
+    """One candidate of a ranked list: a chunk row id and the list's own score."""
+
+    rowid: int
+    score: float  # keyword: -bm25 (higher is better); vector: cosine similarity
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """What an incremental ingest needs to know about a document already stored."""
+
+    rowid: int
+    content_hash: str
+    collection: str
+    source: str | None
+
+
+@dataclass(frozen=True)
+class DocumentWrite:
+    """One document to insert or replace, chunked, with the keyword text of each chunk."""
+
+    doc_id: str
+    document: ParsedDocument
+    content_hash: str
+    chunks: Sequence[Chunk]
+    keyword_texts: Sequence[str]  # one per chunk, already segmented (see lastline.kb._index_text)
+    languages: Sequence[str]  # one per chunk: language_of its embedded text
+
+
+@dataclass(frozen=True)
+class ChunkSource:
+    """What a vector space needs to embed one stored chunk."""
+
+    rowid: int
+    tenant: str
+    collection: str
+    kind: str
+    title: str
+    heading: tuple[str, ...]
+    text: str
+    question: str | None
 
 
 @dataclass(frozen=True)
@@ -69,91 +107,104 @@ class ChunkRow:
         return f"{self.doc_id}:{self.ord}"
 
 
-def delete_document(conn: Connection, doc_rowid: int, vector_tables: Sequence[str]) -> None:
-    """Remove a document and everything derived from it (virtual tables do not cascade).
+class VectorIndex(Protocol):
+    """One vector space's stored vectors (one model, one dimension), partitioned by tenant."""
 
-    ``vector_tables`` names every vector space's table, so no space keeps a deleted chunk's vector.
-    """
-    ids = [r[0] for r in conn.execute("SELECT id FROM kb_chunks WHERE doc = ?", (doc_rowid,))]
-    for start in range(0, len(ids), 500):
-        batch = json.dumps(ids[start : start + 500])
-        conn.execute("DELETE FROM kb_fts WHERE rowid IN (SELECT value FROM json_each(?))", (batch,))
-        for table in vector_tables:
-            conn.execute(f"DELETE FROM {table} WHERE chunk_id IN (SELECT value FROM json_each(?))", (batch,))
-    conn.execute("DELETE FROM kb_documents WHERE id = ?", (doc_rowid,))
+    space: VectorSpace
 
+    def model(self) -> tuple[str, int] | None:
+        """(model id, dimension) the space is complete for, or None while it is being (re)built."""
+        ...
 
-def write_document(
-    conn: Connection,
-    *,
-    tenant: str,
-    collection: str,
-    doc_id: str,
-    document: ParsedDocument,
-    source: str | None,
-    content_hash: str,
-    chunks: list[Chunk],
-    segmenter: str,
-    vector_tables: Sequence[str],
-) -> list[int]:
-    """Insert (or replace) one document with its chunks; returns the chunk row ids, in chunk order.
+    def reset(self, dim: int) -> None:
+        """Drop every vector and start an empty space of ``dim`` (model unset until :meth:`mark_built`)."""
+        ...
 
-    The caller writes the vectors for those ids in the same transaction; ``vector_tables`` is only
-    used to clear the replaced document's old vectors.
-    """
-    now = time.time()
-    old = conn.execute(
-        "SELECT id, created_at FROM kb_documents WHERE tenant = ? AND doc_id = ?", (tenant, doc_id)
-    ).fetchone()
-    created = now
-    if old is not None:
-        created = old[1]
-        delete_document(conn, old[0], vector_tables)
-    tags = sorted(set(document.tags))
-    cursor = conn.execute(
-        "INSERT INTO kb_documents (tenant, doc_id, collection, kind, source, content_hash, title, metadata,"
-        " tags, text, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        (tenant, doc_id, collection, document.kind, source, content_hash, document.title,
-         json.dumps(document.metadata, ensure_ascii=False, default=str), json.dumps(tags, ensure_ascii=False),
-         document.text, created, now),
-    )
-    doc_rowid = int(cursor.lastrowid)
-    conn.executemany("INSERT INTO kb_doc_tags (doc, tag) VALUES (?, ?)", [(doc_rowid, t) for t in tags])
-    rowids: list[int] = []
-    for chunk in chunks:
-        cursor = conn.execute(
-            'INSERT INTO kb_chunks (doc, tenant, collection, ord, heading, start, "end", text)'
-            " VALUES (?,?,?,?,?,?,?,?)",
-            (doc_rowid, tenant, collection, chunk.ord, json.dumps(list(chunk.heading), ensure_ascii=False),
-             chunk.start, chunk.end, chunk.text),
-        )
-        chunk_rowid = int(cursor.lastrowid)
-        rowids.append(chunk_rowid)
-        body = fts_text(document.kind, document.title, chunk.heading, chunk.text, segmenter)
-        conn.execute("INSERT INTO kb_fts (rowid, body) VALUES (?, ?)", (chunk_rowid, body))
-        if document.kind == "faq" and document.question is not None:
-            conn.execute(
-                "INSERT INTO kb_faq (chunk, tenant, question, question_norm, answer) VALUES (?,?,?,?,?)",
-                (chunk_rowid, tenant, document.question, normalize_text(document.question),
-                 document.answer or ""),
-            )
-    return rowids
+    def mark_built(self, model_id: str) -> None: ...
+
+    def drop(self) -> None:
+        """Remove the space entirely (switched off)."""
+        ...
+
+    def exists(self) -> bool: ...
+
+    def insert(self, rows: Sequence[tuple[int, str, str]], vectors: np.ndarray) -> None:
+        """One vector per (chunk id, tenant, collection), in one transaction."""
+        ...
+
+    def search(self, vector: np.ndarray, *, tenant: str, filters: Filters, limit: int) -> list[Ranked]: ...
+
+    def cosines(self, vector: np.ndarray, rowids: Sequence[int]) -> dict[int, float]:
+        """Cosine of ``vector`` with the stored vectors of ``rowids`` (those the space holds)."""
+        ...
+
+    def count(self) -> int: ...
+
+    def missing(self, limit: int) -> list[ChunkSource]:
+        """Up to ``limit`` chunks this space should hold but has no vector for, oldest first."""
+        ...
+
+    def pending(self) -> int:
+        """How many chunks this space should hold but has no vector for yet."""
+        ...
 
 
-_HYDRATE = (
-    'SELECT c.id, d.doc_id, c.ord, d.title, c.text, d.source, c.heading, c.start, c."end", d.collection,'
-    " d.kind, d.metadata, d.tags, f.question, f.answer FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc"
-    " LEFT JOIN kb_faq f ON f.chunk = c.id WHERE c.tenant = ? AND c.id IN (SELECT value FROM json_each(?))"
-)
+class KeywordIndex(Protocol):
+    def keyword_search(self, expression: str, *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
+        """BM25 over the tenant's chunks; ``expression`` comes from ``match_expression`` (never user text)."""
+        ...
+
+    def faq_exact(self, question_norm: str, *, tenant: str, filters: Filters) -> list[int]:
+        """FAQ chunks whose normalized question equals ``question_norm``."""
+        ...
+
+    def reindex_keywords(self, keyword_text: Callable[[str, str, tuple[str, ...], str], str]) -> None:
+        """Rewrite every chunk's keyword row from (kind, title, heading, text), in one transaction."""
+        ...
 
 
-def hydrate(conn: Connection, tenant: str, rowids: list[int]) -> dict[int, ChunkRow]:
-    """Chunk rows by id, restricted to ``tenant`` (a foreign id simply does not come back)."""
-    out: dict[int, ChunkRow] = {}
-    for row in conn.execute(_HYDRATE, (tenant, json.dumps(rowids))):
-        out[row[0]] = ChunkRow(
-            rowid=row[0], doc_id=row[1], ord=row[2], title=row[3], text=row[4], source=row[5],
-            heading=tuple(json.loads(row[6])), start=row[7], end=row[8], collection=row[9], kind=row[10],
-            metadata=json.loads(row[11]), tags=json.loads(row[12]), question=row[13], answer=row[14],
-        )
-    return out
+class DocumentStore(Protocol):
+    def documents(self, tenant: str) -> dict[str, StoredDocument]:
+        """Every document of ``tenant`` by doc id."""
+        ...
+
+    def count(self, tenant: str) -> int: ...
+
+    def get_document(self, tenant: str, doc_id: str) -> dict[str, Any] | None: ...
+
+    def write(
+        self, tenant: str, collection: str, source: str | None, documents: Sequence[DocumentWrite],
+        vectors: Mapping[VectorSpace, tuple[Sequence[int], np.ndarray]],
+    ) -> list[int]:
+        """Insert or replace ``documents`` with keyword rows and vectors, all in one transaction.
+
+        ``vectors`` maps a vector space to (positions into the batch's chunks, in document
+        then chunk order, and one vector per position). Returns the chunk row ids in that order.
+        """
+        ...
+
+    def delete(self, tenant: str, doc_ids: Iterable[str]) -> list[str]:
+        """Remove documents with everything derived from them; returns the ids that existed."""
+        ...
+
+    def chunk_rows(self, tenant: str, rowids: Sequence[int]) -> dict[int, ChunkRow]:
+        """Chunk rows by id, restricted to ``tenant`` (a foreign id simply does not come back)."""
+        ...
+
+    def chunk_keys(self, tenant: str) -> dict[int, tuple[str, int]]:
+        """Chunk row id → (doc id, chunk ordinal) of every chunk of ``tenant``."""
+        ...
+
+    def chunk_count(self, tenant: str | None = None) -> int: ...
+
+    def meta(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str) -> None: ...
+
+
+class KBStore(DocumentStore, KeywordIndex, Protocol):
+    """Documents, keyword index and vector spaces over one database."""
+
+    def vector_index(self, space: VectorSpace) -> VectorIndex:
+        """The store of one vector space (its table is made by :meth:`VectorIndex.reset`)."""
+        ...

@@ -1,4 +1,4 @@
-"""The write path of ingestion: chunk, embed into every vector space, write in one transaction.
+"""The write path of ingestion: chunk, embed into the inline vector spaces, write in one transaction.
 
 Embedding is the slow part and runs before the transaction, so the write lock is held only for
 the inserts. Each vector space embeds the chunks it holds (the English space only English ones).
@@ -6,51 +6,69 @@ the inserts. Each vector space embeds the chunks it holds (the English space onl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
 
-from lastline.embedding import encode_distinct
+import numpy as np
+
+from lastline.embedding import Embedder, encode_distinct
 from lastline.errors import InvalidInput
+from lastline.text import language_of
 
 from ._chunking import chunk_document
+from ._config import KBConfig
+from ._index_text import embedding_text, fts_text
 from ._parsed import ParsedDocument
-from ._store import embedding_text, write_document
-from ._vectors import insert_vectors
+from ._spaces import VectorSpace
+from ._store import DocumentStore, DocumentWrite, VectorIndex
 
-if TYPE_CHECKING:
-    from ._kb import KnowledgeBase
-
-__all__ = ["write_batch"]
+__all__ = ["Indexer"]
 
 
-def write_batch(
-    kb: KnowledgeBase, tenant: str, collection: str, source: str | None,
-    items: list[tuple[str, ParsedDocument, str]],
-) -> int:
-    """Chunk and embed ``items`` (doc_id, document, hash), then write them in one transaction."""
-    if not tenant or not collection:
-        raise InvalidInput("tenant and collection must not be empty")
-    config = kb.config
-    planned = []
-    texts: list[str] = []
-    for doc_id, document, digest in items:
+class Indexer:
+    """Writes and deletes documents through ``store``, embedding each chunk into ``spaces``.
+
+    ``spaces`` are the vector spaces filled at write time; a space left out here is filled later
+    from the chunks it lacks (:func:`lastline.kb._vectors.fill_space`).
+    """
+
+    def __init__(
+        self, store: DocumentStore, config: KBConfig, spaces: Sequence[tuple[VectorIndex, Embedder]]
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.spaces = list(spaces)
+
+    def plan(self, doc_id: str, document: ParsedDocument, digest: str) -> tuple[DocumentWrite, list[str]]:
+        """Chunk one document: the write for the store and each chunk's embedded text."""
+        config = self.config
         chunks = chunk_document(document, config.max_chars, config.overlap)
-        planned.append((doc_id, document, digest, chunks))
-        texts.extend(
-            embedding_text(document.kind, document.title, c.heading, c.text, document.question) for c in chunks
+        texts = [embedding_text(document.kind, document.title, c.heading, c.text, document.question) for c in chunks]
+        write = DocumentWrite(
+            doc_id=doc_id, document=document, content_hash=digest, chunks=chunks,
+            keyword_texts=[fts_text(document.kind, document.title, c.heading, c.text, config.segmenter)
+                           for c in chunks],
+            languages=[language_of(t) for t in texts],
         )
-    encoded = []
-    for space, embedder in kb.spaces:
-        positions = [i for i, text in enumerate(texts) if space.holds(text)]
-        encoded.append((space, positions, encode_distinct(embedder, [texts[i] for i in positions])))
-    tables = [space.table for space, _ in kb.spaces]
-    rowids: list[int] = []
-    with kb.storage.atomic() as conn:
-        for doc_id, document, digest, chunks in planned:
-            rowids += write_document(
-                conn, tenant=tenant, collection=collection, doc_id=doc_id, document=document, source=source,
-                content_hash=digest, chunks=chunks, segmenter=config.segmenter, vector_tables=tables,
-            )
-        for space, positions, vectors in encoded:
-            insert_vectors(conn, space, [(rowids[i], tenant, collection) for i in positions], vectors)
-    return len(rowids)
+        return write, texts
 
+    def write(
+        self, tenant: str, collection: str, source: str | None, items: Sequence[tuple[str, ParsedDocument, str]]
+    ) -> int:
+        """Chunk and embed ``items`` (doc_id, document, hash), then write them in one transaction."""
+        if not tenant or not collection:
+            raise InvalidInput("tenant and collection must not be empty")
+        writes: list[DocumentWrite] = []
+        texts: list[str] = []
+        for doc_id, document, digest in items:
+            write, chunk_texts = self.plan(doc_id, document, digest)
+            writes.append(write)
+            texts.extend(chunk_texts)
+        languages = [lang for w in writes for lang in w.languages]
+        vectors: dict[VectorSpace, tuple[list[int], np.ndarray]] = {}
+        for index, embedder in self.spaces:
+            positions = [i for i, lang in enumerate(languages) if index.space.holds_language(lang)]
+            vectors[index.space] = (positions, encode_distinct(embedder, [texts[i] for i in positions]))
+        return len(self.store.write(tenant, collection, source, writes, vectors))
+
+    def delete(self, tenant: str, doc_ids: Iterable[str]) -> list[str]:
+        return self.store.delete(tenant, doc_ids)

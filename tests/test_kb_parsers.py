@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from _kb_files import BEIR_JSONL, FAQ_CSV, FAQ_JSONL, HTML, MARKDOWN, make_docx, make_pdf
+from _kb_files import BEIR_JSONL, FAQ_CSV, FAQ_JSONL, HTML, MARKDOWN, make_docx, make_pdf, write_folder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lastline.kb import ParsedDocument, ParseError, chunk_document, parse_file
+from lastline.kb import ParsedDocument, ParseError, chunk_document, parse_bytes, parse_file
 
 
 def _headings(doc: ParsedDocument) -> list[tuple[str, ...]]:
@@ -114,3 +114,20 @@ def test_markdown_of_any_text_parses_or_reports_and_spans_stay_inside(tmp_path: 
         for chunk in chunk_document(doc, max_chars=200, overlap=40):
             assert doc.text[chunk.start : chunk.end] == chunk.text
             assert len(chunk.text) <= 200
+
+
+def test_bytes_parse_exactly_as_the_file_they_came_from(tmp_path: Path) -> None:
+    folder = write_folder(tmp_path / "docs")
+    for path in sorted(folder.iterdir()):
+        assert parse_bytes(path.read_bytes(), path.name) == parse_file(path), path.name
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.binary(max_size=600),
+       suffix=st.sampled_from([".md", ".html", ".txt", ".csv", ".jsonl", ".pdf", ".docx"]))
+def test_any_bytes_parse_or_raise_parse_error(data: bytes, suffix: str) -> None:
+    try:
+        docs = parse_bytes(data, "upload" + suffix)
+    except ParseError:
+        return
+    assert docs and all(d.text.strip() for d in docs)

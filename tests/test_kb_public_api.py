@@ -7,9 +7,10 @@ import lastline.kb
 
 def test_kb_public_names() -> None:
     assert lastline.kb.__all__ == [
-        "DEFAULT_SEGMENTER", "PARSERS", "SEGMENTERS", "Chunk", "Filters", "IngestReport", "KBConfig",
-        "KnowledgeBase", "Mode", "ParseError", "ParsedDocument", "Rankings", "SearchResult", "Section",
-        "chunk_document", "match_expression", "parse_file", "parse_filters",
+        "DEFAULT_SEGMENTER", "PARSERS", "SEGMENTERS", "Chunk", "DocumentStore", "Filters", "IngestReport",
+        "KBConfig", "KBStore", "KeywordIndex", "KnowledgeBase", "Mode", "ParseError", "ParsedDocument",
+        "Rankings", "SQLiteKBStore", "SearchResult", "Section", "VectorIndex", "chunk_document",
+        "match_expression", "parse_bytes", "parse_file", "parse_filters",
     ]
     for name in lastline.kb.__all__:
         assert getattr(lastline.kb, name) is not None

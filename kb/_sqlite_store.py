@@ -1,0 +1,380 @@
+"""The embedded implementation of the KB store: SQLite tables, FTS5 for keywords, sqlite-vec per space.
+
+Every query carries the tenant: the FTS query joins ``kb_chunks`` and filters on its tenant, and
+the kNN query uses the vec0 partition key, so another tenant's chunk can never be a candidate.
+Filters run inside the search — in the FTS query's WHERE clause and in the kNN query (collection
+as a vec0 metadata column, the rest as a candidate-id set) — never as a post-filter that could
+return fewer than ``k`` results or, worse, another tenant's rows. Tables are created by
+:mod:`lastline.kb._schema`; a vector space's ``vec0`` table depends on its model's dimension and
+is made by :meth:`SQLiteVectorIndex.reset`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from lastline.storage import Connection, SQLiteStorage
+from lastline.text import normalize_text
+
+from ._filters import Filters
+from ._schema import MIGRATIONS
+from ._spaces import VectorSpace
+from ._store import ChunkRow, ChunkSource, DocumentWrite, Ranked, StoredDocument
+
+__all__ = ["SQLiteKBStore", "SQLiteVectorIndex"]
+
+MAX_KNN = 4096  # sqlite-vec's limit on k
+_DELETE_BATCH = 500
+
+
+def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
+    """``AND …`` conditions on ``c`` (kb_chunks) for everything but the tenant."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if filters.collections is not None:
+        clauses.append("c.collection IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(filters.collections))
+    for tag in filters.tags:
+        clauses.append("c.doc IN (SELECT doc FROM kb_doc_tags WHERE tag = ?)")
+        params.append(tag)
+    if filters.doc_ids is not None:
+        clauses.append(
+            "c.doc IN (SELECT id FROM kb_documents WHERE tenant = c.tenant"
+            " AND doc_id IN (SELECT value FROM json_each(?)))"
+        )
+        params.append(json.dumps(filters.doc_ids))
+    for key, value in filters.metadata.items():
+        clauses.append(
+            "c.doc IN (SELECT id FROM kb_documents WHERE tenant = c.tenant AND json_extract(metadata, ?) = ?)"
+        )
+        params.extend([f'$."{key}"', value])
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+def allowed_chunks(conn: Connection, tenant: str, filters: Filters) -> list[int]:
+    """Chunk ids of ``tenant`` that pass ``filters`` (for filters a vec0 query cannot express)."""
+    where, params = filter_sql(filters)
+    return [r[0] for r in conn.execute(f"SELECT c.id FROM kb_chunks c WHERE c.tenant = ?{where}", (tenant, *params))]
+
+
+def _get_meta(conn: Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM kb_meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def _set_meta(conn: Connection, key: str, value: str) -> None:
+    conn.execute(
+        "INSERT INTO kb_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )
+
+
+def _vector_tables(conn: Connection) -> list[str]:
+    """Every vector space table present (a switched-off space has none), so deletes reach them all."""
+    return [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('kb_vec', 'kb_vec_en')")]
+
+
+def _delete_document(conn: Connection, doc_rowid: int, vector_tables: Sequence[str]) -> None:
+    """Remove a document and everything derived from it (virtual tables do not cascade)."""
+    ids = [r[0] for r in conn.execute("SELECT id FROM kb_chunks WHERE doc = ?", (doc_rowid,))]
+    for start in range(0, len(ids), _DELETE_BATCH):
+        batch = json.dumps(ids[start : start + _DELETE_BATCH])
+        conn.execute("DELETE FROM kb_fts WHERE rowid IN (SELECT value FROM json_each(?))", (batch,))
+        for table in vector_tables:
+            conn.execute(f"DELETE FROM {table} WHERE chunk_id IN (SELECT value FROM json_each(?))", (batch,))
+    conn.execute("DELETE FROM kb_documents WHERE id = ?", (doc_rowid,))
+
+
+def _write_document(
+    conn: Connection, tenant: str, collection: str, source: str | None, item: DocumentWrite,
+    vector_tables: Sequence[str],
+) -> list[int]:
+    now = time.time()
+    document = item.document
+    old = conn.execute(
+        "SELECT id, created_at FROM kb_documents WHERE tenant = ? AND doc_id = ?", (tenant, item.doc_id)
+    ).fetchone()
+    created = now
+    if old is not None:
+        created = old[1]
+        _delete_document(conn, old[0], vector_tables)
+    tags = sorted(set(document.tags))
+    cursor = conn.execute(
+        "INSERT INTO kb_documents (tenant, doc_id, collection, kind, source, content_hash, title, metadata,"
+        " tags, text, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        (tenant, item.doc_id, collection, document.kind, source, item.content_hash, document.title,
+         json.dumps(document.metadata, ensure_ascii=False, default=str), json.dumps(tags, ensure_ascii=False),
+         document.text, created, now),
+    )
+    doc_rowid = int(cursor.lastrowid)
+    conn.executemany("INSERT INTO kb_doc_tags (doc, tag) VALUES (?, ?)", [(doc_rowid, t) for t in tags])
+    rowids: list[int] = []
+    for chunk, body, lang in zip(item.chunks, item.keyword_texts, item.languages, strict=True):
+        cursor = conn.execute(
+            'INSERT INTO kb_chunks (doc, tenant, collection, ord, heading, start, "end", text, lang)'
+            " VALUES (?,?,?,?,?,?,?,?,?)",
+            (doc_rowid, tenant, collection, chunk.ord, json.dumps(list(chunk.heading), ensure_ascii=False),
+             chunk.start, chunk.end, chunk.text, lang),
+        )
+        chunk_rowid = int(cursor.lastrowid)
+        rowids.append(chunk_rowid)
+        conn.execute("INSERT INTO kb_fts (rowid, body) VALUES (?, ?)", (chunk_rowid, body))
+        if document.kind == "faq" and document.question is not None:
+            conn.execute(
+                "INSERT INTO kb_faq (chunk, tenant, question, question_norm, answer) VALUES (?,?,?,?,?)",
+                (chunk_rowid, tenant, document.question, normalize_text(document.question),
+                 document.answer or ""),
+            )
+    return rowids
+
+
+def _insert_vectors(
+    conn: Connection, table: str, rows: Sequence[tuple[int, str, str]], vectors: np.ndarray
+) -> None:
+    conn.executemany(
+        f"INSERT INTO {table} (chunk_id, tenant, collection, embedding) VALUES (?,?,?,?)",
+        [(r[0], r[1], r[2], np.asarray(v, dtype=np.float32).tobytes()) for r, v in zip(rows, vectors, strict=True)],
+    )
+
+
+_HYDRATE = (
+    'SELECT c.id, d.doc_id, c.ord, d.title, c.text, d.source, c.heading, c.start, c."end", d.collection,'
+    " d.kind, d.metadata, d.tags, f.question, f.answer FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc"
+    " LEFT JOIN kb_faq f ON f.chunk = c.id WHERE c.tenant = ? AND c.id IN (SELECT value FROM json_each(?))"
+)
+_SOURCES = (
+    "SELECT c.id, c.tenant, c.collection, d.kind, d.title, c.heading, c.text, f.question FROM kb_chunks c"
+    " JOIN kb_documents d ON d.id = c.doc LEFT JOIN kb_faq f ON f.chunk = c.id"
+)
+
+
+class SQLiteVectorIndex:
+    """One vector space as a ``vec0`` table: tenant partition key, collection metadata column."""
+
+    def __init__(self, storage: SQLiteStorage, space: VectorSpace) -> None:
+        self.storage = storage
+        self.space = space
+
+    def _missing_sql(self) -> tuple[str, list[Any]]:
+        where = f" WHERE c.id NOT IN (SELECT chunk_id FROM {self.space.table})"
+        params: list[Any] = []
+        if self.space.languages is not None:
+            where += " AND c.lang IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(sorted(self.space.languages)))
+        return where, params
+
+    def model(self) -> tuple[str, int] | None:
+        conn = self.storage.connection()
+        model_id, dim = _get_meta(conn, self.space.model_key), _get_meta(conn, self.space.dim_key)
+        if not model_id or dim is None or not self.exists():
+            return None
+        return model_id, int(dim)
+
+    def exists(self) -> bool:
+        return bool(self.storage.query("SELECT 1 FROM sqlite_master WHERE name = ?", (self.space.table,)))
+
+    def reset(self, dim: int) -> None:
+        with self.storage.atomic() as conn:
+            conn.execute(f"DROP TABLE IF EXISTS {self.space.table}")
+            conn.execute(
+                f"CREATE VIRTUAL TABLE {self.space.table} USING vec0 (chunk_id INTEGER PRIMARY KEY,"
+                f" tenant TEXT PARTITION KEY, collection TEXT, embedding float[{int(dim)}] distance_metric=cosine)"
+            )
+            _set_meta(conn, self.space.model_key, "")  # incomplete until every chunk has a vector
+            _set_meta(conn, self.space.dim_key, str(int(dim)))
+
+    def mark_built(self, model_id: str) -> None:
+        with self.storage.atomic() as conn:
+            _set_meta(conn, self.space.model_key, model_id)
+
+    def drop(self) -> None:
+        with self.storage.atomic() as conn:
+            conn.execute(f"DROP TABLE IF EXISTS {self.space.table}")
+            conn.execute("DELETE FROM kb_meta WHERE key IN (?, ?)", (self.space.model_key, self.space.dim_key))
+
+    def insert(self, rows: Sequence[tuple[int, str, str]], vectors: np.ndarray) -> None:
+        with self.storage.atomic() as conn:
+            # A chunk deleted while its vector was being computed must not come back as an orphan.
+            alive = {r[0] for r in conn.execute(
+                "SELECT id FROM kb_chunks WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps([r[0] for r in rows]),))}
+            keep = [i for i, r in enumerate(rows) if r[0] in alive]
+            _insert_vectors(conn, self.space.table, [rows[i] for i in keep], vectors[keep])
+
+    def search(self, vector: np.ndarray, *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
+        conn = self.storage.connection()
+        sql = f"SELECT chunk_id, distance FROM {self.space.table} WHERE embedding MATCH ? AND k = ? AND tenant = ?"
+        params: list[object] = [np.asarray(vector, dtype=np.float32).tobytes(), min(limit, MAX_KNN), tenant]
+        if filters.collections is not None:
+            sql += f" AND collection IN ({','.join('?' * len(filters.collections))})"
+            params.extend(filters.collections)
+        if filters.needs_candidates:
+            allowed = allowed_chunks(conn, tenant, filters)
+            if not allowed:
+                return []
+            sql += " AND chunk_id IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(allowed))
+        rows = conn.execute(sql + " ORDER BY distance", params).fetchall()
+        return [Ranked(int(r[0]), 1.0 - float(r[1])) for r in rows]
+
+    def cosines(self, vector: np.ndarray, rowids: Sequence[int]) -> dict[int, float]:
+        conn = self.storage.connection()
+        query = np.asarray(vector, dtype=np.float32)
+        out: dict[int, float] = {}
+        for rowid in rowids:
+            row = conn.execute(f"SELECT embedding FROM {self.space.table} WHERE chunk_id = ?", (rowid,)).fetchone()
+            if row is not None:
+                out[rowid] = float(np.frombuffer(row[0], dtype=np.float32) @ query)
+        return out
+
+    def count(self) -> int:
+        if not self.exists():
+            return 0
+        return int(self.storage.query(f"SELECT count(*) FROM {self.space.table}")[0][0])
+
+    def missing(self, limit: int) -> list[ChunkSource]:
+        where, params = self._missing_sql()
+        rows = self.storage.query(f"{_SOURCES}{where} ORDER BY c.id LIMIT ?", (*params, limit))
+        return [ChunkSource(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5])), r[6], r[7]) for r in rows]
+
+    def pending(self) -> int:
+        where, params = self._missing_sql()
+        return int(self.storage.query(f"SELECT count(*) FROM kb_chunks c{where}", params)[0][0])
+
+    def vectors(self, tenant: str | None = None) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+        """Every stored vector (optionally of one tenant): ids, matrix, tenants, collections."""
+        sql = f"SELECT chunk_id, tenant, collection, embedding FROM {self.space.table}"
+        rows = self.storage.query(sql + (" WHERE tenant = ?" if tenant is not None else ""),
+                                  (tenant,) if tenant is not None else ())
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = (np.vstack([np.frombuffer(r[3], dtype=np.float32) for r in rows]) if rows
+                  else np.zeros((0, 0), np.float32))
+        return ids, matrix, [r[1] for r in rows], [r[2] for r in rows]
+
+
+class SQLiteKBStore:
+    """Documents, chunks, FTS5 keyword index and sqlite-vec spaces in one SQLite file."""
+
+    def __init__(self, storage: SQLiteStorage) -> None:
+        self.storage = storage
+        storage.migrate(MIGRATIONS)
+
+    def vector_index(self, space: VectorSpace) -> SQLiteVectorIndex:
+        return SQLiteVectorIndex(self.storage, space)
+
+    # -- documents -----------------------------------------------------------------------------
+
+    def documents(self, tenant: str) -> dict[str, StoredDocument]:
+        rows = self.storage.query(
+            "SELECT doc_id, id, content_hash, collection, source FROM kb_documents WHERE tenant = ?", (tenant,)
+        )
+        return {r[0]: StoredDocument(r[1], r[2], r[3], r[4]) for r in rows}
+
+    def count(self, tenant: str) -> int:
+        return int(self.storage.query("SELECT count(*) FROM kb_documents WHERE tenant = ?", (tenant,))[0][0])
+
+    def chunk_count(self, tenant: str | None = None) -> int:
+        if tenant is None:
+            return int(self.storage.query("SELECT count(*) FROM kb_chunks")[0][0])
+        return int(self.storage.query("SELECT count(*) FROM kb_chunks WHERE tenant = ?", (tenant,))[0][0])
+
+    def get_document(self, tenant: str, doc_id: str) -> dict[str, Any] | None:
+        rows = self.storage.query(
+            "SELECT d.doc_id, d.title, d.source, d.collection, d.kind, d.metadata, d.tags, d.text,"
+            " d.created_at, d.updated_at, (SELECT count(*) FROM kb_chunks c WHERE c.doc = d.id)"
+            " FROM kb_documents d WHERE d.tenant = ? AND d.doc_id = ?",
+            (tenant, doc_id),
+        )
+        if not rows:
+            return None
+        r = rows[0]
+        return {
+            "id": r[0], "title": r[1], "source": r[2], "collection": r[3], "kind": r[4],
+            "metadata": json.loads(r[5]), "tags": json.loads(r[6]), "text": r[7], "created_at": r[8],
+            "updated_at": r[9], "chunks": r[10],
+        }
+
+    def write(
+        self, tenant: str, collection: str, source: str | None, documents: Sequence[DocumentWrite],
+        vectors: Mapping[VectorSpace, tuple[Sequence[int], np.ndarray]],
+    ) -> list[int]:
+        with self.storage.atomic() as conn:
+            tables = _vector_tables(conn)
+            rowids: list[int] = []
+            for item in documents:
+                rowids += _write_document(conn, tenant, collection, source, item, tables)
+            for space, (positions, matrix) in vectors.items():
+                _insert_vectors(conn, space.table, [(rowids[i], tenant, collection) for i in positions], matrix)
+        return rowids
+
+    def delete(self, tenant: str, doc_ids: Iterable[str]) -> list[str]:
+        removed = []
+        with self.storage.atomic() as conn:
+            tables = _vector_tables(conn)
+            for doc_id in doc_ids:
+                row = conn.execute(
+                    "SELECT id FROM kb_documents WHERE tenant = ? AND doc_id = ?", (tenant, doc_id)
+                ).fetchone()
+                if row is not None:
+                    _delete_document(conn, row[0], tables)
+                    removed.append(doc_id)
+        return removed
+
+    def chunk_rows(self, tenant: str, rowids: Sequence[int]) -> dict[int, ChunkRow]:
+        out: dict[int, ChunkRow] = {}
+        for row in self.storage.connection().execute(_HYDRATE, (tenant, json.dumps(list(rowids)))):
+            out[row[0]] = ChunkRow(
+                rowid=row[0], doc_id=row[1], ord=row[2], title=row[3], text=row[4], source=row[5],
+                heading=tuple(json.loads(row[6])), start=row[7], end=row[8], collection=row[9], kind=row[10],
+                metadata=json.loads(row[11]), tags=json.loads(row[12]), question=row[13], answer=row[14],
+            )
+        return out
+
+    def chunk_keys(self, tenant: str) -> dict[int, tuple[str, int]]:
+        """Chunk row id → (doc id, chunk ordinal) for a tenant (evaluation collapses chunks to documents)."""
+        return {r[0]: (r[1], r[2]) for r in self.storage.query(
+            "SELECT c.id, d.doc_id, c.ord FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc WHERE d.tenant = ?",
+            (tenant,))}
+
+    def meta(self, key: str) -> str | None:
+        return _get_meta(self.storage.connection(), key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.storage.atomic() as conn:
+            _set_meta(conn, key, value)
+
+    # -- keyword index -------------------------------------------------------------------------
+
+    def keyword_search(self, expression: str, *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
+        where, params = filter_sql(filters)
+        sql = (
+            "SELECT c.id, bm25(kb_fts) AS s FROM kb_fts JOIN kb_chunks c ON c.id = kb_fts.rowid"
+            f" WHERE kb_fts MATCH ? AND c.tenant = ?{where} ORDER BY s LIMIT ?"
+        )
+        rows = self.storage.connection().execute(sql, (expression, tenant, *params, limit)).fetchall()
+        return [Ranked(int(r[0]), -float(r[1])) for r in rows]
+
+    def faq_exact(self, question_norm: str, *, tenant: str, filters: Filters) -> list[int]:
+        where, params = filter_sql(filters)
+        sql = (
+            "SELECT f.chunk FROM kb_faq f JOIN kb_chunks c ON c.id = f.chunk"
+            f" WHERE f.tenant = ? AND f.question_norm = ?{where} ORDER BY f.chunk"
+        )
+        return [int(r[0]) for r in self.storage.connection().execute(sql, (tenant, question_norm, *params))]
+
+    def reindex_keywords(self, keyword_text: Callable[[str, str, tuple[str, ...], str], str]) -> None:
+        rows = self.storage.query(
+            "SELECT c.id, d.kind, d.title, c.heading, c.text FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc"
+        )
+        with self.storage.atomic() as conn:
+            conn.execute("DELETE FROM kb_fts")
+            conn.executemany(
+                "INSERT INTO kb_fts (rowid, body) VALUES (?, ?)",
+                [(r[0], keyword_text(r[1], r[2], tuple(json.loads(r[3])), r[4])) for r in rows],
+            )

@@ -1,0 +1,83 @@
+"""The KB store seam: SQL lives only in store modules; the SQLite store keeps every index in step."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lastline import Embedder, SQLiteStorage
+from lastline.kb import Filters, KnowledgeBase, ParsedDocument, SQLiteKBStore, chunk_document
+from lastline.kb._index_text import fts_text
+from lastline.kb._spaces import ENGLISH, PRIMARY
+from lastline.kb._store import DocumentWrite
+
+ROOT = Path(__file__).resolve().parents[1]
+# SQL keywords as the project writes them (upper case); prose never spells "SELECT … FROM" so.
+SQL = re.compile(r"\b(SELECT\b.*\bFROM|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|CREATE\s+(VIRTUAL\s+)?TABLE|"
+                 r"DROP\s+TABLE|\bMATCH\s+\?)")
+STORE_MODULES = {"_sqlite_store.py", "_schema.py"}
+
+
+def test_no_sql_outside_the_kb_store_modules() -> None:
+    offenders = [
+        f"{path.name}:{n}" for path in sorted((ROOT / "kb").glob("*.py")) if path.name not in STORE_MODULES
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1) if SQL.search(line)
+    ]
+    assert offenders == []
+
+
+def test_the_sql_pattern_finds_sql() -> None:  # the guard above must be able to fail
+    assert SQL.search('rows = conn.execute("SELECT id FROM kb_chunks")')
+    assert SQL.search("DELETE FROM kb_fts WHERE rowid = ?")
+    assert not SQL.search("select the best passage from the results")
+
+
+def _write(doc_id: str, text: str, title: str = "") -> DocumentWrite:
+    document = ParsedDocument.plain(text, title)
+    chunks = chunk_document(document)
+    return DocumentWrite(
+        doc_id=doc_id, document=document, content_hash=doc_id, chunks=chunks,
+        keyword_texts=[fts_text("doc", title, c.heading, c.text, "char") for c in chunks],
+        languages=["zh" if "退款" in text else "en"] * len(chunks),
+    )
+
+
+def test_a_written_batch_is_searchable_by_keyword_and_vector_and_deleted_from_both(storage: SQLiteStorage) -> None:
+    store = SQLiteKBStore(storage)
+    index = store.vector_index(PRIMARY)
+    index.reset(3)
+    vectors = np.eye(3, dtype=np.float32)[:2]
+    rowids = store.write("acme", "default", None, [_write("a", "refunds take five days"), _write("b", "退款 五天")],
+                         {PRIMARY: ([0, 1], vectors)})
+    assert len(rowids) == 2
+    found = store.keyword_search('"refunds"', tenant="acme", filters=Filters(), limit=5)
+    assert [r.rowid for r in found] == [rowids[0]]
+    hits = index.search(np.array([1, 0, 0], np.float32), tenant="acme", filters=Filters(), limit=5)
+    assert hits[0].rowid == rowids[0] and hits[0].score == pytest.approx(1.0)
+    assert index.search(np.array([1, 0, 0], np.float32), tenant="globex", filters=Filters(), limit=5) == []
+    assert store.delete("acme", ["a", "nope"]) == ["a"]
+    assert store.keyword_search('"refunds"', tenant="acme", filters=Filters(), limit=5) == []
+    assert [r.rowid for r in index.search(vectors[0], tenant="acme", filters=Filters(), limit=5)] == [rowids[1]]
+    assert set(store.documents("acme")) == {"b"}
+
+
+def test_a_language_space_lists_only_its_missing_chunks_and_skips_deleted_ones(storage: SQLiteStorage) -> None:
+    store = SQLiteKBStore(storage)
+    english = store.vector_index(ENGLISH)
+    english.reset(2)
+    rowids = store.write("t", "default", None, [_write("en", "refunds"), _write("zh", "退款")], {})
+    assert english.pending() == 1
+    [todo] = english.missing(10)
+    assert todo.rowid == rowids[0] and todo.text == "refunds"
+    store.delete("t", ["en"])  # deleted while its vector was being computed
+    english.insert([(todo.rowid, "t", "default")], np.ones((1, 2), np.float32))
+    assert english.count() == 0 and english.pending() == 0
+
+
+def test_the_knowledge_base_runs_on_a_store_passed_in(storage: SQLiteStorage, embedder: Embedder) -> None:
+    kb = KnowledgeBase(storage, embedder, store=SQLiteKBStore(storage))
+    kb.add_document(title="Refunds", text="Refunds are paid back within five days.", doc_id="r")
+    assert kb.search("when are refunds paid", k=1)[0].doc_id == "r"
