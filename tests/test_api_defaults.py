@@ -9,7 +9,8 @@ import pytest
 from conftest import LiveServer
 
 from lastline import ConfigError, SQLiteStorage
-from lastline.api.ladder.defaults import DeclaredDefault, DefaultsStore, load_defaults_file
+from lastline.api.ladder.defaults import DeclaredDefault, Defaults, load_defaults_file
+from lastline.api.ladder.defaults_store import SQLiteDefaultsStore
 
 YAML = """
 tasks:
@@ -23,7 +24,7 @@ tasks:
 def test_file_declarations_load_and_tenant_declarations_override(tmp_path: Path, storage: SQLiteStorage) -> None:
     path = tmp_path / "defaults.yaml"
     path.write_text(YAML, encoding="utf-8")
-    store = DefaultsStore(storage, path)
+    store = Defaults(SQLiteDefaultsStore(storage), load_defaults_file(path))
     assert store.answer_for(tenant="t", task="order_status")[1] == "Orders cannot be looked up right now."
     assert store.answer_for(tenant="t", task="greeting")[1].startswith("Hello!")
     assert store.answer_for(tenant="t", task="other") == ("*", "The assistant is temporarily unavailable.")

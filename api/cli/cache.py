@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from lastline import InvalidInput
 from lastline.cache.replay import iter_json_lines
 
-from .cache_tools import cache_of, calibrate_command, replay_command
+from .cache_tools import calibrate_command, replay_command
 from .common import DbOption, JsonOption, emit, open_runtime
 
 __all__ = ["app"]
@@ -94,7 +94,7 @@ def import_(
     Example: lastline cache import faq.jsonl --tenant acme
     """
     runtime = open_runtime(db)
-    cache = cache_of(runtime)
+    cache = runtime.cache
     total, chunk = 0, []
     with _progress("importing", as_json) as bar:
         task = bar.add_task("import", total=None)
@@ -126,7 +126,7 @@ def put(
 
     Example: lastline cache put "What are your opening hours?" "9 to 5, Monday to Friday"
     """
-    cache = cache_of(open_runtime(db))
+    cache = open_runtime(db).cache
     entry_id = cache.put(prompt, response, tenant=tenant, context=context, ttl_s=ttl_s, tags=tuple(tag or ()))
     emit({"id": entry_id}, as_json)
 
@@ -145,7 +145,7 @@ def lookup(
 
     Example: lastline cache lookup "when are you open?" --json
     """
-    cache = cache_of(open_runtime(db))
+    cache = open_runtime(db).cache
     result = cache.lookup(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold)
     emit(result.to_dict(), as_json)
     if not result.hit:
@@ -163,7 +163,7 @@ def stats(
 
     Example: lastline cache stats --tenant acme --json
     """
-    cache = cache_of(open_runtime(db))
+    cache = open_runtime(db).cache
     data = cache.stats(tenant=tenant, window_s=window_s)
     if as_json:
         emit(data, True)

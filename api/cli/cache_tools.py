@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -26,16 +26,6 @@ from .common import DbOption, JsonOption, open_runtime
 __all__ = ["calibrate_command", "replay_command"]
 
 _METHODS = ("wilson", "clopper-pearson")
-
-
-def cache_of(runtime: Any) -> Any:
-    """The runtime's cache (one per process), built on first use."""
-    cache = getattr(runtime, "cache", None)
-    if cache is None:
-        from lastline.cache import SemanticCache
-
-        cache = SemanticCache(runtime.storage, runtime.embedder)
-    return cache
 
 
 def _fmt(value: float | None, pct: bool = True) -> str:
@@ -90,7 +80,7 @@ def calibrate_command(
     if (pairs is None) != from_feedback:
         raise InvalidInput("give a PAIRS.csv file, or --from-feedback (not both)")
     runtime = open_runtime(db)
-    cache = cache_of(runtime)
+    cache = runtime.cache
     labelled = read_pairs(pairs, limit=limit) if pairs is not None else None
     source = f"pairs:{pairs.name}" if pairs is not None else "feedback"
     status = f"scoring {len(labelled)} pairs" if labelled is not None else "reading feedback"
@@ -176,12 +166,12 @@ def replay_command(
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if scratch:
         if threshold is None:
-            threshold = float(cache_of(runtime).get_threshold(tenant=tenant).value)
+            threshold = float(runtime.cache.get_threshold(tenant=tenant).value)
         runtime.close()
         tmp = tempfile.TemporaryDirectory(prefix="lastline-replay-")
         runtime = Runtime.open(load_settings(db=Path(tmp.name) / "replay.db"))
     try:
-        cache = cache_of(runtime)
+        cache = runtime.cache
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
         with Progress(TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), transient=True,

@@ -17,11 +17,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lastline import Settings, __version__
 
+from ..ladder.metrics import Metrics
 from ..ladder.runtime import Runtime
 from ..openai_compat import routes as routes_openai
 from .errors import install_error_handlers
 from .limits import BodySizeLimit
-from .metrics import Metrics
 from .routes import cache as routes_cache
 from .routes import fallback as routes_fallback
 from .routes import kb as routes_kb
@@ -29,16 +29,6 @@ from .routes import ops as routes_ops
 from .routes import rules as routes_rules
 
 __all__ = ["create_app"]
-
-_TIERS = ("cache", "rules", "kb")
-
-
-def _build_tiers(runtime: Runtime) -> None:
-    """Load the model and build every tier the runtime wires (each is a lazy property)."""
-    runtime.embedder.load()
-    for tier in _TIERS:
-        getattr(runtime, tier, None)
-
 
 class RequestCounter:
     """Counts every request by method, matched route template (not raw path) and status."""
@@ -75,7 +65,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await run_in_threadpool(_build_tiers, runtime)
+        await run_in_threadpool(runtime.build)
         app.state.ready = True
         yield
         runtime.close()

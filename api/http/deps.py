@@ -7,12 +7,11 @@ import hmac
 from fastapi import Request
 
 from lastline import Unauthorized
+from lastline.settings import DEFAULT_TENANT
 
 from ..ladder.runtime import Runtime
 
-__all__ = ["DEFAULT_TENANT", "get_runtime", "get_tenant"]
-
-DEFAULT_TENANT = "default"
+__all__ = ["get_runtime", "get_tenant"]
 
 
 def get_runtime(request: Request) -> Runtime:

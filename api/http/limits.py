@@ -1,9 +1,8 @@
-"""Request size limits: the whole body (``max_body_bytes``) and each text field (``max_prompt_chars``).
+"""The request body limit (``max_body_bytes``), as ASGI middleware that refuses before reading.
 
-The body limit is ASGI middleware so that an oversized request is refused *before* it is read:
-a ``Content-Length`` above the limit gets 413 at once; a chunked body is counted as it streams and
-stopped at the first chunk past the limit. Field limits are checked per request against the
-settings (pydantic models also carry a static upper bound, so the OpenAPI schema shows one).
+A ``Content-Length`` above the limit gets 413 at once; a chunked body is counted as it streams and
+stopped at the first chunk past the limit. Each text field's own limit (``max_prompt_chars``) is
+checked by :func:`lastline.api.ladder.text_limits.check_text_lengths`.
 """
 
 from __future__ import annotations
@@ -14,12 +13,7 @@ from typing import Any
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from lastline import InvalidInput, Settings
-
-__all__ = ["HARD_MAX_TEXT_CHARS", "BodySizeLimit", "check_text_lengths"]
-
-#: Static ceiling in request models (the operator's ``max_prompt_chars`` is checked at run time).
-HARD_MAX_TEXT_CHARS = 1_000_000
+__all__ = ["BodySizeLimit"]
 
 
 def _send_json(status: int, body: dict[str, Any]) -> list[Message]:
@@ -73,13 +67,3 @@ class BodySizeLimit:
             return message
 
         await self.app(scope, counted_receive, send)
-
-
-def check_text_lengths(settings: Settings, **fields: str | None) -> None:
-    """Raise 422 naming the first text field longer than ``max_prompt_chars``."""
-    limit = settings.max_prompt_chars
-    for name, value in fields.items():
-        if value is not None and len(value) > limit:
-            raise InvalidInput(
-                f"{name}: {len(value)} characters exceeds max_prompt_chars ({limit})", field=name, limit=limit
-            )

@@ -11,8 +11,8 @@ refused with 409, like an explicit write). Two sources, merged per lookup:
         transfer_money: {side_effects: true}
         "*": {answer: "The assistant is temporarily unavailable."}   # any task, or no task
 
-- per-tenant declarations through ``PUT /v1/defaults/{task}``, stored in SQLite; they override the
-  file's entry for the same task.
+- per-tenant declarations through ``PUT /v1/defaults/{task}``, kept by a
+  :class:`~lastline.api.ladder.defaults_store.DefaultsStore`; they override the file's entry for the same task.
 
 The task ``*`` is the route-wide default: it answers requests whose task has no entry of its own.
 """
@@ -20,36 +20,20 @@ The task ``*`` is the route-wide default: it answers requests whose task has no 
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
-from typing import Any
 
 import yaml
 from pydantic import BaseModel, Field, ValidationError
 
-from lastline import ConfigError, Migration, SQLiteStorage
+from lastline import ConfigError
 
-__all__ = ["ANY_TASK", "MIGRATIONS", "DeclaredDefault", "DefaultsStore", "load_defaults_file"]
+from .defaults_store import DefaultRow, DefaultsStore
+
+__all__ = ["ANY_TASK", "MAX_TASK_CHARS", "DeclaredDefault", "Defaults", "load_defaults_file"]
 
 ANY_TASK = "*"
 MAX_TASK_CHARS = 200
 MAX_DEFAULT_CHARS = 20_000
-
-
-def _create_defaults(conn: Any) -> None:
-    conn.execute(
-        """CREATE TABLE api_defaults (
-            tenant TEXT NOT NULL,
-            task TEXT NOT NULL,
-            answer TEXT,
-            side_effects INTEGER NOT NULL DEFAULT 0,
-            updated_at REAL NOT NULL,
-            PRIMARY KEY (tenant, task)
-        )"""
-    )
-
-
-MIGRATIONS = [Migration("api_0002_defaults", _create_defaults)]
 
 
 class DeclaredDefault(BaseModel):
@@ -81,44 +65,30 @@ def load_defaults_file(path: Path) -> dict[str, DeclaredDefault]:
     return out
 
 
-class DefaultsStore:
-    """File declarations (all tenants) overlaid by per-tenant declarations stored in SQLite."""
+class Defaults:
+    """File declarations (all tenants) overlaid by per-tenant declarations from a :class:`DefaultsStore`."""
 
-    def __init__(self, storage: SQLiteStorage, file: Path | None = None) -> None:
-        self.storage = storage
-        storage.migrate(MIGRATIONS)
-        self.file_defaults = load_defaults_file(file) if file is not None else {}
+    def __init__(self, store: DefaultsStore, file_defaults: dict[str, DeclaredDefault] | None = None) -> None:
+        self.store = store
+        self.file_defaults = dict(file_defaults or {})
 
     def put(self, *, tenant: str, task: str, default: DeclaredDefault) -> None:
-        with self.storage.atomic() as conn:
-            conn.execute(
-                "INSERT INTO api_defaults (tenant, task, answer, side_effects, updated_at)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant, task) DO UPDATE SET"
-                " answer = excluded.answer, side_effects = excluded.side_effects,"
-                " updated_at = excluded.updated_at",
-                (tenant, task, default.answer, int(default.side_effects), time.time()),
-            )
+        self.store.put(tenant, DefaultRow(task, default.answer, default.side_effects))
 
     def delete(self, *, tenant: str, task: str) -> bool:
-        with self.storage.atomic() as conn:
-            cur = conn.execute("DELETE FROM api_defaults WHERE tenant = ? AND task = ?", (tenant, task))
-            return bool(cur.rowcount)
+        return self.store.delete(tenant, task)
 
     def get(self, *, tenant: str, task: str) -> DeclaredDefault | None:
         """This task's own declaration (tenant's first, then the file's), without the ``*`` fallback."""
-        rows = self.storage.query(
-            "SELECT answer, side_effects FROM api_defaults WHERE tenant = ? AND task = ?", (tenant, task)
-        )
-        if rows:
-            return DeclaredDefault(answer=rows[0][0], side_effects=bool(rows[0][1]))
+        row = self.store.get(tenant, task)
+        if row is not None:
+            return DeclaredDefault(answer=row.answer, side_effects=row.side_effects)
         return self.file_defaults.get(task)
 
     def all(self, *, tenant: str) -> dict[str, DeclaredDefault]:
         merged = dict(self.file_defaults)
-        for task, answer, side in self.storage.query(
-            "SELECT task, answer, side_effects FROM api_defaults WHERE tenant = ? ORDER BY task", (tenant,)
-        ):
-            merged[task] = DeclaredDefault(answer=answer, side_effects=bool(side))
+        for row in self.store.list(tenant):
+            merged[row.task] = DeclaredDefault(answer=row.answer, side_effects=row.side_effects)
         return dict(sorted(merged.items()))
 
     def has_side_effects(self, *, tenant: str, task: str | None) -> bool:

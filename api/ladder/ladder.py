@@ -9,8 +9,9 @@
 
 Each rung is one small function that returns an :class:`Answer` or ``None`` and notes what it
 saw in the trail (``cache:below_threshold rules:no_match kb:no_answer``), which goes into the
-degradation event with the prompt's hash — never its text unless the operator opted in. A tier
-that is not wired into the runtime is skipped, so the ladder works with whatever is installed.
+degradation event with the prompt's hash — never its text unless the operator opted in. Every
+tier is always on the runtime; a tier whose model cannot load says so in the trail and the next
+rung answers.
 """
 
 from __future__ import annotations
@@ -37,10 +38,11 @@ from lastline import (
     notice_for,
     text_hash,
 )
+from lastline.rules import Pack, RuleEngine
 
-from ..http.limits import HARD_MAX_TEXT_CHARS, check_text_lengths
-from .events import NewEvent
+from .events_store import NewEvent
 from .runtime import Runtime
+from .text_limits import check_text_lengths
 
 __all__ = ["FallbackRequest", "run_ladder"]
 
@@ -50,13 +52,13 @@ Context = str | dict[str, Any] | list[Any] | None
 class FallbackRequest(BaseModel):
     """One degraded request. Only ``prompt`` is required."""
 
-    prompt: str = Field(min_length=1, max_length=HARD_MAX_TEXT_CHARS, description="The user's question.")
+    prompt: str = Field(min_length=1, description="The user's question (at most max_prompt_chars).")
     context: Context = Field(
         None, description="Context fingerprint (system prompt, model, tool name…); must match exactly."
     )
     task: str | None = Field(None, max_length=200, description="Task or route name (rules, defaults).")
     text: str | None = Field(
-        None, max_length=HARD_MAX_TEXT_CHARS, description="Document text for rule extraction (else the prompt)."
+        None, description="Document text for rule extraction (else the prompt; at most max_prompt_chars)."
     )
     operation: Literal["read", "write"] = Field("read", description="write → 409, never degraded.")
     idempotency_key: str | None = Field(None, max_length=200, description="Echoed back on a refused write.")
@@ -120,7 +122,7 @@ def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: st
     record("none", None)
     runtime.metrics.fallback.labels(outcome="no_answer").inc()
     raise NoFallbackAnswer(
-        "no tier could answer: " + (" ".join(trail) or "no tier is configured"), path=" ".join(trail)
+        "no tier could answer: " + " ".join(trail), path=" ".join(trail)
     )
 
 
@@ -132,36 +134,28 @@ def _answer_text(answer: Answer | None) -> str | None:
     return json.dumps(answer.fields, ensure_ascii=False, sort_keys=True) if answer.fields else None
 
 
-def _value(x: Any) -> Any:
-    return getattr(x, "value", x)
-
-
 def _from_cache(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, trail: list[str]) -> Answer | None:
     """L0/L1: one cache lookup covers exact, fuzzy and semantic layers, cheapest first."""
-    cache = getattr(runtime, "cache", None)
-    if cache is None:
-        trail.append("cache:absent")
-        return None
     started = time.perf_counter()
     try:
-        res = cache.lookup(
+        res = runtime.cache.lookup(
             req.prompt, tenant=tenant, context=req.context, mode=req.mode, threshold=req.threshold,
             exact_only=req.exact_only,
         )
     except ModelUnavailable:
         trail.append("cache:model_unavailable")
         return None
-    layer = _value(res.layer)
+    layer = res.layer
     runtime.metrics.count_lookup(
         hit=bool(res.hit), layer=layer, exact_only=req.exact_only, duration_s=time.perf_counter() - started,
         endpoint="fallback",
     )
     if not res.hit:
-        trail.append(f"cache:{_value(res.reason) or 'miss'}")
+        trail.append(f"cache:{res.reason or 'miss'}")
         return None
     trail.append(f"cache:{layer}")
     stale = bool(res.stale)
-    confidence = Confidence(_value(res.confidence))
+    confidence = Confidence(res.confidence)
     if req.exact_only and confidence is Confidence.HIGH:
         confidence = Confidence.MEDIUM  # a tool's last good result: the live data may have moved on
     return Answer(
@@ -173,10 +167,7 @@ def _from_cache(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, 
 
 def _from_rules(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, trail: list[str]) -> Answer | None:
     """L2: a rule pack whose triggers fit the task extracts fields from the text (or the prompt)."""
-    engine = getattr(runtime, "rules", None)
-    if engine is None:
-        trail.append("rules:absent")
-        return None
+    engine = runtime.rules
     text = req.text or req.prompt
     pack = engine.match_task(req.task, text, tenant=tenant)
     if pack is None:
@@ -199,9 +190,9 @@ def _from_rules(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, 
     )
 
 
-def _render_fields(engine: Any, pack: Any, fields: dict[str, Any], tenant: str) -> str:
+def _render_fields(engine: RuleEngine, pack: Pack, fields: dict[str, Any], tenant: str) -> str:
     """The pack's own template when it has one, else one ``name: value`` line per found field."""
-    if "default" in getattr(pack, "templates", {}):
+    if "default" in pack.templates:
         try:
             return str(engine.render(template_id=f"{pack.name}.default", data=fields, tenant=tenant)).strip()
         except InvalidInput:
@@ -217,12 +208,8 @@ def _plain(value: Any) -> str:
 
 def _from_kb(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, trail: list[str]) -> Answer | None:
     """L3: an extractive answer from the tenant's documents or FAQ, with citations."""
-    kb = getattr(runtime, "kb", None)
-    if kb is None:
-        trail.append("kb:absent")
-        return None
     try:
-        found = kb.answer(req.prompt, tenant=tenant)
+        found = runtime.kb.answer(req.prompt, tenant=tenant)
     except ModelUnavailable:
         trail.append("kb:model_unavailable")
         return None

@@ -22,7 +22,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import ValidationError
 
-from lastline import Answer, InvalidInput, NoDegradedWrites, StorageError
+from lastline import Answer, InvalidInput, NoDegradedWrites
 
 from ..http.deps import get_runtime, get_tenant
 from ..ladder.ladder import FallbackRequest, run_ladder
@@ -184,10 +184,7 @@ def chat_writeback(
     metadata = {**(body.metadata or {}), "via": "chat_writeback"}
     if body.completion and isinstance(body.completion.get("model"), str):
         metadata["upstream_model"] = body.completion["model"]
-    cache = getattr(runtime, "cache", None)
-    if cache is None:
-        raise StorageError("the cache tier is not installed on this server")
-    entry_id = cache.put(
+    entry_id = runtime.cache.put(
         chat.prompt, content, tenant=tenant, context=chat.context,
         ttl_s=body.ttl_s, tags=tuple(body.tags), metadata=metadata,
     )

@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from lastline import InvalidInput, NotFound
 
 from ...ladder.runtime import Runtime
+from ...ladder.text_limits import check_text_lengths
 from ..deps import get_runtime, get_tenant
-from ..limits import HARD_MAX_TEXT_CHARS
 
 __all__ = ["router"]
 
@@ -41,8 +41,8 @@ class _Body(BaseModel):
 
 
 class EntryIn(_Body):
-    prompt: str = Field(max_length=HARD_MAX_TEXT_CHARS, description="The question as the user asked it.")
-    response: str = Field(max_length=HARD_MAX_TEXT_CHARS, description="The answer to serve again.")
+    prompt: str = Field(description="The question as the user asked it (at most max_prompt_chars).")
+    response: str = Field(description="The answer to serve again.")
     context: Context = Field(None, description="System prompt, model, tools, prior turns: must match exactly.")
     ttl_s: float | None = Field(None, gt=0, description="Lifetime in seconds (default: the server's).")
     tags: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(default_factory=list, max_length=64)
@@ -55,7 +55,7 @@ class EntryCreated(BaseModel):
 
 
 class LookupIn(_Body):
-    prompt: str = Field(max_length=HARD_MAX_TEXT_CHARS)
+    prompt: str = Field(description="The question to look up (at most max_prompt_chars).")
     context: Context = None
     mode: Literal["intercept", "fallback"] = "intercept"
     threshold: float | None = Field(None, ge=0.0, le=1.0, description="Per-call cosine threshold override.")
@@ -98,6 +98,7 @@ class FeedbackIn(_Body):
 @router.post("/entries", status_code=status.HTTP_201_CREATED, response_model=EntryCreated, responses=_ERRORS)
 def put_entry(body: EntryIn, runtime: RuntimeDep, tenant: TenantDep) -> EntryCreated:
     """Cache ``response`` for ``prompt`` (replacing the answer of the same normalized prompt + context)."""
+    check_text_lengths(runtime.settings, prompt=body.prompt)
     entry_id = runtime.cache.put(
         body.prompt, body.response, tenant=tenant, context=body.context, ttl_s=body.ttl_s,
         tags=body.tags, metadata=body.metadata, exact_only=body.exact_only,
@@ -108,6 +109,7 @@ def put_entry(body: EntryIn, runtime: RuntimeDep, tenant: TenantDep) -> EntryCre
 @router.post("/lookup", response_model=LookupOut, responses=_ERRORS)
 def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> LookupOut:
     """Exact → fuzzy → semantic, slot guard and age check; a miss says why in ``reason``."""
+    check_text_lengths(runtime.settings, prompt=body.prompt)
     started = time.perf_counter()
     res = runtime.cache.lookup(body.prompt, tenant=tenant, context=body.context, mode=body.mode,
                                threshold=body.threshold, exact_only=body.exact_only)

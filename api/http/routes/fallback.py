@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from lastline import Answer, NotFound
 
 from ...ladder.defaults import MAX_TASK_CHARS, DeclaredDefault
-from ...ladder.events import Event
+from ...ladder.events_store import Event
 from ...ladder.ladder import FallbackRequest, run_ladder
 from ...ladder.runtime import Runtime
 from ..deps import get_runtime, get_tenant

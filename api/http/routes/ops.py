@@ -8,10 +8,10 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from ...ladder.metrics import CONTENT_TYPE
 from ...ladder.reports import hit_rate_report
 from ...ladder.runtime import Runtime
 from ..deps import get_runtime, get_tenant
-from ..metrics import CONTENT_TYPE
 
 __all__ = ["is_ready", "router"]
 

@@ -73,7 +73,7 @@
     hr.setAttribute("data-value", report.hit_rate === null ? "" : String(report.hit_rate));
     $("hits").textContent = report.hits;
     $("lookups").textContent = report.lookups;
-    $("entries").textContent = report.cache ? report.entries : "no cache";
+    $("entries").textContent = report.entries;
     $("fallbacks").textContent = report.fallback_requests;
     $("tiers").textContent = Object.keys(report.events_by_tier).sort().map(function (k) {
       return k + " " + report.events_by_tier[k];
