@@ -106,13 +106,17 @@ def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Chang
     return False
 
 
-_NEGATORS = "不没无未非莫勿"
+_NEGATORS = "不没沒冇无未非莫勿"
 #: Words that hold a negator character without negating the question.
 _NOT_NEGATION = frozenset(
     "非常 无论 不管 不过 不错 不仅 不但 不断 不少 不久 不同 未来 差不多 不得不 无所谓 毫无 无限 莫名 并非 "
-    "不如 要不 要不然 不然 无聊 不一定 非得 无非 无需 不知道 不懂 不清楚 不确定 不明白".split())
+    "不如 要不 要不然 不然 无聊 不一定 非得 无非 无需 不知道 不懂 不清楚 不确定 不明白 不好意思 不客气 "
+    "感激不尽 不胜感激 别复制 不要复制 无缘无故".split())
 #: Words that say "no" without a negator character.
-_NEGATIVE = frozenset("失败 拒绝 被拒 驳回 禁止 别 难以".split())
+_NEGATIVE = frozenset("失败 拒绝 被拒 驳回 禁止 别 难以 消失".split())
+#: A negator closing a clause asks a question (好玩不？ 开通了没？ 有没有 … 没有？).
+_TAG_QUESTION = frozenset("不 没 沒 没有 沒有 冇 否".split())
+_PARTICLES = frozenset("呢 吗 啊 呀 么 嘛 哦 啦".split())
 _A_NOT_A = re.compile(r"(.)[不没]\1")
 
 
@@ -127,16 +131,22 @@ def _negating(tokens: Sequence[Token], i: int) -> bool:
         return False
     if word[0] in "不没" and len(word) > 1 and i > 0 and tokens[i - 1].key[-1:] == word[1]:
         return False  # 能 / 不能, 有 / 没有: an A-not-A question jieba cut in two
+    if word in _TAG_QUESTION:
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if nxt is None or nxt.key in _PARTICLES or nxt.start > tok.start + len(tok.text):
+            return False
     if word[0] in _NEGATORS:
         return True
     return any(ch in "不没" for ch in word[1:-1]) or word.endswith(("不了", "不到", "不上", "不起", "不动"))
 
 
 def negation_zh_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change]) -> bool:
-    """True when what changed negates on one side only."""
-    neg_a = any(_negating(ta, i) for c in diff for i in range(c.a0, c.a1))
-    neg_b = any(_negating(tb, i) for c in diff for i in range(c.b0, c.b1))
-    return neg_a != neg_b
+    """True when what changed negates on one side and the other side negates nowhere."""
+    if any(_negating(ta, i) for c in diff for i in range(c.a0, c.a1)):
+        return not any(_negating(tb, i) for i in range(len(tb)))
+    if any(_negating(tb, i) for c in diff for i in range(c.b0, c.b1)):
+        return not any(_negating(ta, i) for i in range(len(ta)))
+    return False
 
 
 _CONNECTORS = frozenset("到 至 去 往 飞 飞往 开往 回 转 to → ->".split())
