@@ -12,7 +12,8 @@ words. Names are found three ways, all offline:
 - capitalised English words that do not open a sentence (products, firms and languages WordNet
   does not list: "Flipkart", "Kotlin"), unless the text capitalises most of its words anyway;
 - jieba's part-of-speech tags in Chinese text (``ns`` place, ``nr`` person, ``nt`` organisation,
-  ``nz`` other proper noun), and Latin words inside Chinese text (QQ, iPhone, Python).
+  ``nz`` other proper noun, ``j`` abbreviated name), and Latin words inside Chinese text (QQ,
+  iPhone, Python).
 
 Two names agree when their synsets meet, their keys are equal, or one is a prefix of the other
 (India / Indian, 北京 / 北京市) — so a possessive, a demonym or a longer official form passes.
@@ -28,7 +29,7 @@ from ._lexicon import names_en
 
 __all__ = ["Name", "find_names", "name_clash"]
 
-_ZH_TAGS = frozenset({"ns", "nr", "nt", "nz", "nrt", "nrfg", "nrf"})
+_ZH_TAGS = frozenset({"ns", "nr", "nt", "nz", "nrt", "nrfg", "nrf", "j"})  # j: abbreviated names (工商银行, 工行)
 #: Capitalised words that are no names even mid-sentence.
 _NOT_NAMES = frozenset("i i'm i've i'd i'll a ok okay vs".split())
 

@@ -74,9 +74,16 @@ def _english_antonym(xs: Sequence[Token], ys: Sequence[Token], a_keys: set[str],
     return False
 
 
+def _negated_word(text: str, word: str) -> bool:
+    """不成功 is 失败: an opposite that is itself negated says the same thing again."""
+    at = text.find(word)
+    return at > 0 and text[at - 1] in _NEGATORS
+
+
 def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str) -> bool:
     for x, y in antonyms_zh():
-        if x in sa and y in sb and y not in whole_a and x not in whole_b:
+        if x in sa and y in sb and y not in whole_a and x not in whole_b \
+                and not _negated_word(sa, x) and not _negated_word(sb, y):
             return True
     chars = opposite_chars_zh()
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes():
@@ -155,6 +162,9 @@ _FUNCTION_EN = frozenset(
     "a an the my your me be been have has had want need way best good able going go from get".split())
 
 
+_AFTER_PLACE = frozenset("in on at by for via with and or but if when is are was will should than".split())
+
+
 def _directed(tokens: Sequence[Token]) -> set[tuple[str, str]]:
     """(x, y) for every ``x → y`` the text states: x 到 y, x to y, from x … to y …."""
     keys = [t.key for t in tokens]
@@ -168,7 +178,10 @@ def _directed(tokens: Sequence[Token]) -> set[tuple[str, str]]:
         start = keys.index("from") + 1
         if "to" in keys[start:]:
             mid = keys.index("to", start)
-            x, y = " ".join(keys[start:mid]), " ".join(keys[mid + 1:mid + 1 + (mid - start)])
+            end = mid + 1
+            while end < len(keys) and end <= mid + 4 and keys[end] not in _AFTER_PLACE:
+                end += 1
+            x, y = " ".join(keys[start:mid]), " ".join(keys[mid + 1:end])
             if x and y and x != y and mid - start <= 4:
                 out.add((x, y))
     return out
