@@ -141,9 +141,9 @@ def test_one_sided_values_count_as_different_by_default_but_not_in_both_mode() -
 
 
 def test_chinese_negation_anywhere_is_off_by_default_and_available() -> None:
-    # a negator character that negates nothing (区别 / 不同): only the whole-text rule vetoes
-    assert slot_guard_ok("两者有什么区别", "两者有什么不同")
-    assert not SlotGuard(negation_zh=True).ok("两者有什么区别", "两者有什么不同")
+    # a negator character that negates nothing (非常, "very"): only the whole-text rule vetoes
+    assert slot_guard_ok("非常想借钱", "很想借钱")
+    assert not SlotGuard(negation_zh=True).ok("非常想借钱", "很想借钱")
     # negation added where the questions differ: the changed-words rule (on by default) vetoes
     assert SlotGuard().why("能借钱吗", "不能借钱吗") == "negation_zh"
 
