@@ -51,7 +51,7 @@ from _common import write_section
 
 from lastline import get_embedder, normalize_text
 from lastline.cache import CacheConfig, SlotGuard, default_threshold
-from lastline.cache._diff import tokens
+from lastline.cache._diff import matching_form, tokens
 from lastline.cache._lexicon import antonyms_en, antonyms_zh
 
 BEFORE = SlotGuard(antonyms=False, changed_negation_zh=False, role_swaps=False, names=False)
@@ -164,10 +164,8 @@ def chinese_opposites(questions: list[str], pairs: list[tuple[str, str]], rng: r
 
 
 def _splice(text: str, start: int, length: int, new: str) -> str:
-    """Replace a token (offsets in the NFKC form) in the text as written when NFKC kept its length."""
-    import unicodedata
-
-    folded = unicodedata.normalize("NFKC", text)
+    """Replace a token (offsets in ``matching_form``) in the text as written when that form kept its length."""
+    folded = matching_form(text)
     base = text if len(folded) == len(text) else folded
     return base[:start] + new + base[start + length:]
 

@@ -18,19 +18,26 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-__all__ = ["Change", "Token", "changes", "tokens"]
+__all__ = ["Change", "Token", "changes", "matching_form", "small_edit", "tokens"]
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[+#]+")
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
 _POSSESSIVE = re.compile(r"['’]s$", re.I)
+_SPACE_BY_CJK = re.compile(r"(?<=[\u3400-\u9fff\uf900-\ufaff])\s+|\s+(?=[\u3400-\u9fff\uf900-\ufaff])")
+
+
+def matching_form(text: str) -> str:
+    """The text tokens are cut from (and their offsets index): NFKC, no spaces touching a CJK
+    character — "我 想 借 钱" is "我想借钱", as in the cache's own key (``normalize_text``)."""
+    return _SPACE_BY_CJK.sub("", unicodedata.normalize("NFKC", text))
 
 
 @dataclass(frozen=True)
 class Token:
     """One word: as written, its compared key, jieba's tag (``eng`` for Latin words), whether
-    it opens a sentence (a capital there says nothing about names), and its offset in the NFKC
-    form of the text."""
+    it opens a sentence (a capital there says nothing about names), and its offset in
+    :func:`matching_form` of the text."""
 
     text: str
     key: str
@@ -60,7 +67,7 @@ def _posseg() -> object:
 @lru_cache(maxsize=65_536)
 def tokens(text: str) -> tuple[Token, ...]:
     """The word tokens of ``text`` (cached: a stored prompt is compared again and again)."""
-    text = unicodedata.normalize("NFKC", text)
+    text = matching_form(text)
     out: list[Token] = []
     pos = 0
     for m in [*_CJK_RUN.finditer(text), None]:
@@ -95,3 +102,19 @@ def _aligned(a: str, b: str) -> tuple[Change, ...]:
     kb = [t.key for t in tokens(b)]
     ops = SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
     return tuple(Change(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in ops if tag != "equal")
+
+
+def small_edit(ta: tuple[Token, ...], tb: tuple[Token, ...], diff: tuple[Change, ...], min_overlap: float) -> bool:
+    """True when the prompts differ by a small edit: at most two words changed on each side, or
+    shared words making up at least ``min_overlap`` of both (difflib's ratio over words).
+
+    An opposite question an embedding cannot tell apart is a small edit of the original; two
+    questions worded quite differently are the cosine's to judge, and labelled paraphrases of
+    that kind often differ in polarity words without differing in what they ask.
+    """
+    changed_a = sum(c.a1 - c.a0 for c in diff)
+    changed_b = sum(c.b1 - c.b0 for c in diff)
+    if changed_a <= 2 and changed_b <= 2:
+        return True
+    total = len(ta) + len(tb)
+    return total > 0 and 2 * (len(ta) - changed_a) / total >= min_overlap

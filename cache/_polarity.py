@@ -75,9 +75,9 @@ def _english_antonym(xs: Sequence[Token], ys: Sequence[Token], a_keys: set[str],
 
 
 def _negated_word(text: str, word: str) -> bool:
-    """不成功 is 失败: an opposite that is itself negated says the same thing again."""
+    """不成功 is 失败, 取消绑定 is 解绑: an opposite that is itself negated says the same thing again."""
     at = text.find(word)
-    return at > 0 and text[at - 1] in _NEGATORS
+    return at > 0 and (text[at - 1] in _NEGATORS or text[:at].endswith(("取消", "解除")))
 
 
 def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str) -> bool:
@@ -120,10 +120,11 @@ _NOT_NEGATION = frozenset(
     "不如 要不 要不然 不然 无聊 不一定 非得 无非 无需 不知道 不懂 不清楚 不确定 不明白 不好意思 不客气 "
     "感激不尽 不胜感激 别复制 不要复制 无缘无故".split())
 #: Words that say "no" without a negator character.
-_NEGATIVE = frozenset("失败 拒绝 被拒 驳回 禁止 别 难以 消失".split())
+_NEGATIVE = frozenset("失败 拒绝 被拒 驳回 禁止 别 难以 消失 尚未 还没 并未".split())
 #: A negator closing a clause asks a question (好玩不？ 开通了没？ 有没有 … 没有？).
 _TAG_QUESTION = frozenset("不 没 沒 没有 沒有 冇 否".split())
 _PARTICLES = frozenset("呢 吗 啊 呀 么 嘛 哦 啦".split())
+_WHY = frozenset("为什么 为何 为啥 怎么 咋 怎么会 干嘛".split())
 _A_NOT_A = re.compile(r"(.)[不没]\1")
 
 
@@ -138,7 +139,7 @@ def _negating(tokens: Sequence[Token], i: int) -> bool:
         return False
     if word[0] in "不没" and len(word) > 1 and i > 0 and tokens[i - 1].key[-1:] == word[1]:
         return False  # 能 / 不能, 有 / 没有: an A-not-A question jieba cut in two
-    if word in _TAG_QUESTION:
+    if word in _TAG_QUESTION and not any(t.key in _WHY for t in tokens[:i]):  # 为何微信没有？ negates
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         if nxt is None or nxt.key in _PARTICLES or nxt.start > tok.start + len(tok.text):
             return False

@@ -39,7 +39,7 @@ from typing import Any
 from lastline import normalize_text
 from lastline.rules import find_entities
 
-from ._diff import changes
+from ._diff import changes, small_edit
 from ._names import name_clash
 from ._polarity import antonym_clash, negation_zh_clash, role_swap
 
@@ -177,6 +177,9 @@ class SlotGuard:
     changed_negation_zh: bool = True
     role_swaps: bool = True
     names: bool = True
+    #: antonyms and Chinese negation are judged only on small edits (``_diff.small_edit``);
+    #: 0 judges every pair. Measured on BQ/LCQMC duplicates: see docs/benchmarks.md.
+    polarity_min_overlap: float = 0.5
 
     def _kinds(self, sa: Slots, sb: Slots) -> str | None:
         ka, kb = sa.by_kind(), sb.by_kind()
@@ -212,9 +215,10 @@ class SlotGuard:
         ta, tb, diff = changes(a, b)
         if not diff:
             return None
-        if self.antonyms and antonym_clash(ta, tb, diff):
+        small = small_edit(ta, tb, diff, self.polarity_min_overlap)
+        if small and self.antonyms and antonym_clash(ta, tb, diff):
             return "antonym"
-        if self.changed_negation_zh and negation_zh_clash(ta, tb, diff):
+        if small and self.changed_negation_zh and negation_zh_clash(ta, tb, diff):
             return "negation_zh"
         if self.role_swaps and role_swap(ta, tb):
             return "role_swap"

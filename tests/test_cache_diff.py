@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lastline.cache._diff import Change, changes, tokens
+from lastline.cache._diff import Change, changes, matching_form, tokens
 
 _MIXED = st.text(alphabet=st.sampled_from(list("abc XYZ'’.?!,") + list("北京到深圳不能借款上下开通关闭") + ["\u3000", "5"]),
                  max_size=40)
@@ -29,11 +29,16 @@ def test_chinese_runs_are_cut_by_jieba_with_tags_and_offsets() -> None:
     assert [t.start for t in toks] == [0, 2, 3, 5, 6]
 
 
-def test_mixed_text_offsets_point_at_the_token_in_the_nfkc_text() -> None:
+def test_mixed_text_offsets_point_at_the_token_in_the_matching_form() -> None:
     text = "用ＱＱ还款 to Alice"
-    folded = "用QQ还款 to Alice"
+    folded = matching_form(text)
+    assert folded == "用QQ还款to Alice"
     for tok in tokens(text):
         assert folded[tok.start:tok.start + len(tok.text)] == tok.text
+
+
+def test_spaced_out_chinese_reads_as_written_together() -> None:
+    assert tokens(" 我 想 借 钱 ") == tokens("我想借钱")
 
 
 def test_changes_are_only_what_differs() -> None:
