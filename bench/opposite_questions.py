@@ -54,7 +54,7 @@ from lastline.cache import CacheConfig, SlotGuard, default_threshold
 from lastline.cache._diff import matching_form, tokens
 from lastline.cache._lexicon import antonyms_en, antonyms_zh
 
-BEFORE = SlotGuard(antonyms=False, changed_negation_zh=False, role_swaps=False, names=False)
+BEFORE = SlotGuard(antonyms=False, changed_negation_zh=False, role_swaps=False, names=False, swapped_nouns_zh=False)
 AFTER = SlotGuard()
 
 # ------------------------------------------------------------------ held-out lists (never read by the guard)

@@ -38,7 +38,8 @@ from _cache_common import CACHE_DATA, SETS, machine_line, rewrite, value_variant
 from lastline import get_embedder, normalize_text
 from lastline.cache import SlotGuard, default_threshold
 
-_CHANGED_OFF = {"antonyms": False, "changed_negation_zh": False, "role_swaps": False, "names": False}
+_CHANGED_OFF = {"antonyms": False, "changed_negation_zh": False, "role_swaps": False, "names": False,
+                "swapped_nouns_zh": False}
 CONFIGS = {
     "none": None,
     "values, compared only when both carry a kind": SlotGuard(one_sided="both", negation_en=False, **_CHANGED_OFF),
@@ -48,8 +49,9 @@ CONFIGS = {
     "values + EN negation + antonyms": SlotGuard(**{**_CHANGED_OFF, "antonyms": True}),
     "… + ZH negation in the changed words": SlotGuard(**{**_CHANGED_OFF, "antonyms": True,
                                                           "changed_negation_zh": True}),
-    "… + role swaps": SlotGuard(names=False),
-    "… + names (default)": SlotGuard(),
+    "… + role swaps": SlotGuard(names=False, swapped_nouns_zh=False),
+    "… + names": SlotGuard(swapped_nouns_zh=False),
+    "… + ZH one-noun swaps (default)": SlotGuard(),
 }
 #: Each changed-words rule alone, for the per-rule veto counts.
 RULES = {
@@ -58,6 +60,7 @@ RULES = {
                                              **{**_CHANGED_OFF, "changed_negation_zh": True}),
     "role_swap": SlotGuard(values=False, negation_en=False, **{**_CHANGED_OFF, "role_swaps": True}),
     "name": SlotGuard(values=False, negation_en=False, **{**_CHANGED_OFF, "names": True}),
+    "noun_zh (one-noun swap)": SlotGuard(values=False, negation_en=False, **{**_CHANGED_OFF, "swapped_nouns_zh": True}),
 }
 BASE = CONFIGS["values + EN negation"]
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ._diff import Change, Token
 from ._lexicon import names_en
 
-__all__ = ["Name", "find_names", "name_clash"]
+__all__ = ["Name", "find_names", "name_clash", "swapped_noun_zh"]
 
 _ZH_TAGS = frozenset({"ns", "nr", "nt", "nz", "nrt", "nrfg", "nrf", "j"})  # j: abbreviated names (工商银行, 工行)
 #: Capitalised words that are no names even mid-sentence.
@@ -121,3 +121,26 @@ def name_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change])
         if lost and new:
             return True
     return False
+
+
+_NOUN_TAGS = frozenset({"n", "nz", "nr", "ns", "nt", "nrt", "nrfg", "vn", "j", "eng"})
+
+
+def swapped_noun_zh(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change]) -> bool:
+    """Chinese: one noun swapped for an unrelated one and nothing else changed (微信钱包 / 百度钱包).
+
+    jieba tags many brands and apps as plain nouns (微信 ``vn``, 百度 ``n``), so the tag rule
+    above misses them; a lone one-word swap between nouns that share no character is the
+    signature of another thing named, where a paraphrase rewords more (借款 / 贷款 share 款).
+    """
+    if len(diff) != 1:
+        return False
+    (c,) = diff
+    if c.a1 - c.a0 != 1 or c.b1 - c.b0 != 1:
+        return False
+    x, y = ta[c.a0], tb[c.b0]
+    if x.tag not in _NOUN_TAGS or y.tag not in _NOUN_TAGS or x.tag == y.tag == "eng":
+        return False
+    if min(len(x.key), len(y.key)) < 2 or set(x.key) & set(y.key):
+        return False
+    return sum(t.tag != "eng" for t in ta) >= len(ta) / 2  # a Chinese question

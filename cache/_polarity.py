@@ -23,6 +23,7 @@ Judged only on what changed between the two prompts (``_diff.changes``), three r
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
@@ -55,10 +56,8 @@ def _side(tokens: Sequence[Token], lo: int, hi: int) -> Sequence[Token]:
     return tokens[lo:hi]
 
 
-def _english_antonym(xs: Sequence[Token], ys: Sequence[Token], a_keys: set[str], b_keys: set[str]) -> bool:
+def _english_antonym(xs: Sequence[Token], ys: Sequence[Token], a_keys: Counter[str], b_keys: Counter[str]) -> bool:
     pairs = antonyms_en()
-    a_lemmas = set().union(*(_lemmas(k) for k in a_keys)) if a_keys else set()
-    b_lemmas = set().union(*(_lemmas(k) for k in b_keys)) if b_keys else set()
     for x in xs:
         if _is_cjk(x):
             continue
@@ -67,8 +66,8 @@ def _english_antonym(xs: Sequence[Token], ys: Sequence[Token], a_keys: set[str],
             if _is_cjk(y) or x.key == y.key:
                 continue
             ly = _lemmas(y.key)
-            if lx & b_lemmas or ly & a_lemmas:  # both prompts carry both words: no change of polarity
-                continue
+            if a_keys[x.key] <= b_keys[x.key] or b_keys[y.key] <= a_keys[y.key]:
+                continue  # both prompts carry the pair as often ("pros and cons" / "cons and pros")
             if any(frozenset((p, q)) in pairs for p in lx for q in ly):
                 return True
     return False
@@ -82,7 +81,7 @@ def _negated_word(text: str, word: str) -> bool:
 
 def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str) -> bool:
     for x, y in antonyms_zh():
-        if x in sa and y in sb and y not in whole_a and x not in whole_b \
+        if x in sa and y in sb and whole_a.count(x) > whole_b.count(x) and whole_b.count(y) > whole_a.count(y) \
                 and not _negated_word(sa, x) and not _negated_word(sb, y):
             return True
     chars = opposite_chars_zh()
@@ -96,8 +95,8 @@ def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str) -> bool:
 
 def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change]) -> bool:
     """True when a changed stretch replaces a word by its opposite."""
-    a_keys = {t.key for t in ta}
-    b_keys = {t.key for t in tb}
+    a_keys = Counter(t.key for t in ta)
+    b_keys = Counter(t.key for t in tb)
     whole_a = "".join(t.key for t in ta if _is_cjk(t))
     whole_b = "".join(t.key for t in tb if _is_cjk(t))
     for c in diff:
@@ -149,12 +148,13 @@ def _negating(tokens: Sequence[Token], i: int) -> bool:
 
 
 def negation_zh_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change]) -> bool:
-    """True when what changed negates on one side and the other side negates nowhere."""
-    if any(_negating(ta, i) for c in diff for i in range(c.a0, c.a1)):
-        return not any(_negating(tb, i) for i in range(len(tb)))
-    if any(_negating(tb, i) for c in diff for i in range(c.b0, c.b1)):
-        return not any(_negating(ta, i) for i in range(len(ta)))
-    return False
+    """True when what changed negates on one side only and the two texts negate a different
+    number of times (a negation both carry, moved or reworded, is no change)."""
+    changed_a = any(_negating(ta, i) for c in diff for i in range(c.a0, c.a1))
+    changed_b = any(_negating(tb, i) for c in diff for i in range(c.b0, c.b1))
+    if changed_a == changed_b:
+        return False
+    return sum(_negating(ta, i) for i in range(len(ta))) != sum(_negating(tb, i) for i in range(len(tb)))
 
 
 _CONNECTORS = frozenset("到 至 去 往 飞 飞往 开往 回 转 to → ->".split())

@@ -40,7 +40,7 @@ from lastline import normalize_text
 from lastline.rules import find_entities
 
 from ._diff import changes, small_edit
-from ._names import name_clash
+from ._names import name_clash, swapped_noun_zh
 from ._polarity import antonym_clash, negation_zh_clash, role_swap
 
 __all__ = ["SlotGuard", "Slots", "extract_slots", "slot_guard_ok"]
@@ -177,6 +177,7 @@ class SlotGuard:
     changed_negation_zh: bool = True
     role_swaps: bool = True
     names: bool = True
+    swapped_nouns_zh: bool = True
     #: antonyms and Chinese negation are judged only on small edits (``_diff.small_edit``);
     #: 0 judges every pair. Measured on BQ/LCQMC duplicates: see docs/benchmarks.md.
     polarity_min_overlap: float = 0.5
@@ -209,8 +210,9 @@ class SlotGuard:
         return self._asks_else(a, b)
 
     def _asks_else(self, a: str, b: str) -> str | None:
-        """``antonym``, ``negation_zh``, ``role_swap`` or ``name`` when the changed words ask something else."""
-        if not (self.antonyms or self.changed_negation_zh or self.role_swaps or self.names):
+        """``antonym``, ``negation_zh``, ``role_swap``, ``name`` or ``noun_zh`` when the changed words ask
+        something else."""
+        if not (self.antonyms or self.changed_negation_zh or self.role_swaps or self.names or self.swapped_nouns_zh):
             return None
         ta, tb, diff = changes(a, b)
         if not diff:
@@ -224,6 +226,8 @@ class SlotGuard:
             return "role_swap"
         if self.names and name_clash(ta, tb, diff):
             return "name"
+        if self.swapped_nouns_zh and swapped_noun_zh(ta, tb, diff):
+            return "noun_zh"
         return None
 
     def ok(self, a: str, b: str) -> bool:

@@ -59,4 +59,15 @@ def test_a_common_word_counts_as_a_name_only_when_capitalised() -> None:
 
 
 def test_name_rule_can_be_switched_off() -> None:
-    assert SlotGuard(names=False).ok("北京有什么好玩的地方", "深圳有什么好玩的地方")
+    assert SlotGuard(names=False, swapped_nouns_zh=False).ok("北京有什么好玩的地方", "深圳有什么好玩的地方")
+
+
+@pytest.mark.parametrize(("a", "b"), [("可以用微信钱包还款吗", "可以用百度钱包还款吗"), ("小米手机怎么截图", "华为手机怎么截图")])
+def test_one_chinese_noun_swapped_for_an_unrelated_one_is_another_thing(a: str, b: str) -> None:
+    assert SlotGuard(names=False).why(a, b) == "noun_zh"
+
+
+@pytest.mark.parametrize(("a", "b"), [("怎么申请借款", "怎么申请贷款"), ("额度怎么查", "金额怎么查"),
+                                      ("微信怎么还款", "微信上怎么还款啊")])
+def test_a_reworded_noun_is_no_other_thing(a: str, b: str) -> None:
+    assert SlotGuard().ok(a, b), SlotGuard().why(a, b)
