@@ -230,6 +230,14 @@ def swapped_capitalised(questions: list[str], rng: random.Random) -> list[tuple[
 
 # ------------------------------------------------------------------ measurement
 
+def _use_guard(cache: object, guard: SlotGuard) -> None:
+    """Judge the cache's candidates with ``guard`` (the cache and its lookup path hold one each)."""
+    cache.guard = guard  # type: ignore[attr-defined]
+    lookup = getattr(cache, "_lookup", None)
+    if lookup is not None and hasattr(lookup, "guard"):
+        lookup.guard = guard
+
+
 def measure(name: str, max_variants: int, embedder: object, seed: int = 5) -> list[dict[str, object]]:
     rng = random.Random(seed)
     pairs = load_set(name)
@@ -273,7 +281,7 @@ def measure(name: str, max_variants: int, embedder: object, seed: int = 5) -> li
         row: dict[str, object] = {"set": name, "lang": lang, "kind": label, "n": len(variants),
                                   "examples": variants[:2]}
         for guard_label, guard in (("before", BEFORE), ("after", AFTER)):
-            cache.guard = guard  # type: ignore[attr-defined]
+            _use_guard(cache, guard)
             for t_label, t in thresholds.items():
                 own = [cache.lookup(v, threshold=t).entry_id == id_of[q] for q, v in variants]  # type: ignore[attr-defined]
                 row[f"{guard_label} {t_label}"] = float(np.mean(own)) if own else float("nan")
