@@ -16,13 +16,16 @@ words. Names are found three ways, all offline:
   iPhone, Python).
 
 Two names agree when their synsets meet, their keys are equal, or one is a prefix of the other
-(India / Indian, 北京 / 北京市) — so a possessive, a demonym or a longer official form passes.
+(India / Indian, 北京 / 北京市), or two Latin names are one typo apart (Callao / Calao) — so a
+possessive, a demonym, a longer official form or a misspelling passes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from rapidfuzz.distance import Levenshtein
 
 from ._diff import Change, Token
 from ._lexicon import names_en
@@ -47,7 +50,11 @@ class Name:
         if self.ids & other.ids or self.key == other.key:
             return True
         short, long = sorted((self.key, other.key), key=len)
-        return len(short) >= (2 if not short.isascii() else 4) and long.startswith(short)
+        if len(short) >= (2 if not short.isascii() else 4) and long.startswith(short):
+            return True
+        # a typo is no other name (Callao / Calao): the fuzzy layer's in-word allowance
+        return short.isascii() and len(short) >= 4 and \
+            Levenshtein.distance(short, long, score_cutoff=2) <= (2 if len(short) >= 10 else 1)
 
 
 def _capitalised(tok: Token) -> bool:

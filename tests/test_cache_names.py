@@ -32,6 +32,7 @@ SAME_THING = [
     ("What Is The Best Way To Learn English?", "What Is The Easiest Way To Learn English?"),  # title case
     ("How do I learn Python fast?", "What is the quickest way to learn Python?"),
     ("北京有什么好玩的", "北京市有什么好玩的"),
+    ("Best restaurants when visiting Callao, Peru?", "Best restaurants when visiting Calao, Peru?"),  # a typo
     ("微信怎么还微粒贷", "怎么在微信上还微粒贷"),
 ]
 
