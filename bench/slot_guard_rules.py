@@ -13,6 +13,11 @@ For every guard configuration and development set (QQP val, LCQMC dev, BQ dev; w
 - ``rewrites kept``: trivial rewrites (case, spacing, punctuation width, trailing ?) that still
   pass the guard.
 
+Then, per rule that judges only the changed words (antonym, Chinese negation, role swap, name),
+each alone on top of the value guard: labelled pairs it vetoes that the value guard lets through,
+duplicates (right answers lost) against non-duplicates (false hits saved), over all pairs and
+among pairs at or above the set's own 2% threshold (where a veto changes what is served).
+
 Run: ``python bench/slot_guard_rules.py [--embedder use] [--limit N]``; prints markdown tables.
 """
 
@@ -33,13 +38,31 @@ from _cache_common import CACHE_DATA, SETS, machine_line, rewrite, value_variant
 from lastline import get_embedder, normalize_text
 from lastline.cache import SlotGuard, default_threshold
 
+_CHANGED_OFF = {"antonyms": False, "changed_negation_zh": False, "role_swaps": False, "names": False,
+                "swapped_nouns_zh": False}
 CONFIGS = {
     "none": None,
-    "values, compared only when both carry a kind": SlotGuard(one_sided="both", negation_en=False),
-    "values, one-sided counts as different": SlotGuard(negation_en=False),
-    "values + EN negation (default)": SlotGuard(),
-    "values + EN + ZH negation (不没无未别非)": SlotGuard(negation_zh=True),
+    "values, compared only when both carry a kind": SlotGuard(one_sided="both", negation_en=False, **_CHANGED_OFF),
+    "values, one-sided counts as different": SlotGuard(negation_en=False, **_CHANGED_OFF),
+    "values + EN negation": SlotGuard(**_CHANGED_OFF),
+    "values + EN + ZH negation anywhere (不没无未别非)": SlotGuard(negation_zh=True, **_CHANGED_OFF),
+    "values + EN negation + antonyms": SlotGuard(**{**_CHANGED_OFF, "antonyms": True}),
+    "… + ZH negation in the changed words": SlotGuard(**{**_CHANGED_OFF, "antonyms": True,
+                                                          "changed_negation_zh": True}),
+    "… + role swaps": SlotGuard(names=False, swapped_nouns_zh=False),
+    "… + names": SlotGuard(swapped_nouns_zh=False),
+    "… + ZH one-noun swaps (default)": SlotGuard(),
 }
+#: Each changed-words rule alone, for the per-rule veto counts.
+RULES = {
+    "antonym": SlotGuard(values=False, negation_en=False, **{**_CHANGED_OFF, "antonyms": True}),
+    "negation_zh (changed words)": SlotGuard(values=False, negation_en=False,
+                                             **{**_CHANGED_OFF, "changed_negation_zh": True}),
+    "role_swap": SlotGuard(values=False, negation_en=False, **{**_CHANGED_OFF, "role_swaps": True}),
+    "name": SlotGuard(values=False, negation_en=False, **{**_CHANGED_OFF, "names": True}),
+    "noun_zh (one-noun swap)": SlotGuard(values=False, negation_en=False, **{**_CHANGED_OFF, "swapped_nouns_zh": True}),
+}
+BASE = CONFIGS["values + EN negation"]
 
 
 def load(name: str, limit: int | None) -> tuple[list[str], list[str], np.ndarray]:
@@ -104,6 +127,20 @@ def main() -> None:
                 f"{rok:.3f}", f"{per_pair:.3f}",
             ]
             print(f"| {label} | " + " | ".join(cells) + " |")
+        print()
+        assert BASE is not None
+        base_ok = np.array([BASE.ok(b, a) for a, b in zip(q1, q2, strict=True)])
+        print("| rule (alone, on top of values + EN negation) | dup vetoed (all) | non-dup vetoed (all) "
+              "| dup vetoed (cos > own 2%) | non-dup vetoed (cos > own 2%) | ms per pair |")
+        print("|---|---|---|---|---|---|")
+        for label, rule in RULES.items():
+            started = time.perf_counter()
+            veto = ~np.array([rule.ok(b, a) for a, b in zip(q1, q2, strict=True)]) & base_ok
+            per_pair = (time.perf_counter() - started) / len(y) * 1000
+            dup, neg, top = y == 1, y == 0, cos > t_own
+            print(f"| {label} | {int((veto & dup).sum())} of {int(dup.sum())} | {int((veto & neg).sum())} of "
+                  f"{int(neg.sum())} | {int((veto & dup & top).sum())} of {int((dup & top & base_ok).sum())} | "
+                  f"{int((veto & neg & top).sum())} of {int((neg & top & base_ok).sum())} | {per_pair:.3f} |")
         print()
 
 

@@ -16,9 +16,14 @@ Digit runs no entity claims (model numbers such as ``mi3``, ``ds88``) count as a
 "xiaomi mi3" and "xiaomi mi4" differ; list markers such as "1) … 2) …" outside parentheses are
 numbering, not values, and are skipped.
 
-English negation ("not", "n't", "never", …) must agree as well. Chinese negation does not take
-part: 不/没/无 occur in a third of true paraphrases of banking questions and the measurement on
-BQ/LCQMC duplicates showed the check blocking far more right answers than wrong ones.
+English negation ("not", "n't", "never", …) must agree as well. Chinese negation anywhere in
+the text does not take part (不/没/无 occur in a third of true paraphrases of banking questions,
+and the whole-text check blocked far more right answers than wrong ones).
+
+Where the two prompts differ, and only there (``_diff.changes``), questions that ask something
+else are kept apart too: a word replaced by its opposite, Chinese negation added or dropped, a
+direction reversed (``_polarity``), and a place, person, organisation, product or language
+replaced by another (``_names``).
 """
 
 from __future__ import annotations
@@ -33,6 +38,10 @@ from typing import Any
 
 from lastline import normalize_text
 from lastline.rules import find_entities
+
+from ._diff import changes, small_edit
+from ._names import name_clash, swapped_noun_zh
+from ._polarity import antonym_clash, negation_zh_clash, role_swap
 
 __all__ = ["SlotGuard", "Slots", "extract_slots", "slot_guard_ok"]
 
@@ -164,6 +173,14 @@ class SlotGuard:
     one_sided: str = "strict"
     negation_en: bool = True
     negation_zh: bool = False  # measured, off: see the module docstring
+    antonyms: bool = True
+    changed_negation_zh: bool = True
+    role_swaps: bool = True
+    names: bool = True
+    swapped_nouns_zh: bool = True
+    #: antonyms and Chinese negation are judged only on small edits (``_diff.small_edit``);
+    #: 0 judges every pair. Measured on BQ/LCQMC duplicates: see docs/benchmarks.md.
+    polarity_min_overlap: float = 0.5
 
     def _kinds(self, sa: Slots, sb: Slots) -> str | None:
         ka, kb = sa.by_kind(), sb.by_kind()
@@ -181,7 +198,8 @@ class SlotGuard:
         return None
 
     def why(self, a: str, b: str) -> str | None:
-        """The first rule that fails (``amount``, ``when``, ``negation`` …); None when the pair passes."""
+        """The first rule that fails (``amount``, ``when``, ``negation``, ``antonym``, ``name`` …);
+        None when the pair passes."""
         sa, sb = extract_slots(a), extract_slots(b)
         if self.values and (kind := self._kinds(sa, sb)):
             return kind
@@ -189,6 +207,27 @@ class SlotGuard:
             return "negation"
         if self.negation_zh and bool(_ZH_NEGATION.search(a)) != bool(_ZH_NEGATION.search(b)):
             return "negation_zh"
+        return self._asks_else(a, b)
+
+    def _asks_else(self, a: str, b: str) -> str | None:
+        """``antonym``, ``negation_zh``, ``role_swap``, ``name`` or ``noun_zh`` when the changed words ask
+        something else."""
+        if not (self.antonyms or self.changed_negation_zh or self.role_swaps or self.names or self.swapped_nouns_zh):
+            return None
+        ta, tb, diff = changes(a, b)
+        if not diff:
+            return None
+        small = small_edit(ta, tb, diff, self.polarity_min_overlap)
+        if small and self.antonyms and antonym_clash(ta, tb, diff):
+            return "antonym"
+        if small and self.changed_negation_zh and negation_zh_clash(ta, tb, diff):
+            return "negation_zh"
+        if self.role_swaps and role_swap(ta, tb):
+            return "role_swap"
+        if self.names and name_clash(ta, tb, diff):
+            return "name"
+        if self.swapped_nouns_zh and swapped_noun_zh(ta, tb, diff):
+            return "noun_zh"
         return None
 
     def ok(self, a: str, b: str) -> bool:

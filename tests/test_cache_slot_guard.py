@@ -140,9 +140,12 @@ def test_one_sided_values_count_as_different_by_default_but_not_in_both_mode() -
     assert not SlotGuard(one_sided="both").ok("refund my order", "refund order 123")
 
 
-def test_chinese_negation_rule_is_off_by_default_and_available() -> None:
-    assert slot_guard_ok("能借钱吗", "不能借钱吗")
-    assert not SlotGuard(negation_zh=True).ok("能借钱吗", "不能借钱吗")
+def test_chinese_negation_anywhere_is_off_by_default_and_available() -> None:
+    # a negator character that negates nothing (非常, "very"): only the whole-text rule vetoes
+    assert slot_guard_ok("非常想借钱", "很想借钱")
+    assert not SlotGuard(negation_zh=True).ok("非常想借钱", "很想借钱")
+    # negation added where the questions differ: the changed-words rule (on by default) vetoes
+    assert SlotGuard().why("能借钱吗", "不能借钱吗") == "negation_zh"
 
 
 def test_extract_slots_normalizes_values() -> None:

@@ -1,0 +1,357 @@
+"""Opposite questions and swapped names: are they served the original's answer?
+
+Every development question (QQP val, LCQMC dev, BQ dev) that holds a word from a list gets one
+variant with that word replaced — by its opposite ("best" → "worst", 开通 → 关闭, 能 → 不能),
+or, for names, by another name of the same kind ("Battle of Somme" → "Battle of Mill" style:
+Paris → Tokyo, Python → Java, 北京 → 深圳, 工商银行 → 招商银行). All of a set's questions go into
+one real :class:`SemanticCache`; each variant is looked up, and a *false hit* is a variant served
+its original's answer. Measured with the guard before this change (values + English negation)
+and with the default guard, at the shipped intercept and fallback thresholds and at the set's own
+2% threshold (plain cosine on its labelled pairs, ≈ where a calibrated tenant sits).
+
+Two kinds of word list, so the figure is not only the guard grading its own homework:
+
+- ``lexicon``: variants made from the guard's own lists (WordNet and curated antonyms,
+  ``cache/lexicon``; for names, jieba-tagged places and WordNet/capitalised names found in the
+  questions swapped for others of the same tag);
+- ``held-out``: hand-written lists in this file that the guard never reads and its rules were not
+  tuned against — what a checker with unseen word lists should find.
+
+Trivial rewrites (case, spacing, punctuation width, trailing ?) of the same questions are looked
+up too: they must still hit their original.
+
+Run: ``python bench/opposite_questions.py [--sets qqp_val lcqmc_dev bq_dev] [--max 1500] [--write]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _cache_common import (
+    SETS,
+    MemoEmbedder,
+    faiss_single_thread,
+    hit_rate_at_false_hit,
+    load_set,
+    machine_line,
+    plain_cosine,
+    rewrite,
+    temp_cache,
+)
+from _common import write_section
+
+from lastline import get_embedder, normalize_text
+from lastline.cache import CacheConfig, SlotGuard, default_threshold
+from lastline.cache._diff import matching_form, tokens
+from lastline.cache._lexicon import antonyms_en, antonyms_zh
+
+BEFORE = SlotGuard(antonyms=False, changed_negation_zh=False, role_swaps=False, names=False, swapped_nouns_zh=False)
+AFTER = SlotGuard()
+
+# ------------------------------------------------------------------ held-out lists (never read by the guard)
+
+HELD_OUT_OPPOSITES_EN = [tuple(p.split("/")) for p in """
+good/bad easy/hard positive/negative legal/illegal possible/impossible safe/unsafe happy/unhappy
+rich/poor strong/weak true/false love/hate accept/reject include/exclude increase/reduce gain/lose
+rise/drop grow/shrink fast/slow early/late first/last big/small heavy/light high/low top/bottom
+inside/outside before/after above/below over/under win/lose pass/fail success/failure borrow/lend
+import/export push/pull attack/defend arrive/leave enter/exit remember/forget start/finish
+begin/end open/close clean/dirty wet/dry hot/cold long/short young/old new/old modern/ancient
+natural/artificial real/fake online/offline public/private male/female men/women boys/girls
+father/mother like/dislike agree/disagree allow/ban best/worst most/least more/fewer friend/enemy
+right/wrong smart/stupid beautiful/ugly benefit/harm advantages/disadvantages pros/cons
+upgrade/downgrade install/remove add/delete join/quit hire/fire morning/night summer/winter
+north/south east/west left/right cheap/costly better/worse increase/lower always/never
+""".split()]
+
+HELD_OUT_OPPOSITES_ZH = [tuple(p.split("/")) for p in """
+开通/注销 升高/降低 变多/变少 扩大/缩小 提升/下降 加快/放慢 延长/缩短 增多/减少 放大/缩小
+批准/驳回 成功/失败 能/不能 可以/不可以 会/不会 是/不是 有/没有 要/不要 借入/借出 收到/发出
+开户/销户 办理/取消 申请/撤销 提额/降额 涨价/降价 高/矮 胖/瘦 长/短 贵/便宜 快/慢 早/迟 好/差
+喜欢/讨厌 爱/恨 男/女 男孩/女孩 新/老 进/退 上/下 里/外 前/后 买/卖 正/反 多/少 深/浅
+白天/夜晚 安全/危险 简单/困难 容易/难 热/冷 甜/苦 硬/软 大/小 最好/最坏 最高/最低 最贵/最便宜
+以上/以下 之前/之后 开始/结束 打开/关上 开机/关机 登录/登出 上线/下线 充值/提现 还款/借款
+""".split()]
+
+HELD_OUT_NAMES_EN = {
+    "city": "London|Paris|Tokyo|Mumbai|Delhi|Bangalore|Chennai|Hyderabad|Pune|Kolkata|Chicago|Boston|"
+            "Seattle|Toronto|Sydney|Melbourne|Berlin|Dubai|Singapore|New York|San Francisco|Los Angeles",
+    "country": "India China USA Canada Australia Germany France Japan Russia Pakistan UK Brazil Italy "
+               "Spain Mexico Israel Iran Nepal",
+    "programming language": "Python Java JavaScript Ruby PHP Swift Kotlin Rust Scala Perl MATLAB",
+    "language": "English Hindi French German Spanish Japanese Russian Arabic Tamil",
+    "company": "Google Facebook Amazon Microsoft Quora Infosys TCS Wipro Uber Netflix Tesla Samsung IBM "
+               "Intel Flipkart",
+    "product": "iPhone Android Windows Linux WhatsApp Instagram Snapchat Twitter YouTube Gmail Excel "
+               "Photoshop Xbox PlayStation",
+    "person": "Donald Trump|Hillary Clinton|Barack Obama|Narendra Modi|Elon Musk|Bill Gates|Steve Jobs|"
+              "Mark Zuckerberg|Albert Einstein|Rahul Gandhi|Arvind Kejriwal|Salman Khan|Virat Kohli",
+}
+HELD_OUT_NAMES_ZH = {
+    "city": "北京 上海 广州 深圳 杭州 南京 武汉 成都 重庆 西安 天津 苏州 长沙 郑州 青岛 厦门 大连 沈阳 哈尔滨 昆明",
+    "province": "广东 江苏 浙江 山东 河南 河北 湖南 湖北 四川 福建 云南 广西 陕西 山西 安徽 江西 贵州 辽宁 吉林 新疆 西藏",
+    "country": "中国 美国 日本 韩国 英国 法国 德国 俄罗斯 泰国 澳大利亚 加拿大 新加坡",
+    "bank": "工商银行 建设银行 农业银行 中国银行 招商银行 交通银行 邮政银行 浦发银行 民生银行 光大银行 平安银行 "
+            "兴业银行 中信银行",
+    "app": "微信 支付宝 淘宝 京东 美团 QQ 微博 抖音 百度 拼多多 饿了么 滴滴",
+    "phone": "苹果 华为 小米 三星 vivo oppo 魅族",
+    "game": "英雄联盟 王者荣耀 地下城与勇士 穿越火线 魔兽世界 梦幻西游 天天酷跑 植物大战僵尸 我的世界",
+    "person": "周杰伦 刘德华 林俊杰 王菲 成龙 鲁迅 李白 杜甫 孔子 诸葛亮",
+    "language": "英语 日语 韩语 法语 德语 汉语 俄语",
+}
+
+
+def _name_lists(lists: dict[str, str]) -> dict[str, list[str]]:
+    """Names split on ``|`` when the list uses it (names of several words), else on spaces."""
+    return {kind: [n.strip() for n in (spec.split("|") if "|" in spec else spec.split())]
+            for kind, spec in lists.items()}
+
+
+# ------------------------------------------------------------------ variant makers
+
+def _match_case(template: str, word: str) -> str:
+    if template.isupper() and len(template) > 1:
+        return word.upper()
+    if template[:1].isupper():
+        return word[:1].upper() + word[1:]
+    if template.islower():
+        return word.lower()
+    return word
+
+
+def english_opposites(questions: list[str], pairs: list[tuple[str, str]], rng: random.Random) -> list[tuple[str, str]]:
+    """Questions with one word replaced by its opposite from ``pairs`` (either direction)."""
+    table: dict[str, list[str]] = defaultdict(list)
+    for a, b in pairs:
+        table[a].append(b)
+        table[b].append(a)
+    out = []
+    for q in questions:
+        if q.isascii() is False and re.search(r"[\u4e00-\u9fff]", q):
+            continue
+        spots = [m for m in re.finditer(r"[A-Za-z]+", q) if m.group().lower() in table]
+        if not spots:
+            continue
+        m = rng.choice(spots)
+        new = _match_case(m.group(), rng.choice(table[m.group().lower()]))
+        out.append((q, q[:m.start()] + new + q[m.end():]))
+    return out
+
+
+def chinese_opposites(questions: list[str], pairs: list[tuple[str, str]], rng: random.Random) -> list[tuple[str, str]]:
+    """Questions with one jieba word replaced by its opposite (whole words only: 快 in 快递 stays)."""
+    table: dict[str, list[str]] = defaultdict(list)
+    for a, b in pairs:
+        table[a].append(b)
+        table[b].append(a)
+    out = []
+    for q in questions:
+        spots = [t for t in tokens(q) if t.key in table]
+        if not spots:
+            continue
+        t = rng.choice(spots)
+        out.append((q, _splice(q, t.start, len(t.text), rng.choice(table[t.key]))))
+    return out
+
+
+def _splice(text: str, start: int, length: int, new: str) -> str:
+    """Replace a token (offsets in ``matching_form``) in the text as written when that form kept its length."""
+    folded = matching_form(text)
+    base = text if len(folded) == len(text) else folded
+    return base[:start] + new + base[start + length:]
+
+
+def swapped_names(questions: list[str], lists: dict[str, list[str]], rng: random.Random,
+                  latin: bool) -> list[tuple[str, str]]:
+    """Questions with one listed name replaced by another of the same kind (case style kept)."""
+    out = []
+    for q in questions:
+        spots = []
+        for kind, names in lists.items():
+            for name in names:
+                pattern = (r"(?<![A-Za-z])" + re.escape(name) + r"(?![A-Za-z])") if latin or name.isascii() \
+                    else re.escape(name)
+                for m in re.finditer(pattern, q, flags=re.I if latin or name.isascii() else 0):
+                    spots.append((m, kind, name))
+        if not spots:
+            continue
+        m, kind, name = rng.choice(spots)
+        other = rng.choice([n for n in lists[kind] if n.lower() != name.lower()])
+        new = _match_case(m.group(), other) if latin or other.isascii() else other
+        out.append((q, q[:m.start()] + new + q[m.end():]))
+    return out
+
+
+def swapped_tagged(questions: list[str], rng: random.Random) -> list[tuple[str, str]]:
+    """Chinese: a jieba-tagged place (``ns``) swapped for another place seen in the questions."""
+    pool: dict[str, int] = defaultdict(int)
+    for q in questions:
+        for t in tokens(q):
+            if t.tag == "ns" and len(t.key) >= 2:
+                pool[t.key] += 1
+    places = sorted(p for p, n in pool.items() if n >= 2)
+    out = []
+    for q in questions:
+        spots = [t for t in tokens(q) if t.tag == "ns" and t.key in pool]
+        if not spots or len(places) < 2:
+            continue
+        t = rng.choice(spots)
+        other = rng.choice([p for p in places if p != t.key])
+        out.append((q, _splice(q, t.start, len(t.text), other)))
+    return out
+
+
+def swapped_capitalised(questions: list[str], rng: random.Random) -> list[tuple[str, str]]:
+    """English: a mid-sentence capitalised word swapped for another seen capitalised in the questions."""
+    pool: dict[str, int] = defaultdict(int)
+    for q in questions:
+        for m in re.finditer(r"(?<=[a-z,] )[A-Z][a-z]{2,}\b", q):
+            pool[m.group()] += 1
+    names = sorted(n for n, c in pool.items() if c >= 3)
+    out = []
+    for q in questions:
+        spots = [m for m in re.finditer(r"(?<=[a-z,] )[A-Z][a-z]{2,}\b", q) if m.group() in pool]
+        if not spots:
+            continue
+        m = rng.choice(spots)
+        other = rng.choice([n for n in names if n != m.group()])
+        out.append((q, q[:m.start()] + other + q[m.end():]))
+    return out
+
+
+# ------------------------------------------------------------------ measurement
+
+def _use_guard(cache: object, guard: SlotGuard) -> None:
+    """Judge the cache's candidates with ``guard`` (the cache and its lookup path hold one each)."""
+    cache.guard = guard  # type: ignore[attr-defined]
+    lookup = getattr(cache, "_lookup", None)
+    if lookup is not None and hasattr(lookup, "guard"):
+        lookup.guard = guard
+
+
+def measure(name: str, max_variants: int, embedder: object, seed: int = 5) -> list[dict[str, object]]:
+    rng = random.Random(seed)
+    pairs = load_set(name)
+    lang = SETS[name]
+    questions = list(dict.fromkeys([*pairs.first, *pairs.second]))  # type: ignore[attr-defined]
+    norm_set = {normalize_text(q) for q in questions}
+    if lang == "en":
+        made = {
+            "opposite word (lexicon)": english_opposites(questions, [tuple(p) for p in antonyms_en()], rng),
+            "opposite word (held-out list)": english_opposites(questions, HELD_OUT_OPPOSITES_EN, rng),
+            "swapped name (capitalised in the questions)": swapped_capitalised(questions, rng),
+            "swapped name (held-out list)": swapped_names(questions, _name_lists(HELD_OUT_NAMES_EN), rng, True),
+        }
+    else:
+        made = {
+            "opposite word (lexicon)": chinese_opposites(questions, list(antonyms_zh()), rng),
+            "opposite word (held-out list)": chinese_opposites(questions, HELD_OUT_OPPOSITES_ZH, rng),
+            "swapped name (jieba places)": swapped_tagged(questions, rng),
+            "swapped name (held-out list)": swapped_names(questions, _name_lists(HELD_OUT_NAMES_ZH), rng, False),
+        }
+    sets = {}
+    for label, variants in made.items():
+        kept = [(q, v) for q, v in variants if normalize_text(v) not in norm_set and normalize_text(v)]
+        rng.shuffle(kept)
+        sets[label] = kept[:max_variants]
+    rewrites = [(q, rewrite(q, rng)[1]) for q in rng.sample(questions, min(1000, len(questions)))]
+    texts = [*questions, *(v for vs in sets.values() for _, v in vs), *(r for _, r in rewrites)]
+    memo = MemoEmbedder(embedder, texts)
+    plain = plain_cosine(memo, pairs.first, pairs.second)  # type: ignore[attr-defined]
+    t_own = hit_rate_at_false_hit(plain, pairs.labels, 0.02)[0]  # type: ignore[attr-defined]
+    model = memo.model_id
+    thresholds = {"intercept": default_threshold(model, "intercept").value,
+                  "fallback": default_threshold(model, "fallback").value, "own 2%": t_own}
+    cache = temp_cache(CacheConfig(record_lookups=False), f"opp-{name}", memo)
+    ids: list[str] = []
+    for start in range(0, len(questions), 1024):
+        ids += cache.put_many([{"prompt": q, "response": q} for q in questions[start:start + 1024]])  # type: ignore[attr-defined]
+    id_of = dict(zip(questions, ids, strict=True))
+    rows: list[dict[str, object]] = []
+    for label, variants in [*sets.items(), ("trivial rewrite (must hit)", rewrites)]:
+        row: dict[str, object] = {"set": name, "lang": lang, "kind": label, "n": len(variants),
+                                  "examples": variants[:2]}
+        for guard_label, guard in (("before", BEFORE), ("after", AFTER)):
+            _use_guard(cache, guard)
+            for t_label, t in thresholds.items():
+                own = [cache.lookup(v, threshold=t).entry_id == id_of[q] for q, v in variants]  # type: ignore[attr-defined]
+                row[f"{guard_label} {t_label}"] = float(np.mean(own)) if own else float("nan")
+                row[f"{guard_label} {t_label} count"] = int(np.sum(own))
+        row["leaks"] = [(q, v) for q, v in variants
+                        if cache.lookup(v, threshold=t_own).entry_id == id_of[q]][:4]  # type: ignore[attr-defined]
+        rows.append(row)
+    for row in rows:
+        row["t_own"] = t_own
+    return rows
+
+
+def render(rows: list[dict[str, object]], started: str, seconds: float) -> str:
+    out = [
+        "## Opposite questions and swapped names",
+        "",
+        f"`bench/opposite_questions.py` — {started}; {seconds / 60:.0f} min. Default embedder, one real cache per",
+        "set holding all its questions; each variant looked up; **served its original's answer** = the share",
+        "below (lower is better; trivial rewrites: higher is better). *before*: the value guard with English",
+        "negation (the guard before the polarity and name rules); *after*: the default guard. Thresholds:",
+        "shipped intercept / fallback, and the set's own plain-cosine threshold for 2% false hits on its",
+        "labelled pairs (≈ a calibrated tenant). *held-out* lists live in the bench and are never read by",
+        "the guard; *lexicon* variants come from the guard's own lists.",
+        "",
+        "| set | variants | n | before: intercept / fallback / own 2% | after: intercept / fallback / own 2% |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows:
+        cells = []
+        for g in ("before", "after"):
+            cells.append(" / ".join(f"{r[f'{g} {t}']:.1%}" for t in ("intercept", "fallback", "own 2%")))
+        out.append(f"| {r['set']} (own 2% = {r['t_own']:.4f}) | {r['kind']} | {r['n']} | {cells[0]} | {cells[1]} |")
+    out += ["", "By language (all variant kinds pooled, own-2% threshold):", "",
+            "| language | kind | variants | before | after |", "|---|---|---|---|---|"]
+    pooled: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0, 0])
+    for r in rows:
+        group = "rewrite" if r["kind"].startswith("trivial") else (  # type: ignore[union-attr]
+            "held-out" if "held-out" in str(r["kind"]) else "lexicon")
+        acc = pooled[(str(r["lang"]), group)]
+        acc[0] += int(r["n"])  # type: ignore[call-overload]
+        acc[1] += int(r["before own 2% count"])  # type: ignore[call-overload]
+        acc[2] += int(r["after own 2% count"])  # type: ignore[call-overload]
+    for (lang, group), (n, before, after) in sorted(pooled.items()):
+        out.append(f"| {lang} | {group} | {n} | {before / max(n, 1):.1%} | {after / max(n, 1):.1%} |")
+    out += ["", "Variants still served their original's answer (after, own 2%), first few per kind:", ""]
+    for r in rows:
+        for q, v in r["leaks"]:  # type: ignore[attr-defined]
+            if not str(r["kind"]).startswith("trivial"):
+                out.append(f"- {r['set']}, {r['kind']}: {q!r} → {v!r}")
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sets", nargs="+", default=list(SETS))
+    parser.add_argument("--max", type=int, default=1500, help="variants per kind and set")
+    parser.add_argument("--write", action="store_true", help="write the section of docs/benchmarks.md")
+    args = parser.parse_args()
+    faiss_single_thread()
+    started, t0 = machine_line(), time.perf_counter()
+    embedder = get_embedder("use", 1)
+    rows = []
+    for name in args.sets:
+        rows += measure(name, args.max, embedder)
+        print(f"{name} done ({time.perf_counter() - t0:.0f}s)", file=sys.stderr, flush=True)
+    text = render(rows, started, time.perf_counter() - t0)
+    print(text)
+    if args.write:
+        print(f"wrote {write_section('## Opposite questions and swapped names', text)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,194 @@
+"""Polarity: two questions that ask the opposite of each other never share an answer.
+
+Judged only on what changed between the two prompts (``_diff.changes``), three rules:
+
+``antonym``
+    one side's changed words hold a word where the other holds its opposite: English pairs
+    from WordNet's direct antonyms plus a curated list of direction words (best / worst,
+    increase / decrease, before / after), matched after inflection (``increases``, ``sold``,
+    ``cheapest``); Chinese word pairs (开通 / 关闭, 提高 / 降低) and single opposite characters
+    standing in the same place (上调 / 下调, 上个月 / 下个月). A pair both prompts carry
+    ("pros and cons" / "cons and pros") is no change of polarity.
+``negation_zh``
+    Chinese negation in the changed words on one side only. The negation *words* may differ —
+    「为什么不能借款」 and 「为何无法借款」 both negate, and 失败 / 拒绝 count as negative — and
+    A-not-A questions (能不能, 有没有, 是不是) or words that merely contain a negator (非常,
+    无论, 不同, 区别) are no negation. The whole-text check this replaces vetoed a sixth of true
+    BQ paraphrases; see docs/benchmarks.md for what this one costs.
+``role_swap``
+    the same two things on either side of a direction word, reversed: 深圳到北京 / 北京到深圳,
+    "convert pdf to word" / "convert word to pdf", "from Paris to Rome" / "from Rome to Paris".
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+
+from ._diff import Change, Token
+from ._lexicon import antonyms_en, antonyms_zh, inflections_en, opposite_chars_zh
+
+__all__ = ["antonym_clash", "negation_zh_clash", "role_swap"]
+
+_SUFFIXES = (("ies", "y"), ("ied", "y"), ("iest", "y"), ("ier", "y"), ("es", ""), ("s", ""), ("ed", ""),
+             ("ed", "e"), ("ing", ""), ("ing", "e"), ("est", ""), ("est", "e"), ("er", ""), ("er", "e"))
+
+
+def _lemmas(word: str) -> set[str]:
+    """The word and the lemmas it may be a form of (stopped → stop, cheapest → cheap, sold → sell)."""
+    out = {word, *inflections_en().get(word, ())}
+    for suffix, repl in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)] + repl
+            out.add(stem)
+            if not repl and stem[-1] == stem[-2]:
+                out.add(stem[:-1])
+    return out
+
+
+def _is_cjk(token: Token) -> bool:
+    return token.tag != "eng"
+
+
+def _side(tokens: Sequence[Token], lo: int, hi: int) -> Sequence[Token]:
+    return tokens[lo:hi]
+
+
+def _english_antonym(xs: Sequence[Token], ys: Sequence[Token], a_keys: Counter[str], b_keys: Counter[str]) -> bool:
+    pairs = antonyms_en()
+    for x in xs:
+        if _is_cjk(x):
+            continue
+        lx = _lemmas(x.key)
+        for y in ys:
+            if _is_cjk(y) or x.key == y.key:
+                continue
+            ly = _lemmas(y.key)
+            if a_keys[x.key] <= b_keys[x.key] or b_keys[y.key] <= a_keys[y.key]:
+                continue  # both prompts carry the pair as often ("pros and cons" / "cons and pros")
+            if any(frozenset((p, q)) in pairs for p in lx for q in ly):
+                return True
+    return False
+
+
+def _negated_word(text: str, word: str) -> bool:
+    """不成功 is 失败, 取消绑定 is 解绑: an opposite that is itself negated says the same thing again."""
+    at = text.find(word)
+    return at > 0 and (text[at - 1] in _NEGATORS or text[:at].endswith(("取消", "解除")))
+
+
+def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str) -> bool:
+    for x, y in antonyms_zh():
+        if x in sa and y in sb and whole_a.count(x) > whole_b.count(x) and whole_b.count(y) > whole_a.count(y) \
+                and not _negated_word(sa, x) and not _negated_word(sb, y):
+            return True
+    chars = opposite_chars_zh()
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes():
+        if tag == "replace" and i2 - i1 == j2 - j1:
+            for ca, cb in zip(sa[i1:i2], sb[j1:j2], strict=True):
+                if frozenset((ca, cb)) in chars and cb not in sa and ca not in sb:
+                    return True
+    return False
+
+
+def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change]) -> bool:
+    """True when a changed stretch replaces a word by its opposite."""
+    a_keys = Counter(t.key for t in ta)
+    b_keys = Counter(t.key for t in tb)
+    whole_a = "".join(t.key for t in ta if _is_cjk(t))
+    whole_b = "".join(t.key for t in tb if _is_cjk(t))
+    for c in diff:
+        xs, ys = _side(ta, c.a0, c.a1), _side(tb, c.b0, c.b1)
+        if not xs or not ys:
+            continue
+        if _english_antonym(xs, ys, a_keys, b_keys):
+            return True
+        sa = "".join(t.key for t in xs if _is_cjk(t))
+        sb = "".join(t.key for t in ys if _is_cjk(t))
+        if sa and sb and _chinese_antonym(sa, sb, whole_a, whole_b):
+            return True
+    return False
+
+
+_NEGATORS = "不没沒冇无未非莫勿"
+#: Words that hold a negator character without negating the question.
+_NOT_NEGATION = frozenset(
+    "非常 无论 不管 不过 不错 不仅 不但 不断 不少 不久 不同 未来 差不多 不得不 无所谓 毫无 无限 莫名 并非 "
+    "不如 要不 要不然 不然 无聊 不一定 非得 无非 无需 不知道 不懂 不清楚 不确定 不明白 不好意思 不客气 "
+    "感激不尽 不胜感激 别复制 不要复制 无缘无故".split())
+#: Words that say "no" without a negator character.
+_NEGATIVE = frozenset("失败 拒绝 被拒 驳回 禁止 别 难以 消失 尚未 还没 并未".split())
+#: A negator closing a clause asks a question (好玩不？ 开通了没？ 有没有 … 没有？).
+_TAG_QUESTION = frozenset("不 没 沒 没有 沒有 冇 否".split())
+_PARTICLES = frozenset("呢 吗 啊 呀 么 嘛 哦 啦".split())
+_WHY = frozenset("为什么 为何 为啥 怎么 咋 怎么会 干嘛".split())
+_A_NOT_A = re.compile(r"(.)[不没]\1")
+
+
+def _negating(tokens: Sequence[Token], i: int) -> bool:
+    tok = tokens[i]
+    word = tok.key
+    if not _is_cjk(tok) or word in _NOT_NEGATION:
+        return False
+    if word in _NEGATIVE:
+        return True
+    if _A_NOT_A.search(word):  # 能不能, 有没有, 是不是
+        return False
+    if word[0] in "不没" and len(word) > 1 and i > 0 and tokens[i - 1].key[-1:] == word[1]:
+        return False  # 能 / 不能, 有 / 没有: an A-not-A question jieba cut in two
+    if word in _TAG_QUESTION and not any(t.key in _WHY for t in tokens[:i]):  # 为何微信没有？ negates
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if nxt is None or nxt.key in _PARTICLES or nxt.start > tok.start + len(tok.text):
+            return False
+    if word[0] in _NEGATORS:
+        return True
+    return any(ch in "不没" for ch in word[1:-1]) or word.endswith(("不了", "不到", "不上", "不起", "不动"))
+
+
+def negation_zh_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change]) -> bool:
+    """True when what changed negates on one side only and the two texts negate a different
+    number of times (a negation both carry, moved or reworded, is no change)."""
+    changed_a = any(_negating(ta, i) for c in diff for i in range(c.a0, c.a1))
+    changed_b = any(_negating(tb, i) for c in diff for i in range(c.b0, c.b1))
+    if changed_a == changed_b:
+        return False
+    return sum(_negating(ta, i) for i in range(len(ta))) != sum(_negating(tb, i) for i in range(len(tb)))
+
+
+_CONNECTORS = frozenset("到 至 去 往 飞 飞往 开往 回 转 to → ->".split())
+_FUNCTION_EN = frozenset(
+    "how what why when where who which is are do does did can could should would will i you we they it "
+    "a an the my your me be been have has had want need way best good able going go from get".split())
+
+
+_AFTER_PLACE = frozenset("in on at by for via with and or but if when is are was will should than".split())
+
+
+def _directed(tokens: Sequence[Token]) -> set[tuple[str, str]]:
+    """(x, y) for every ``x → y`` the text states: x 到 y, x to y, from x … to y …."""
+    keys = [t.key for t in tokens]
+    out: set[tuple[str, str]] = set()
+    for i in range(1, len(keys) - 1):
+        if keys[i] in _CONNECTORS:
+            x, y = keys[i - 1], keys[i + 1]
+            if x not in _FUNCTION_EN and y not in _FUNCTION_EN and x != y:
+                out.add((x, y))
+    if "from" in keys:
+        start = keys.index("from") + 1
+        if "to" in keys[start:]:
+            mid = keys.index("to", start)
+            end = mid + 1
+            while end < len(keys) and end <= mid + 4 and keys[end] not in _AFTER_PLACE:
+                end += 1
+            x, y = " ".join(keys[start:mid]), " ".join(keys[mid + 1:end])
+            if x and y and x != y and mid - start <= 4:
+                out.add((x, y))
+    return out
+
+
+def role_swap(ta: Sequence[Token], tb: Sequence[Token]) -> bool:
+    """True when one prompt goes from x to y and the other from y to x."""
+    da, db = _directed(ta), _directed(tb)
+    return any((y, x) in db and (y, x) not in da for x, y in da)
