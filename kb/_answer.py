@@ -6,10 +6,11 @@ Order of preference:
    confidence medium;
 2. the top passages (extractive, never rewritten) with citations (document, heading, span),
    confidence low — the documented rule (README, docs/api.md, the demo FAQ "What do the confidence
-   levels mean?"): medium is for a matching FAQ answer, low for document passages. An FAQ entry is one answer, never a passage to
-   join with others: when the best result is an FAQ entry its answer is given alone, and FAQ
-   entries further down are not appended to a document passage. A passage stops where its prose
-   does: a trailing run of link-only lines ("See also" lists, link bullets) is not quoted;
+   levels mean?"): medium is for a matching FAQ answer, low for document passages. An FAQ entry
+   is one answer, never a passage to join with others: when the best result is an FAQ entry its
+   answer is given alone, and FAQ entries further down are not appended to a document passage.
+   A passage stops where its prose does: a trailing run of link-only lines ("See also" lists,
+   link bullets) is not quoted;
 3. nothing when no FAQ matched and the best passage's cosine is under ``passage_min_similarity``
    (the passage also matched the query's words) or ``passage_vector_only_similarity`` (it did not).
 The similarity floors are per model (cosines differ between models), see :class:`KBConfig`.
@@ -96,10 +97,9 @@ def compose_answer(query: str, results: Sequence[SearchResult], config: KBConfig
     if top.kind == "faq" and top.answer:
         passages, texts = [top], [top.answer.strip()]
     else:
-        passages = [top] + [
-            r for r in results[1 : config.answer_candidates]
-            if r.kind != "faq" and (r.similarity or 0.0) >= config.passage_min_similarity
-        ][: config.answer_passages - 1]
+        more = [r for r in results[1 : config.answer_candidates]
+                if r.kind != "faq" and (r.similarity or 0.0) >= config.passage_min_similarity]
+        passages = [top, *more[: config.answer_passages - 1]]
         texts = [passage_text(r.text) for r in passages]
     citations = [_citation(r, None if r.kind == "faq" else len(t)) for r, t in zip(passages, texts, strict=True)]
     return Answer(
