@@ -164,7 +164,7 @@ class KnowledgeBase:
         document.tags = list(tags or [])
         doc_id = doc_id or "doc_" + text_hash(f"{title}\n{text}")[:16]
         digest = content_hash(document, self.config.max_chars, self.config.overlap)
-        chunks = self.indexer.write(tenant, collection, source, [(doc_id, document, digest)])
+        chunks = self.indexer.write(tenant, collection, [(doc_id, document, digest, source)])
         return doc_id, chunks
 
     def add_file(
@@ -180,7 +180,7 @@ class KnowledgeBase:
         for document in documents:
             doc_id = document.doc_id or name + document.key
             digest = content_hash(document, self.config.max_chars, self.config.overlap)
-            out.append((doc_id, self.indexer.write(tenant, collection, name, [(doc_id, document, digest)])))
+            out.append((doc_id, self.indexer.write(tenant, collection, [(doc_id, document, digest, name)])))
         return out
 
     def delete_document(self, doc_id: str, *, tenant: str = "default") -> bool:

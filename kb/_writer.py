@@ -50,13 +50,15 @@ class Indexer:
         self.spaces = list(spaces)
         self.after_write = after_write  # called with the written chunks' languages (background spaces)
 
-    def plan(self, doc_id: str, document: ParsedDocument, digest: str) -> tuple[DocumentWrite, list[str]]:
+    def plan(
+        self, doc_id: str, document: ParsedDocument, digest: str, source: str | None
+    ) -> tuple[DocumentWrite, list[str]]:
         """Chunk one document: the write for the store and each chunk's embedded text."""
         config = self.config
         chunks = chunk_document(document, config.max_chars, config.overlap)
         texts = [embedding_text(document.kind, document.title, c.heading, c.text, document.question) for c in chunks]
         write = DocumentWrite(
-            doc_id=doc_id, document=document, content_hash=digest, chunks=chunks,
+            doc_id=doc_id, document=document, content_hash=digest, source=source, chunks=chunks,
             keyword_texts=[fts_text(document.kind, document.title, c.heading, c.text, config.segmenter)
                            for c in chunks],
             languages=[language_of(t) for t in texts],
@@ -64,15 +66,15 @@ class Indexer:
         return write, texts
 
     def write(
-        self, tenant: str, collection: str, source: str | None, items: Sequence[tuple[str, ParsedDocument, str]]
+        self, tenant: str, collection: str, items: Sequence[tuple[str, ParsedDocument, str, str | None]]
     ) -> int:
-        """Chunk and embed ``items`` (doc_id, document, hash), then write them in one transaction."""
+        """Chunk and embed ``items`` (doc_id, document, hash, source), then write them in one transaction."""
         if not tenant or not collection:
             raise InvalidInput("tenant and collection must not be empty")
         writes: list[DocumentWrite] = []
         texts: list[str] = []
-        for doc_id, document, digest in items:
-            write, chunk_texts = self.plan(doc_id, document, digest)
+        for doc_id, document, digest, source in items:
+            write, chunk_texts = self.plan(doc_id, document, digest, source)
             writes.append(write)
             texts.extend(chunk_texts)
         languages = [lang for w in writes for lang in w.languages]
@@ -80,7 +82,7 @@ class Indexer:
         for index, embedder in self.spaces:
             positions = [i for i, lang in enumerate(languages) if index.space.holds_language(lang)]
             vectors[index.space] = (positions, encode_sorted(embedder, [texts[i] for i in positions]))
-        written = len(self.store.write(tenant, collection, source, writes, vectors))
+        written = len(self.store.write(tenant, collection, writes, vectors))
         if self.after_write is not None and languages:
             self.after_write(languages)
         return written
