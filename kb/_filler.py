@@ -22,6 +22,7 @@ from ._vectors import fill_space
 __all__ = ["SpaceFiller", "SpaceProgress"]
 
 POLL_S = 5.0  # how often an idle worker looks for chunks another process wrote
+BATCH = 32  # chunks per encode + transaction: small, so a stop (shutdown) waits seconds, not minutes
 
 
 @dataclass
@@ -86,7 +87,7 @@ class SpaceFiller:
                     if progress is not None:
                         progress(name, done, total)
 
-                n = fill_space(index, embedder, progress=report, should_stop=self._stop.is_set)
+                n = fill_space(index, embedder, batch=BATCH, progress=report, should_stop=self._stop.is_set)
             finally:
                 state.running = False
             state.done += n
