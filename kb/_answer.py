@@ -4,9 +4,13 @@ Order of preference:
 1. an FAQ whose question equals the query after normalization, or whose question is close enough
    (cosine ≥ ``faq_min_similarity`` or a rapidfuzz edit ratio ≥ ``faq_min_fuzz``) → its answer,
    confidence medium;
-2. the top passages (extractive, never rewritten) with citations (document, heading, span):
-   confidence medium when the best passage is both a keyword and a vector hit with cosine
-   ≥ ``passage_medium_similarity``, low otherwise;
+2. the top passages (extractive, never rewritten) with citations (document, heading, span),
+   confidence low — the documented rule (README, docs/api.md, the demo FAQ "What do the confidence
+   levels mean?"): medium is for a matching FAQ answer, low for document passages. An FAQ entry
+   is one answer, never a passage to join with others: when the best result is an FAQ entry its
+   answer is given alone, and FAQ entries further down are not appended to a document passage.
+   A passage stops where its prose does: a trailing run of link-only lines ("See also" lists,
+   link bullets) is not quoted;
 3. nothing when no FAQ matched and the best passage's cosine is under ``passage_min_similarity``
    (the passage also matched the query's words) or ``passage_vector_only_similarity`` (it did not).
 The similarity floors are per model (cosines differ between models), see :class:`KBConfig`.
@@ -14,6 +18,7 @@ The similarity floors are per model (cosines differ between models), see :class:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rapidfuzz import fuzz
@@ -27,10 +32,32 @@ from ._results import SearchResult
 __all__ = ["compose_answer"]
 
 
-def _citation(result: SearchResult) -> Citation:
+#: A line that is only links (Markdown ``[x](y)``, bare URLs) as a list item or alone, or a
+#: "See also"-style heading: what documentation pages end their sections with.
+_LINK_LINE = re.compile(
+    r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:(?:\[[^\]]*\]\([^)]*\)|<?https?://\S+>?)[\s,;·|]*)+$"
+    r"|^\s*(?:#+\s*)?(?:see also|related|links|further reading|参见|相关链接)\s*:?\s*$",
+    re.I,
+)
+
+
+def passage_text(text: str) -> str:
+    """``text`` without its trailing link-only lines and blank lines (the whole text if nothing else is left)."""
+    lines = text.rstrip().split("\n")
+    end = len(lines)
+    while end > 0 and (not lines[end - 1].strip() or _LINK_LINE.match(lines[end - 1])):
+        end -= 1
+    return "\n".join(lines[:end]).rstrip() if end else text.strip()
+
+
+def _citation(result: SearchResult, length: int | None = None) -> Citation:
+    """The result's citation; ``length`` shortens the span to the quoted prefix of the chunk."""
+    start, end = result.span
+    if length is not None:
+        end = min(end, start + length + (len(result.text) - len(result.text.lstrip())))
     return Citation(
         doc_id=result.doc_id, chunk_id=result.chunk_id, title=result.title, source=result.source,
-        heading=" > ".join(result.heading) or None, span=result.span,
+        heading=" > ".join(result.heading) or None, span=(start, end),
     )
 
 
@@ -67,15 +94,17 @@ def compose_answer(query: str, results: Sequence[SearchResult], config: KBConfig
     floor = config.passage_min_similarity if top.keyword_rank is not None else config.passage_vector_only_similarity
     if best_similarity < floor:
         return None
-    passages = [
-        r for r in results[: config.answer_candidates]
-        if (r.similarity or 0.0) >= config.passage_min_similarity
-    ][: config.answer_passages]
-    strong = top.keyword_rank is not None and best_similarity >= config.passage_medium_similarity
-    texts = [(r.answer if r.kind == "faq" and r.answer else r.text).strip() for r in passages]
+    if top.kind == "faq" and top.answer:
+        passages, texts = [top], [top.answer.strip()]
+    else:
+        more = [r for r in results[1 : config.answer_candidates]
+                if r.kind != "faq" and (r.similarity or 0.0) >= config.passage_min_similarity]
+        passages = [top, *more[: config.answer_passages - 1]]
+        texts = [passage_text(r.text) for r in passages]
+    citations = [_citation(r, None if r.kind == "faq" else len(t)) for r, t in zip(passages, texts, strict=True)]
     return Answer(
         answer="\n\n".join(texts), source=Source.KB,
-        confidence=Confidence.MEDIUM if strong else Confidence.LOW, degradation_depth=DEPTH["kb"],
-        similarity=round(best_similarity, 4), citations=[_citation(r) for r in passages], notice=notice,
+        confidence=Confidence.LOW, degradation_depth=DEPTH["kb"],
+        similarity=round(best_similarity, 4), citations=citations, notice=notice,
         layer="passage", entry_id=top.chunk_id,
     )

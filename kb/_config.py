@@ -41,6 +41,5 @@ class KBConfig:
     faq_min_fuzz: float = 0.90
     passage_min_similarity: float = 0.33  # when the passage is also a keyword hit
     passage_vector_only_similarity: float = 0.45  # when only the vectors found it
-    passage_medium_similarity: float = 0.50
     answer_candidates: int = 5
     answer_passages: int = 2

@@ -14,7 +14,9 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,8 +24,8 @@ from typing import Any
 from lastline.errors import InvalidInput
 
 from ._parsed import ParsedDocument, ParseError
-from ._parsers import parse_file, supported
-from ._store import DocumentStore
+from ._parsers import parse_bytes, supported
+from ._store import DocumentStore, StoredFile
 from ._writer import Indexer
 
 __all__ = ["IngestReport", "Progress", "content_hash", "ingest_path"]
@@ -32,6 +34,7 @@ __all__ = ["IngestReport", "Progress", "content_hash", "ingest_path"]
 Progress = Callable[[int, int, str], None]
 CHUNKING_VERSION = 1
 WRITE_BATCH = 128  # documents per embed + transaction (a BEIR corpus is thousands of rows)
+PREFETCH = 8  # files read and parsed ahead of the one being embedded
 
 
 @dataclass
@@ -81,11 +84,58 @@ def _doc_id(root: Path, file: Path, document: ParsedDocument) -> str:
     return file.relative_to(root).as_posix() + document.key
 
 
+def settings_fingerprint(max_chars: int, overlap: int) -> str:
+    """The chunking settings a file's documents were hashed with: change them and every file is re-read."""
+    return f"{CHUNKING_VERSION}:{max_chars}:{overlap}"
+
+
+@dataclass
+class _Read:
+    """One file read, hashed and parsed in the prefetch thread (``error`` when it did not parse)."""
+
+    stat: os.stat_result
+    sha256: str
+    documents: list[ParsedDocument]
+    error: str | None = None
+
+
+def _read(file: Path) -> _Read:
+    try:
+        stat = file.stat()
+        data = file.read_bytes()
+    except OSError as exc:
+        return _Read(os.stat_result((0,) * 10), "", [], f"{type(exc).__name__}: {exc}")
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        return _Read(stat, digest, parse_bytes(data, file.name))
+    except ParseError as exc:
+        return _Read(stat, digest, [], str(exc))
+
+
+def _prefetched(files: list[Path], ahead: int = PREFETCH) -> Iterator[tuple[Path, _Read]]:
+    """Files read and parsed one step ahead in a thread, so parsing overlaps with encoding."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-parse") as pool:
+        queue: deque[tuple[Path, Future[_Read]]] = deque()
+        for file in files:
+            queue.append((file, pool.submit(_read, file)))
+            if len(queue) > ahead:
+                done, future = queue.popleft()
+                yield done, future.result()
+        while queue:
+            done, future = queue.popleft()
+            yield done, future.result()
+
+
 def ingest_path(
     path: str | Path, *, store: DocumentStore, indexer: Indexer, tenant: str, collection: str, sync: bool,
     progress: Progress | None,
 ) -> IngestReport:
-    """Ingest a file or folder into ``tenant``: ``store`` says what is there, ``indexer`` writes."""
+    """Ingest a file or folder into ``tenant``: ``store`` says what is there, ``indexer`` writes.
+
+    A file whose size and mtime (or, failing that, SHA-256) match what the last ingest recorded,
+    with the same collection and chunking settings, is skipped without being parsed; documents of
+    many small files are embedded and written together, ``WRITE_BATCH`` documents at a time.
+    """
     started = time.perf_counter()
     target = Path(path).expanduser()
     if not target.exists():
@@ -94,26 +144,68 @@ def ingest_path(
     root = target if target.is_dir() else target.parent
     files = _files(target)
     existing = store.documents(tenant)
+    known_files = store.files(tenant)
+    settings = settings_fingerprint(indexer.config.max_chars, indexer.config.overlap)
+    by_source: dict[str | None, list[str]] = {}
+    for doc_id, row in existing.items():
+        by_source.setdefault(row.source, []).append(doc_id)
     report = IngestReport()
     seen_sources: set[str] = set()
     seen_docs: set[str] = set()
+    to_read: list[Path] = []
+    recorded: list[StoredFile] = []
+
+    def unchanged(source: str, record: StoredFile | None) -> bool:
+        """Same collection and settings as last time, and its documents are all still there."""
+        return (record is not None and record.collection == collection and record.settings == settings
+                and bool(by_source.get(source)))
+
     for number, file in enumerate(files):
-        if progress is not None:
-            progress(number, len(files), str(file))
         source = str(file)
         if not supported(file):
             report.skipped.append(source)
             continue
         seen_sources.add(source)
         report.files += 1
-        try:
-            documents = parse_file(file)
-        except ParseError as exc:
-            report.failed.append((source, str(exc)))
-            seen_docs.update(d for d, row in existing.items() if row.source == source)  # keep what we had
+        record = known_files.get(source)
+        if unchanged(source, record):
+            try:
+                stat = file.stat()
+            except OSError:
+                stat = None
+            if record is not None and stat is not None and (stat.st_size, stat.st_mtime_ns) == (
+                    record.size, record.mtime_ns):
+                report.unchanged.extend(by_source[source])
+                seen_docs.update(by_source[source])
+                if progress is not None and number % 256 == 0:
+                    progress(number, len(files), source)
+                continue
+        to_read.append(file)
+
+    pending: list[tuple[str, ParsedDocument, str, str | None]] = []
+
+    def flush() -> None:
+        if pending:
+            report.chunks += indexer.write(tenant, collection, pending)
+            pending.clear()
+
+    done_files = report.files - len(to_read)
+    for number, (file, read) in enumerate(_prefetched(to_read), start=done_files):
+        if progress is not None:
+            progress(number, len(files), str(file))
+        source = str(file)
+        if read.error is not None:
+            report.failed.append((source, read.error))
+            seen_docs.update(by_source.get(source, []))  # keep what we had
             continue
-        pending: list[tuple[str, ParsedDocument, str]] = []
-        for document in documents:
+        record = known_files.get(source)
+        stored = StoredFile(source, collection, read.stat.st_size, read.stat.st_mtime_ns, read.sha256, settings)
+        recorded.append(stored)
+        if unchanged(source, record) and record is not None and record.sha256 == read.sha256:
+            report.unchanged.extend(by_source[source])  # touched, not changed
+            seen_docs.update(by_source[source])
+            continue
+        for document in read.documents:
             doc_id = _doc_id(root, file, document)
             if doc_id in seen_docs:
                 report.failed.append((source, f"duplicate document id {doc_id!r}; later one skipped"))
@@ -125,14 +217,13 @@ def ingest_path(
                 report.unchanged.append(doc_id)
                 continue
             (report.updated if old is not None else report.added).append(doc_id)
-            pending.append((doc_id, document, digest))
+            pending.append((doc_id, document, digest, source))
             if len(pending) >= WRITE_BATCH:
-                report.chunks += indexer.write(tenant, collection, source, pending)
-                pending = []
-        if pending:
-            report.chunks += indexer.write(tenant, collection, source, pending)
-        gone = [d for d, row in existing.items() if row.source == source and d not in seen_docs]
+                flush()
+        gone = [d for d in by_source.get(source, []) if d not in seen_docs]
         report.removed.extend(indexer.delete(tenant, gone))
+    flush()
+    store.record_files(tenant, recorded)
     if sync:
         prefix = str(root) + os.sep
         gone = [
@@ -141,6 +232,8 @@ def ingest_path(
             and (row.source.startswith(prefix) or row.source == str(target))
         ]
         report.removed.extend(indexer.delete(tenant, gone))
+        store.forget_files(tenant, [s for s in known_files if s not in seen_sources
+                                    and (s.startswith(prefix) or s == str(target))])
     if progress is not None:
         progress(len(files), len(files), "")
     report.seconds = time.perf_counter() - started

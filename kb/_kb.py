@@ -9,7 +9,7 @@ the ranking and fusion, and the answer composer each get what they need explicit
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from lastline.text import normalize_text, text_hash
 
 from ._answer import compose_answer
 from ._config import DEFAULT_SEGMENTER, MAX_K, MAX_QUERY_CHARS, KBConfig, Mode
+from ._filler import SpaceFiller
 from ._filters import Filters, parse_filters
 from ._fusion import KEYWORD, Rankings, rank_lists
 from ._index_text import fts_text
@@ -48,11 +49,16 @@ class KnowledgeBase:
     English queries search them. ``None`` (or the same model as ``embedder``, which would only
     duplicate the primary space) switches it off and drops its table, so no stale vectors linger.
     ``store`` defaults to the SQLite store over ``storage``.
+
+    ``background_spaces=True`` (the service) leaves the English space out of the write path: a
+    document is searchable once its keyword rows and primary vectors are written, and the English
+    vectors are filled afterwards by :meth:`fill_spaces` or the worker :meth:`start_background`
+    starts (:mod:`lastline.kb._filler`); until a space is complete, search leaves it out.
     """
 
     def __init__(
         self, storage: SQLiteStorage, embedder: Embedder, config: KBConfig | None = None, *,
-        english_embedder: Embedder | None = None, store: KBStore | None = None,
+        english_embedder: Embedder | None = None, store: KBStore | None = None, background_spaces: bool = False,
     ) -> None:
         self.storage = storage
         self.store: KBStore = store if store is not None else SQLiteKBStore(storage)
@@ -69,10 +75,62 @@ class KnowledgeBase:
         self._indexes: list[tuple[VectorIndex, Embedder]] = [
             (self.store.vector_index(space), space_embedder) for space, space_embedder in self.spaces
         ]
-        for index, space_embedder in self._indexes:
+        inline = self._indexes[:1] if background_spaces else self._indexes
+        background = self._indexes[1:] if background_spaces else []
+        for index, space_embedder in inline:
             ensure_space(index, space_embedder)
-        self.indexer = Indexer(self.store, self.config, self._indexes)
+        for index, space_embedder in background:
+            if index.model() != (space_embedder.model_id, space_embedder.dim):
+                index.reset(space_embedder.dim)  # empty: every chunk it holds is now pending
+                index.mark_built(space_embedder.model_id)
+        self._ready = {index.space.name: index.pending() == 0 for index, _ in background}
+        self.filler = SpaceFiller(background, self._set_ready)
+        self.indexer = Indexer(self.store, self.config, inline, after_write=self._written if background else None)
         self._ensure_segmenter()
+
+    # -- background spaces ---------------------------------------------------------------------
+
+    def _set_ready(self, name: str, ready: bool) -> None:
+        self._ready[name] = ready
+
+    def _written(self, languages: Sequence[str]) -> None:
+        for index, _ in self.filler.spaces:
+            if any(index.space.holds_language(lang) for lang in languages):
+                self._ready[index.space.name] = False
+        self.filler.kick()
+
+    def start_background(self) -> None:
+        """Start the worker that fills background spaces (and resumes any left pending)."""
+        if self.filler.spaces:
+            self.filler.start()
+
+    def fill_spaces(self, progress: Callable[[str, int, int], None] | None = None) -> int:
+        """Fill the background spaces now, in this thread; returns how many vectors were written."""
+        return self.filler.run_once(progress)
+
+    def close(self) -> None:
+        """Stop the background worker (its finished batches are on disk; the rest resumes next start)."""
+        self.filler.stop()
+
+    def status(self, *, tenant: str | None = None) -> dict[str, Any]:
+        """Documents, chunks and, per vector space, model, vectors, pending chunks and readiness."""
+        spaces = []
+        for index, space_embedder in self._indexes:
+            name = index.space.name
+            progress = self.filler.progress.get(name)
+            pending = index.pending()
+            spaces.append({
+                "name": name, "model": space_embedder.model_id, "vectors": index.count(), "pending": pending,
+                "ready": pending == 0 and self._ready.get(name, True), "background": progress is not None,
+                "filling": bool(progress and progress.running), "error": progress.error if progress else None,
+            })
+        return {
+            "documents": self.store.count(tenant) if tenant is not None else None,
+            "chunks": self.store.chunk_count(tenant), "spaces": spaces,
+        }
+
+    def _searchable(self) -> list[tuple[VectorIndex, Embedder]]:
+        return [(i, e) for i, e in self._indexes if self._ready.get(i.space.name, True)]
 
     @property
     def english_embedder(self) -> Embedder | None:
@@ -106,7 +164,7 @@ class KnowledgeBase:
         document.tags = list(tags or [])
         doc_id = doc_id or "doc_" + text_hash(f"{title}\n{text}")[:16]
         digest = content_hash(document, self.config.max_chars, self.config.overlap)
-        chunks = self.indexer.write(tenant, collection, source, [(doc_id, document, digest)])
+        chunks = self.indexer.write(tenant, collection, [(doc_id, document, digest, source)])
         return doc_id, chunks
 
     def add_file(
@@ -122,7 +180,7 @@ class KnowledgeBase:
         for document in documents:
             doc_id = document.doc_id or name + document.key
             digest = content_hash(document, self.config.max_chars, self.config.overlap)
-            out.append((doc_id, self.indexer.write(tenant, collection, name, [(doc_id, document, digest)])))
+            out.append((doc_id, self.indexer.write(tenant, collection, [(doc_id, document, digest, name)])))
         return out
 
     def delete_document(self, doc_id: str, *, tenant: str = "default") -> bool:
@@ -199,7 +257,7 @@ class KnowledgeBase:
         ranking; ``search`` is the call for everything else. An English query (by
         :func:`~lastline.text.language_of`) also searches the English space when it is on.
         """
-        return rank_lists(query, keywords=self.store, spaces=self._indexes, config=self.config, tenant=tenant,
+        return rank_lists(query, keywords=self.store, spaces=self._searchable(), config=self.config, tenant=tenant,
                           filters=parse_filters(filters), mode=mode, depth=depth or self.config.candidates)
 
     def answer(

@@ -10,6 +10,8 @@
   trigger cannot do it). Since ``kb_0002`` it stores its text: see :func:`_fts_with_content`.
 - ``kb_chunks.lang`` (since ``kb_0003``): :func:`~lastline.text.language_of` of the chunk's embedded
   text, so a vector space that holds only some languages finds the chunks it still lacks in SQL.
+- ``kb_files`` (since ``kb_0004``): per tenant and source path, the size, mtime and SHA-256 the
+  last ingest saw and the chunking settings it used — re-ingest skips a file whose stat matches.
 - ``kb_meta``: key/value (embedding model id and dimension, Chinese segmenter).
 The vector table (sqlite-vec ``vec0``) depends on the embedder's dimension and is created by
 :mod:`lastline.kb._vectors`, not here.
@@ -122,8 +124,28 @@ def _chunk_language(conn: Connection) -> None:
     conn.execute("CREATE INDEX kb_chunks_lang ON kb_chunks (lang)")
 
 
+def _files(conn: Connection) -> None:
+    """What the last ingest saw of each file, so an unchanged file is skipped without being read."""
+    _run(
+        conn,
+        """
+        CREATE TABLE kb_files (
+            tenant TEXT NOT NULL,
+            source TEXT NOT NULL,
+            collection TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            settings TEXT NOT NULL,
+            PRIMARY KEY (tenant, source)
+        )
+        """,
+    )
+
+
 MIGRATIONS = [
     Migration("kb_0001_documents_chunks_fts", _documents),
     Migration("kb_0002_fts_with_content", _fts_with_content),
     Migration("kb_0003_chunk_language", _chunk_language),
+    Migration("kb_0004_files", _files),
 ]

@@ -24,7 +24,7 @@ from lastline.text import normalize_text
 from ._filters import Filters
 from ._schema import MIGRATIONS
 from ._spaces import VectorSpace
-from ._store import ChunkRow, ChunkSource, DocumentWrite, Ranked, StoredDocument
+from ._store import ChunkRow, ChunkSource, DocumentWrite, Ranked, StoredDocument, StoredFile
 
 __all__ = ["SQLiteKBStore", "SQLiteVectorIndex"]
 
@@ -92,7 +92,7 @@ def _delete_document(conn: Connection, doc_rowid: int, vector_tables: Sequence[s
 
 
 def _write_document(
-    conn: Connection, tenant: str, collection: str, source: str | None, item: DocumentWrite,
+    conn: Connection, tenant: str, collection: str, item: DocumentWrite,
     vector_tables: Sequence[str],
 ) -> list[int]:
     now = time.time()
@@ -108,7 +108,7 @@ def _write_document(
     cursor = conn.execute(
         "INSERT INTO kb_documents (tenant, doc_id, collection, kind, source, content_hash, title, metadata,"
         " tags, text, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        (tenant, item.doc_id, collection, document.kind, source, item.content_hash, document.title,
+        (tenant, item.doc_id, collection, document.kind, item.source, item.content_hash, document.title,
          json.dumps(document.metadata, ensure_ascii=False, default=str), json.dumps(tags, ensure_ascii=False),
          document.text, created, now),
     )
@@ -301,14 +301,14 @@ class SQLiteKBStore:
         }
 
     def write(
-        self, tenant: str, collection: str, source: str | None, documents: Sequence[DocumentWrite],
+        self, tenant: str, collection: str, documents: Sequence[DocumentWrite],
         vectors: Mapping[VectorSpace, tuple[Sequence[int], np.ndarray]],
     ) -> list[int]:
         with self.storage.atomic() as conn:
             tables = _vector_tables(conn)
             rowids: list[int] = []
             for item in documents:
-                rowids += _write_document(conn, tenant, collection, source, item, tables)
+                rowids += _write_document(conn, tenant, collection, item, tables)
             for space, (positions, matrix) in vectors.items():
                 _insert_vectors(conn, space.table, [(rowids[i], tenant, collection) for i in positions], matrix)
         return rowids
@@ -341,6 +341,25 @@ class SQLiteKBStore:
         return {r[0]: (r[1], r[2]) for r in self.storage.query(
             "SELECT c.id, d.doc_id, c.ord FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc WHERE d.tenant = ?",
             (tenant,))}
+
+    def files(self, tenant: str) -> dict[str, StoredFile]:
+        rows = self.storage.query(
+            "SELECT source, collection, size, mtime_ns, sha256, settings FROM kb_files WHERE tenant = ?", (tenant,))
+        return {r[0]: StoredFile(*r) for r in rows}
+
+    def record_files(self, tenant: str, files: Sequence[StoredFile]) -> None:
+        with self.storage.atomic() as conn:
+            conn.executemany(
+                "INSERT INTO kb_files (tenant, source, collection, size, mtime_ns, sha256, settings)"
+                " VALUES (?,?,?,?,?,?,?) ON CONFLICT (tenant, source) DO UPDATE SET collection = excluded.collection,"
+                " size = excluded.size, mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256,"
+                " settings = excluded.settings",
+                [(tenant, f.source, f.collection, f.size, f.mtime_ns, f.sha256, f.settings) for f in files],
+            )
+
+    def forget_files(self, tenant: str, sources: Iterable[str]) -> None:
+        with self.storage.atomic() as conn:
+            conn.executemany("DELETE FROM kb_files WHERE tenant = ? AND source = ?", [(tenant, s) for s in sources])
 
     def meta(self, key: str) -> str | None:
         return _get_meta(self.storage.connection(), key)

@@ -34,6 +34,7 @@ __all__ = [
     "KeywordIndex",
     "Ranked",
     "StoredDocument",
+    "StoredFile",
     "VectorIndex",
 ]
 
@@ -57,12 +58,25 @@ class StoredDocument:
 
 
 @dataclass(frozen=True)
+class StoredFile:
+    """What the last ingest saw of one file (``settings`` fingerprints the chunking it used)."""
+
+    source: str
+    collection: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    settings: str
+
+
+@dataclass(frozen=True)
 class DocumentWrite:
     """One document to insert or replace, chunked, with the keyword text of each chunk."""
 
     doc_id: str
     document: ParsedDocument
     content_hash: str
+    source: str | None
     chunks: Sequence[Chunk]
     keyword_texts: Sequence[str]  # one per chunk, already segmented (see lastline.kb._index_text)
     languages: Sequence[str]  # one per chunk: language_of its embedded text
@@ -173,7 +187,7 @@ class DocumentStore(Protocol):
     def get_document(self, tenant: str, doc_id: str) -> dict[str, Any] | None: ...
 
     def write(
-        self, tenant: str, collection: str, source: str | None, documents: Sequence[DocumentWrite],
+        self, tenant: str, collection: str, documents: Sequence[DocumentWrite],
         vectors: Mapping[VectorSpace, tuple[Sequence[int], np.ndarray]],
     ) -> list[int]:
         """Insert or replace ``documents`` with keyword rows and vectors, all in one transaction.
@@ -196,6 +210,16 @@ class DocumentStore(Protocol):
         ...
 
     def chunk_count(self, tenant: str | None = None) -> int: ...
+
+    def files(self, tenant: str) -> dict[str, StoredFile]:
+        """Every file the tenant's ingests recorded, by source path."""
+        ...
+
+    def record_files(self, tenant: str, files: Sequence[StoredFile]) -> None:
+        """Insert or replace file records (after their documents are written)."""
+        ...
+
+    def forget_files(self, tenant: str, sources: Iterable[str]) -> None: ...
 
     def meta(self, key: str) -> str | None: ...
 

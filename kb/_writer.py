@@ -6,7 +6,7 @@ the inserts. Each vector space embeds the chunks it holds (the English space onl
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -21,30 +21,44 @@ from ._parsed import ParsedDocument
 from ._spaces import VectorSpace
 from ._store import DocumentStore, DocumentWrite, VectorIndex
 
-__all__ = ["Indexer"]
+__all__ = ["Indexer", "encode_sorted"]
+
+
+def encode_sorted(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Rows aligned with ``texts``, encoded shortest first: a batch of similar lengths pads little."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    encoded = encode_distinct(embedder, [texts[i] for i in order])
+    out = np.empty_like(encoded)
+    out[order] = encoded
+    return out
 
 
 class Indexer:
     """Writes and deletes documents through ``store``, embedding each chunk into ``spaces``.
 
     ``spaces`` are the vector spaces filled at write time; a space left out here is filled later
-    from the chunks it lacks (:func:`lastline.kb._vectors.fill_space`).
+    from the chunks it lacks (:mod:`lastline.kb._filler`). Embedding runs in batches of
+    ``ENCODE_BATCH`` texts sorted by length, so each batch pads little.
     """
 
     def __init__(
-        self, store: DocumentStore, config: KBConfig, spaces: Sequence[tuple[VectorIndex, Embedder]]
+        self, store: DocumentStore, config: KBConfig, spaces: Sequence[tuple[VectorIndex, Embedder]],
+        after_write: Callable[[Sequence[str]], None] | None = None,
     ) -> None:
         self.store = store
         self.config = config
         self.spaces = list(spaces)
+        self.after_write = after_write  # called with the written chunks' languages (background spaces)
 
-    def plan(self, doc_id: str, document: ParsedDocument, digest: str) -> tuple[DocumentWrite, list[str]]:
+    def plan(
+        self, doc_id: str, document: ParsedDocument, digest: str, source: str | None
+    ) -> tuple[DocumentWrite, list[str]]:
         """Chunk one document: the write for the store and each chunk's embedded text."""
         config = self.config
         chunks = chunk_document(document, config.max_chars, config.overlap)
         texts = [embedding_text(document.kind, document.title, c.heading, c.text, document.question) for c in chunks]
         write = DocumentWrite(
-            doc_id=doc_id, document=document, content_hash=digest, chunks=chunks,
+            doc_id=doc_id, document=document, content_hash=digest, source=source, chunks=chunks,
             keyword_texts=[fts_text(document.kind, document.title, c.heading, c.text, config.segmenter)
                            for c in chunks],
             languages=[language_of(t) for t in texts],
@@ -52,23 +66,26 @@ class Indexer:
         return write, texts
 
     def write(
-        self, tenant: str, collection: str, source: str | None, items: Sequence[tuple[str, ParsedDocument, str]]
+        self, tenant: str, collection: str, items: Sequence[tuple[str, ParsedDocument, str, str | None]]
     ) -> int:
-        """Chunk and embed ``items`` (doc_id, document, hash), then write them in one transaction."""
+        """Chunk and embed ``items`` (doc_id, document, hash, source), then write them in one transaction."""
         if not tenant or not collection:
             raise InvalidInput("tenant and collection must not be empty")
         writes: list[DocumentWrite] = []
         texts: list[str] = []
-        for doc_id, document, digest in items:
-            write, chunk_texts = self.plan(doc_id, document, digest)
+        for doc_id, document, digest, source in items:
+            write, chunk_texts = self.plan(doc_id, document, digest, source)
             writes.append(write)
             texts.extend(chunk_texts)
         languages = [lang for w in writes for lang in w.languages]
         vectors: dict[VectorSpace, tuple[list[int], np.ndarray]] = {}
         for index, embedder in self.spaces:
             positions = [i for i, lang in enumerate(languages) if index.space.holds_language(lang)]
-            vectors[index.space] = (positions, encode_distinct(embedder, [texts[i] for i in positions]))
-        return len(self.store.write(tenant, collection, source, writes, vectors))
+            vectors[index.space] = (positions, encode_sorted(embedder, [texts[i] for i in positions]))
+        written = len(self.store.write(tenant, collection, writes, vectors))
+        if self.after_write is not None and languages:
+            self.after_write(languages)
+        return written
 
     def delete(self, tenant: str, doc_ids: Iterable[str]) -> list[str]:
         return self.store.delete(tenant, doc_ids)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from lastline import Confidence, Embedder, Source, open_storage
-from lastline.kb import KnowledgeBase
+from lastline.kb import KBConfig, KnowledgeBase, SearchResult
+from lastline.kb._answer import compose_answer, passage_text
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 
@@ -87,3 +88,50 @@ def test_docs_quickstart_example_runs(tmp_path: Path) -> None:
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert "'added': " in done.stdout and "Hotels up to 150 euros" in done.stdout
+
+
+def test_the_readme_ladder_question_gets_one_faq_answer_alone(kb: KnowledgeBase) -> None:
+    answer = kb.answer("lastline 的降级顺序是什么？")
+    assert answer is not None and answer.layer == "faq" and answer.confidence == Confidence.MEDIUM
+    assert len(answer.citations) == 1 and "\n\n" not in answer.answer
+    assert answer.answer.startswith("POST /v1/fallback 依次尝试五级")
+
+
+def _result(kind: str, text: str, *, similarity: float, keyword_rank: int | None = 1, question: str | None = None,
+            answer: str | None = None, doc_id: str = "d") -> SearchResult:
+    return SearchResult(doc_id=doc_id, chunk_id=f"{doc_id}:0", title="T", text=text, score=1.0, source="s",
+                        span=(10, 10 + len(text)), kind=kind, similarity=similarity, keyword_rank=keyword_rank,
+                        question=question, answer=answer)
+
+
+def test_an_faq_entry_that_is_the_best_result_is_answered_alone_and_never_joined() -> None:
+    faq = _result("faq", "Q?\nA one.", similarity=0.7, question="Unrelated wording?", answer="A one.", doc_id="f1")
+    other = _result("faq", "Q2?\nA two.", similarity=0.65, question="Other wording?", answer="A two.", doc_id="f2")
+    got = compose_answer("a question", [faq, other], KBConfig())
+    assert got is not None and got.answer == "A one." and [c.doc_id for c in got.citations] == ["f1"]
+    passage = _result("doc", "Refunds take five days.", similarity=0.6, doc_id="p")
+    got = compose_answer("a question", [passage, other], KBConfig())
+    assert got is not None and got.answer == "Refunds take five days." and len(got.citations) == 1
+
+
+def test_a_passage_answer_stops_before_a_trailing_link_list() -> None:
+    text = ("Run npm install to add a package.\n\n### See Also\n\n* [npm ci](/commands/npm-ci)\n"
+            "* [package.json](/configuring-npm/package-json)\n- https://docs.npmjs.com/cli")
+    got = compose_answer("how to add a package", [_result("doc", text, similarity=0.6)], KBConfig())
+    assert got is not None and got.answer == "Run npm install to add a package."
+    assert got.citations[0].span == (10, 10 + len("Run npm install to add a package."))
+    assert passage_text("[only](a)\n[links](b)") == "[only](a)\n[links](b)"  # nothing else: keep it whole
+    assert passage_text("Use [npm ci](/ci) in CI builds.") == "Use [npm ci](/ci) in CI builds."  # prose with a link
+
+
+@pytest.mark.parametrize(
+    ("result", "confidence"),
+    [
+        (_result("faq", "Q?\nA.", similarity=0.85, question="Q?", answer="A."), Confidence.MEDIUM),  # FAQ match
+        (_result("doc", "A passage.", similarity=0.9), Confidence.LOW),  # passages are low, however close
+        (_result("faq", "Q?\nA.", similarity=0.6, question="Other?", answer="A."), Confidence.LOW),  # no FAQ match
+    ],
+)
+def test_confidence_follows_the_documented_rule(result: SearchResult, confidence: Confidence) -> None:
+    got = compose_answer("Q?" if result.similarity == 0.85 else "something else", [result], KBConfig())
+    assert got is not None and got.confidence == confidence

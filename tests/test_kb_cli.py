@@ -46,6 +46,6 @@ def test_search_json_and_answer(tmp_path: Path) -> None:
 
 
 def test_every_kb_command_has_an_example_in_its_help() -> None:
-    for command in ("ingest", "search", "answer"):
+    for command in ("ingest", "search", "answer", "status"):
         result = runner.invoke(app, ["kb", command, "--help"])
         assert result.exit_code == 0 and "Example: lastline kb " + command in " ".join(result.output.split())

@@ -183,3 +183,43 @@ def test_the_runtime_builds_the_english_space_from_the_setting(tmp_path: Path) -
         assert storage.query("SELECT value FROM kb_meta WHERE key = 'en_model_id'")
     finally:
         storage.close()
+
+
+def test_background_space_is_left_out_of_search_until_filled_and_resumes_after_a_restart(
+    storage: SQLiteStorage, embedder: Embedder, english_embedder: Embedder, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(6):
+        (docs / f"d{i}.txt").write_text(f"Topic {i}\n\nHotels up to {100 + i} euros per night on trip {i}.",
+                                        encoding="utf-8")
+    kb = KnowledgeBase(storage, embedder, english_embedder=english_embedder, background_spaces=True)
+    kb.ingest(docs)
+    english = {s["name"]: s for s in kb.status(tenant="default")["spaces"]}["english"]
+    assert english["pending"] == 6 and english["vectors"] == 0 and not english["ready"]
+    [hit] = kb.search("hotel price per night", k=1)
+    assert hit.keyword_rank is not None and hit.vector_rank is not None and hit.english_rank is None
+    kb.close()
+    # a restart (new process): the pending chunks are found again and filled, nothing re-embedded twice
+    again = KnowledgeBase(storage, embedder, english_embedder=english_embedder, background_spaces=True)
+    assert again.fill_spaces() == 6
+    english = {s["name"]: s for s in again.status(tenant="default")["spaces"]}["english"]
+    assert english["pending"] == 0 and english["vectors"] == 6 and english["ready"]
+    assert again.search("hotel price per night", k=1)[0].english_rank is not None
+    assert again.fill_spaces() == 0
+
+
+def test_the_background_worker_fills_a_space_while_search_keeps_answering(
+    storage: SQLiteStorage, embedder: Embedder, english_embedder: Embedder, tmp_path: Path
+) -> None:
+    import time
+
+    kb = KnowledgeBase(storage, embedder, english_embedder=english_embedder, background_spaces=True)
+    kb.start_background()
+    kb.add_document(title="Refunds", text="Refunds are paid back within five working days.", doc_id="r")
+    assert kb.search("when are refunds paid", k=1)[0].doc_id == "r"
+    deadline = time.monotonic() + 60
+    while not all(s["ready"] for s in kb.status()["spaces"]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert kb.search("when are refunds paid", k=1)[0].english_rank == 1
+    kb.close()

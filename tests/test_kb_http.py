@@ -24,6 +24,26 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     stop_server(srv)
 
 
+def _wait_until_ready(server: LiveServer, timeout_s: float = 120.0) -> dict[str, object]:
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        status = httpx.get(server.url("/v1/kb/status"), headers=A).json()
+        if all(space["ready"] for space in status["spaces"]) or time.monotonic() > deadline:
+            return dict(status)
+        time.sleep(0.2)
+
+
+def test_status_names_each_space_and_the_english_one_fills_in_the_background(server: LiveServer) -> None:
+    status = _wait_until_ready(server)
+    spaces = {space["name"]: space for space in status["spaces"]}
+    assert set(spaces) == {"vector", "english"} and status["documents"] and status["chunks"]
+    assert spaces["english"]["background"] and not spaces["vector"]["background"]
+    assert spaces["english"]["ready"] and spaces["english"]["pending"] == 0 and spaces["english"]["vectors"] > 0
+    assert httpx.get(server.url("/v1/kb/status")).status_code == 401
+
+
 def test_first_start_seeds_every_tenant_from_kb_seed(server: LiveServer) -> None:
     for headers in (A, B):
         r = httpx.post(server.url("/v1/kb/search"), json={"query": "什么是降级阶梯", "k": 3}, headers=headers)
@@ -43,6 +63,11 @@ def test_json_document_is_added_searched_fetched_and_deleted(server: LiveServer)
     [hit] = r.json()["results"]
     assert hit["doc_id"] == "policy-1" and hit["heading"] == ["Travel", "Hotels"]
     assert {"doc_id", "chunk_id", "title", "text", "score", "source", "span"} <= set(hit)
+    # the English space fills in the background; once status says ready, English queries search it too
+    _wait_until_ready(server)
+    r = httpx.post(server.url("/v1/kb/search"), json={"query": "hotel price limit", "k": 1,
+                                                      "filters": {"metadata": {"owner": "hr"}}}, headers=A)
+    [hit] = r.json()["results"]
     # an English chunk is in the English space too: the response says where each list ranked it
     assert hit["english_rank"] == 1 and hit["vector_rank"] == 1 and hit["english_similarity"] > 0
     assert hit["keyword_rank"] in (None, 1)

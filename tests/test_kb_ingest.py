@@ -130,3 +130,35 @@ def test_bm25_scores_after_replacing_documents_equal_a_fresh_index(
     def scores(k: KnowledgeBase) -> list[tuple[str, float]]:
         return [(r.doc_id, round(r.score, 6)) for r in k.search("refund policy warranty", k=20, mode="keyword")]
     assert scores(kb) == scores(fresh)
+
+
+def test_reingest_skips_a_file_by_size_and_mtime_and_a_touched_file_by_its_hash(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    import os
+
+    folder = write_folder(tmp_path / "docs")
+    kb.ingest(folder)
+    notes = folder / "notes.txt"
+    before = notes.stat()
+    # same size, same mtime, different bytes: the stat says unchanged, so the file is not even read
+    notes.write_text(notes.read_text(encoding="utf-8").replace("9 to 17", "8 to 16"), encoding="utf-8")
+    os.utime(notes, ns=(before.st_atime_ns, before.st_mtime_ns))
+    report = kb.ingest(folder)
+    assert report.updated == [] and report.chunks == 0 and "notes.txt" in report.unchanged
+    assert "9 to 17" in kb.get_document("notes.txt")["text"]
+    # a new mtime with the same bytes is recognised by its hash; new bytes are re-parsed
+    os.utime(folder / "handbook.md")
+    notes.write_text("Support hours\n\nNow from 7 to 15.\n", encoding="utf-8")
+    report = kb.ingest(folder)
+    assert report.updated == ["notes.txt"] and "handbook.md" in report.unchanged
+
+
+def test_changed_chunking_settings_re_read_every_file(storage: SQLiteStorage, embedder: Embedder,
+                                                      tmp_path: Path) -> None:
+    from lastline.kb import KBConfig
+
+    folder = write_folder(tmp_path / "docs")
+    KnowledgeBase(storage, embedder).ingest(folder)
+    report = KnowledgeBase(storage, embedder, KBConfig(max_chars=300)).ingest(folder)
+    assert "handbook.md" in report.updated

@@ -39,7 +39,7 @@ def _write(doc_id: str, text: str, title: str = "") -> DocumentWrite:
     document = ParsedDocument.plain(text, title)
     chunks = chunk_document(document)
     return DocumentWrite(
-        doc_id=doc_id, document=document, content_hash=doc_id, chunks=chunks,
+        doc_id=doc_id, document=document, content_hash=doc_id, source=None, chunks=chunks,
         keyword_texts=[fts_text("doc", title, c.heading, c.text, "char") for c in chunks],
         languages=["zh" if "退款" in text else "en"] * len(chunks),
     )
@@ -50,7 +50,7 @@ def test_a_written_batch_is_searchable_by_keyword_and_vector_and_deleted_from_bo
     index = store.vector_index(PRIMARY)
     index.reset(3)
     vectors = np.eye(3, dtype=np.float32)[:2]
-    rowids = store.write("acme", "default", None, [_write("a", "refunds take five days"), _write("b", "退款 五天")],
+    rowids = store.write("acme", "default", [_write("a", "refunds take five days"), _write("b", "退款 五天")],
                          {PRIMARY: ([0, 1], vectors)})
     assert len(rowids) == 2
     found = store.keyword_search('"refunds"', tenant="acme", filters=Filters(), limit=5)
@@ -68,7 +68,7 @@ def test_a_language_space_lists_only_its_missing_chunks_and_skips_deleted_ones(s
     store = SQLiteKBStore(storage)
     english = store.vector_index(ENGLISH)
     english.reset(2)
-    rowids = store.write("t", "default", None, [_write("en", "refunds"), _write("zh", "退款")], {})
+    rowids = store.write("t", "default", [_write("en", "refunds"), _write("zh", "退款")], {})
     assert english.pending() == 1
     [todo] = english.missing(10)
     assert todo.rowid == rowids[0] and todo.text == "refunds"

@@ -31,22 +31,31 @@ def ingest(
     tenant: TenantOption = "default",
     collection: CollectionOption = "default",
     sync: Annotated[bool, typer.Option("--sync", help="Remove documents whose files under PATH are gone.")] = False,
+    defer_spaces: Annotated[bool, typer.Option(
+        "--defer-spaces", help="Return once documents are searchable (keyword + default space); leave the "
+        "English space to the service's background worker.")] = False,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Ingest documents incrementally: unchanged files are skipped, changed ones replaced.
 
-    Files that cannot be parsed are reported and skipped; the run goes on.
+    Files that cannot be parsed are reported and skipped; the run goes on. Documents are searchable
+    once their keyword rows and default-space vectors are in; the English space is filled after
+    that (here, unless --defer-spaces; an interrupted fill resumes in `lastline serve` or the next run).
 
     Example: lastline kb ingest ./docs --collection handbook --sync
     """
     runtime = open_runtime(db)
     try:
         kb = runtime.kb
-        if sys.stderr.isatty() and not as_json:
-            report = _ingest_with_bar(kb, path, tenant, collection, sync)
-        else:
-            report = kb.ingest(path, tenant=tenant, collection=collection, sync=sync)
+        bar = sys.stderr.isatty() and not as_json
+        report = _ingest_with_bar(kb, path, tenant, collection, sync) if bar else kb.ingest(
+            path, tenant=tenant, collection=collection, sync=sync)
+        if not defer_spaces:
+            if bar:
+                _fill_with_bar(kb)
+            else:
+                kb.fill_spaces()
     finally:
         runtime.close()
     if as_json:
@@ -59,20 +68,64 @@ def ingest(
         for source, reason in report.failed:
             table.add_row(os.path.relpath(source, base.resolve()), reason)
         Console().print(table)
+    s = report.summary()
+    typer.echo(f"{s['files']} files, {s['chunks']} chunks, {s['skipped']} skipped, {s['failed']} failed,"
+               f" {s['seconds']:.1f} s")
 
 
 def _ingest_with_bar(kb: Any, path: Path, tenant: str, collection: str, sync: bool) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    columns = (TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    columns = (TextColumn("{task.fields[stage]}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("", total=None)
+        task = bar.add_task("", total=None, stage="parse + index (keyword, default space)")
 
         def progress(done: int, total: int, current: str) -> None:
             bar.update(task, completed=done, total=total, description=Path(current).name if current else "")
 
         return kb.ingest(path, tenant=tenant, collection=collection, sync=sync, progress=progress)
+
+
+def _fill_with_bar(kb: Any) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description} space"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def progress(name: str, done: int, total: int) -> None:
+            if name not in tasks:
+                tasks[name] = bar.add_task(name, total=total)
+            bar.update(tasks[name], completed=done, total=total)
+
+        kb.fill_spaces(progress)
+
+
+@app.command()
+def status(
+    tenant: TenantOption = "default",
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Documents, chunks and each vector space's progress (vectors, pending, ready).
+
+    Example: lastline kb status --json
+    """
+    runtime = open_runtime(db)
+    try:
+        found = runtime.kb.status(tenant=tenant)
+    finally:
+        runtime.close()
+    if as_json:
+        emit(found, True)
+        return
+    emit({"documents": found["documents"], "chunks (all tenants)": found["chunks"]}, False)
+    table = Table("space", "model", "vectors", "pending", "ready")
+    for space in found["spaces"]:
+        table.add_row(space["name"], space["model"], str(space["vectors"]), str(space["pending"]),
+                      "yes" if space["ready"] else "filling" if space["filling"] else "no")
+    Console().print(table)
 
 
 def _filters(collection: str | None, tags: list[str] | None) -> dict[str, Any] | None:

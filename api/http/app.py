@@ -66,6 +66,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await run_in_threadpool(runtime.build)
+        runtime.kb.start_background()  # fills the KB's slower vector spaces; resumes after a restart
         app.state.ready = True
         yield
         runtime.close()

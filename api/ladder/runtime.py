@@ -82,7 +82,8 @@ class Runtime:
         """The knowledge base (kb_0001_…); an empty KB is seeded from LASTLINE_KB_SEED for every tenant."""
         name = self.settings.kb_english_embedder  # the KB's English vector space; "none" turns it off
         english = None if name == "none" else get_embedder(name, self.settings.embed_threads)
-        kb = KnowledgeBase(self.storage, self.embedder, english_embedder=english)
+        # The English space fills in the background: a document is searchable once keyword + USE are in.
+        kb = KnowledgeBase(self.storage, self.embedder, english_embedder=english, background_spaces=True)
         if self.settings.kb_seed is not None:
             seed = self.settings.kb_seed.expanduser()
             if not seed.exists():
@@ -97,4 +98,6 @@ class Runtime:
         return RuleEngine(SQLitePackStore(self.storage), rules_dir=self.settings.rules_dir)
 
     def close(self) -> None:
+        if "kb" in self.__dict__:
+            self.kb.close()  # stop its background worker before the storage it writes to
         self.storage.close()

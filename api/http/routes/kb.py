@@ -142,6 +142,29 @@ async def add_document(request: Request, runtime: RuntimeDep, tenant: TenantDep)
     return DocumentOut(id=doc_id, chunks=chunks, documents=None)
 
 
+class SpaceStatus(BaseModel):
+    name: str
+    model: str
+    vectors: int
+    pending: int = Field(description="Chunks this space should hold but has no vector for yet.")
+    ready: bool = Field(description="Searched only when ready; a background space fills after ingest.")
+    background: bool
+    filling: bool
+    error: str | None
+
+
+class StatusOut(BaseModel):
+    documents: int | None = Field(description="The caller's tenant.")
+    chunks: int = Field(description="All tenants.")
+    spaces: list[SpaceStatus]
+
+
+@router.get("/status", response_model=StatusOut, responses={401: _ERRORS[401]})
+def kb_status(runtime: RuntimeDep, tenant: TenantDep) -> StatusOut:
+    """Documents of the caller's tenant and each vector space's fill progress (vectors, pending, ready)."""
+    return StatusOut.model_validate(runtime.kb.status(tenant=tenant))
+
+
 @router.post("/search", response_model=SearchOut, responses=_ERRORS)
 def search(body: SearchIn, runtime: RuntimeDep, tenant: TenantDep) -> SearchOut:
     """Hybrid search (FTS5 BM25 + vector kNN, reciprocal rank fusion) inside the caller's tenant."""

@@ -1,0 +1,138 @@
+"""What the default vector space's model choices do to KB quality and ingest speed, on a SciFact subset.
+
+Compares, on the same chunks: the numpy USE (the shipped model) fed whole chunks, fed only the first
+N characters (truncation: USE's cost grows with text length), and the int8 ONNX export of the same
+model (``use-onnx``). For each: encode rate on the chunks, cosine agreement with numpy USE on whole
+chunks (mean / 5th percentile / min), vector-only nDCG@10 and hybrid nDCG@10 (keyword list from the
+KB's own FTS5 index, fused with the shipped two-way RRF: k = 10, vector weight 0.5; the English space
+off, so the default space carries the whole vector side).
+
+The subset: ``--queries`` training queries drawn at random (seed 7), every abstract they judge
+relevant, plus as many random other abstracts as distractors. Relative figures: a smaller corpus
+scores higher than the full one, so compare rows with each other, not with docs/benchmarks.md.
+
+Usage: python bench/kb_embed_choices.py [--queries 200] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import DATA, machine, write_section
+from kb_eval import load_queries, ndcg_at
+
+from lastline import get_embedder, open_storage
+from lastline.embedding import Embedder
+from lastline.kb import KnowledgeBase
+from lastline.kb._fusion import rrf
+from lastline.kb._index_text import embedding_text
+from lastline.kb._store import Ranked
+
+VARIANTS = [("use", None), ("use", 512), ("use", 256), ("use-onnx", None), ("use-onnx", 512)]
+
+
+def subset(n_queries: int) -> tuple[dict[str, str], dict[str, dict[str, int]], list[dict[str, str]]]:
+    queries, qrels = load_queries("scifact")
+    rng = random.Random(7)
+    picked = rng.sample(sorted(queries), min(n_queries, len(queries)))
+    relevant = {d for q in picked for d in qrels[q]}
+    corpus = [json.loads(line) for line in (DATA / "kb/scifact/corpus.jsonl").read_text().splitlines()]
+    others = [row for row in corpus if row["_id"] not in relevant]
+    rows = [row for row in corpus if row["_id"] in relevant] + rng.sample(others, len(relevant))
+    return {q: queries[q] for q in picked}, {q: qrels[q] for q in picked}, rows
+
+
+def docs_ranked(scores: dict[int, float], doc_of: dict[int, str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for rowid in sorted(scores, key=lambda r: -scores[r]):
+        seen.setdefault(doc_of[rowid], None)
+    return list(seen)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--write", action="store_true", help="replace this script's section of docs/benchmarks.md")
+    args = parser.parse_args()
+    queries, qrels, rows = subset(args.queries)
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp) / "corpus.jsonl"
+        corpus.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        use = get_embedder("use", 1)
+        use.load()
+        kb = KnowledgeBase(open_storage(Path(tmp) / "kb.db"), use)
+        started = time.perf_counter()
+        report = kb.ingest(corpus, tenant="eval")
+        ingest_rate = report.chunks / (time.perf_counter() - started)
+        keys = kb.store.chunk_keys("eval")
+        doc_of = {rowid: doc_id for rowid, (doc_id, _) in keys.items()}
+        rowids = sorted(keys)
+        chunk_rows = kb.store.chunk_rows("eval", rowids)
+        texts = [embedding_text(r.kind, r.title, r.heading, r.text, r.question) for r in
+                 (chunk_rows[i] for i in rowids)]
+        keyword = {q: kb.rankings(t, tenant="eval", mode="keyword", depth=100).lists["keyword"]
+                   for q, t in queries.items()}
+        reference: np.ndarray | None = None
+        table = []
+        for name, limit in VARIANTS:
+            model = use if name == "use" else Embedder(name, 1)
+            model.load()
+            cut = [t[:limit] if limit else t for t in texts]
+            started = time.perf_counter()
+            matrix = model.encode(cut)
+            rate = len(cut) / (time.perf_counter() - started)
+            if reference is None:
+                reference = matrix
+            agree = np.sum(matrix * reference, axis=1)
+            qv = model.encode(list(queries.values()))
+            vec_ndcg, hyb_ndcg = [], []
+            for qi, (q, _) in enumerate(queries.items()):
+                sims = matrix @ qv[qi]
+                top = np.argsort(-sims)[:100]
+                vec = [Ranked(rowids[i], float(sims[i])) for i in top]
+                vec_ndcg.append(ndcg_at(docs_ranked({r.rowid: r.score for r in vec}, doc_of), qrels[q]))
+                fused = rrf([keyword[q], vec], [1.0, 0.5], 10)
+                hyb_ndcg.append(ndcg_at(docs_ranked(fused, doc_of), qrels[q]))
+            row = (f"{name}{'' if limit is None else f', first {limit} chars'}", rate,
+                   float(agree.mean()), float(np.percentile(agree, 5)), float(agree.min()),
+                   float(np.mean(vec_ndcg)), float(np.mean(hyb_ndcg)))
+            table.append(row)
+            print(f"  {row}", file=sys.stderr)
+    kw = float(np.mean([ndcg_at(docs_ranked({r.rowid: r.score for r in keyword[q]}, doc_of), qrels[q])
+                        for q in queries]))
+    load_after = os.getloadavg()
+    lines = [
+        "## Knowledge base: default-space model choices (SciFact subset)",
+        "",
+        f"`python bench/kb_embed_choices.py --queries {args.queries}`. Machine: {machine()}; load average"
+        f" {load_before[0]:.1f} before, {load_after[0]:.1f} after (shared machine: rates are pessimistic, read"
+        " them as ratios within the table). Subset: "
+        f"{len(queries)} SciFact training queries, {len(rows)} abstracts ({len(rowids)} chunks), half of them"
+        f" judged relevant to some query. Ingest through `KnowledgeBase.ingest` (keyword + numpy USE, English"
+        f" space off): {ingest_rate:.0f} chunks/s. Keyword only: nDCG@10 {kw:.3f}.",
+        "",
+        "| default-space model | chunks/s encoded | cosine to numpy USE mean / p5 / min | vector nDCG@10 |"
+        " hybrid nDCG@10 (k 10, w 0.5) |",
+        "|---|---|---|---|---|",
+    ]
+    for label, rate, mean, p5, low, vec, hyb in table:
+        lines.append(f"| {label} | {rate:.1f} | {mean:.3f} / {p5:.3f} / {low:.3f} | {vec:.3f} | {hyb:.3f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.write:
+        write_section(lines[0], text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""KB ingest: how fast documents become searchable, the English space's background rate, re-ingest.
+
+1. SciFact-sized documents: ``--docs`` abstracts (BEIR ``corpus.jsonl``, ≈1.7 chunks each) through
+   ``KnowledgeBase.ingest`` as the service runs it (``background_spaces=True``): the rate to
+   *searchable* counts keyword rows + default-space (USE) vectors; the English space (MiniLM) is
+   then filled by ``fill_spaces`` — the background worker's loop — and its rate stated beside it.
+2. A folder of ``--files`` small Markdown files (one to two SciFact sentences each): first ingest,
+   re-ingest with nothing changed (every file skipped by size + mtime, nothing parsed), and
+   re-ingest after touching 1% of the files (same bytes: recognised by SHA-256) and editing 1%.
+
+Usage: python bench/kb_ingest.py [--docs 400] [--files 10000] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import DATA, machine, write_section
+
+from lastline import get_embedder, open_storage
+from lastline.kb import KnowledgeBase
+
+
+def scifact(n: int) -> list[dict[str, str]]:
+    rows = [json.loads(line) for line in (DATA / "kb/scifact/corpus.jsonl").read_text().splitlines()]
+    return random.Random(7).sample(rows, min(n, len(rows)))
+
+
+def sentences() -> list[str]:
+    out: list[str] = []
+    for line in (DATA / "kb/scifact/corpus.jsonl").read_text().splitlines():
+        out.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+", json.loads(line)["text"]) if len(s.strip()) > 30)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--docs", type=int, default=400)
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--embedder", default="use")
+    parser.add_argument("--english-embedder", default="minilm-onnx")
+    parser.add_argument("--write", action="store_true", help="replace this script's section of docs/benchmarks.md")
+    args = parser.parse_args()
+    load_before = os.getloadavg()
+    embedder = get_embedder(args.embedder, 1)
+    embedder.load()
+    english = get_embedder(args.english_embedder, 1)
+    english.load()
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp) / "corpus.jsonl"
+        corpus.write_text("".join(json.dumps(r) + "\n" for r in scifact(args.docs)))
+        kb = KnowledgeBase(open_storage(Path(tmp) / "a.db"), embedder, english_embedder=english,
+                           background_spaces=True)
+        started = time.perf_counter()
+        report = kb.ingest(corpus, tenant="bench")
+        searchable_s = time.perf_counter() - started
+        started = time.perf_counter()
+        filled = kb.fill_spaces()
+        english_s = time.perf_counter() - started
+        kb.close()
+        print(f"  scifact {report.chunks} chunks: {report.chunks / searchable_s:.1f}/s searchable,"
+              f" English {filled / english_s:.1f}/s", file=sys.stderr)
+
+        folder = Path(tmp) / "files"
+        pool = sentences()
+        for i in range(args.files):
+            sub = folder / f"d{i // 500:02d}"
+            sub.mkdir(parents=True, exist_ok=True)
+            text = " ".join(rng.sample(pool, rng.randint(1, 2)))[:300]
+            (sub / f"page{i:05d}.md").write_text(f"# Page {i}\n\n{text}\n", encoding="utf-8")
+        kb2 = KnowledgeBase(open_storage(Path(tmp) / "b.db"), embedder)
+        timings = {}
+        for label in ("first ingest", "re-ingest, nothing changed", "re-ingest, 1% touched + 1% edited"):
+            if label.startswith("re-ingest, 1%"):
+                files = sorted(folder.rglob("*.md"))
+                for f in rng.sample(files, len(files) // 100):
+                    os.utime(f)
+                for f in rng.sample(files, len(files) // 100):
+                    f.write_text(f.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
+            started = time.perf_counter()
+            r = kb2.ingest(folder, tenant="bench", sync=True)
+            timings[label] = (time.perf_counter() - started, r.summary())
+            print(f"  {label}: {timings[label]}", file=sys.stderr)
+    load_after = os.getloadavg()
+    lines = [
+        "## Knowledge base: ingest to searchable, background English space, re-ingest",
+        "",
+        f"`python bench/kb_ingest.py --docs {args.docs} --files {args.files}`. Machine: {machine()}; load"
+        f" average {load_before[0]:.1f} before, {load_after[0]:.1f} after (a shared machine: the rates are"
+        " pessimistic). Models one thread each.",
+        "",
+        "| SciFact abstracts | chunks | to searchable (keyword + USE) chunks/s | English space (MiniLM, background)"
+        " chunks/s |",
+        "|---|---|---|---|",
+        f"| {args.docs} | {report.chunks} | {report.chunks / searchable_s:.1f} | {filled / english_s:.1f} |",
+        "",
+        f"| {args.files:,} Markdown files | seconds | added | updated | unchanged | chunks |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, (seconds, s) in timings.items():
+        lines.append(f"| {label} | {seconds:.1f} | {s['added']} | {s['updated']} | {s['unchanged']} | {s['chunks']} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.write:
+        write_section(lines[0], text)
+
+
+if __name__ == "__main__":
+    main()
