@@ -83,7 +83,7 @@ def serve(
     """
     import uvicorn
 
-    from ..http.app import create_app
+    from ..app import create_app
 
     overrides: dict[str, Any] = {}
     if host is not None:
