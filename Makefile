@@ -40,13 +40,15 @@ $(VENV)/portkey/.installed: | $(BIN)/python
 test: install-test sysdeps $(VENV)/portkey/.installed lint
 	$(BIN)/python -m pytest -q
 
-# mypy cannot follow setuptools' editable package-dir mapping (lastline = core/ …), so the
-# strict check runs on a plain install of the package into build/typecheck.
+# mypy and import-linter cannot follow setuptools' editable package-dir mapping (lastline = core/ …),
+# so both run on a plain install of the package into build/typecheck. The whole build/ goes first:
+# setuptools would otherwise reuse build/lib and install modules that no longer exist.
 lint: install-test
 	$(BIN)/ruff check .
-	rm -rf build/typecheck
+	rm -rf build
 	$(BIN)/pip install --quiet --no-deps --target build/typecheck . 2>/dev/null
 	cd build/typecheck && $(CURDIR)/$(BIN)/mypy --strict --config-file $(CURDIR)/pyproject.toml -p lastline
+	cd build/typecheck && $(CURDIR)/$(BIN)/lint-imports --no-cache $(CURDIR)/pyproject.toml
 
 bench: install-test
 	$(BIN)/python bench/embedders.py

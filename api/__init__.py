@@ -1,6 +1,6 @@
 """lastline.api: the HTTP service and the ``lastline`` CLI, wiring the tiers into the ladder."""
 
-from .http.app import create_app
+from .app import create_app
 from .ladder.ladder import FallbackRequest, run_ladder
 from .ladder.runtime import Runtime
 

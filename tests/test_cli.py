@@ -33,6 +33,18 @@ def test_doctor_json_reports_model_dim_and_sqlite_vec(tmp_path: Path) -> None:
     assert report["sqlite_vec"].startswith("v")
     assert report["fts5"] is True
     assert report["db"] == str((tmp_path / "d.db").resolve())
+    english = report["kb_english_space"]
+    assert english["embedder"] == "minilm-onnx" and english["dim"] == 384 and english["model_id"]
+
+
+def test_doctor_says_when_the_kb_english_space_is_off(tmp_path: Path) -> None:
+    import os
+
+    env = {**os.environ, "LASTLINE_KB_ENGLISH_EMBEDDER": "none"}
+    result = subprocess.run([sys.executable, "-m", "lastline.api", "doctor", "--json", "--db", str(tmp_path / "d.db")],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["kb_english_space"] == {"embedder": "none"}
 
 
 def _commands(group: Any, prefix: str = "") -> list[tuple[str, Any]]:

@@ -83,6 +83,27 @@ def test_tour_paraphrase_lookup_hits_the_stored_answer(demo_server: LiveServer) 
     assert result["layer"] == "exact"
 
 
+def test_tour_chat_writeback_then_a_paraphrase_under_a_system_prompt_is_a_semantic_hit(
+    demo_server: LiveServer,
+) -> None:
+    commands = _tour_commands()
+    writeback = next(c for c in commands if "/v1/chat/completions/writeback" in " ".join(c))
+    ask = next(c for c in commands if " ".join(c).split()[2].endswith("/v1/chat/completions"))
+    assert _send(demo_server, writeback).status_code == 201
+    got = _send(demo_server, ask)
+    assert got.status_code == 200, got.text
+    envelope = got.json()["lastline"]
+    assert envelope["source"] == "cache" and envelope["layer"] == "semantic"
+    assert envelope["confidence"] == "medium"
+    assert round(envelope["similarity"], 3) == 0.977  # the figure the README states
+    assert got.json()["choices"][0]["message"]["content"] == "Open Settings → Security → Reset password."
+
+
+def test_readme_replays_the_sample_traffic_file() -> None:
+    assert "lastline cache replay data/traffic/sample.jsonl" in README
+    assert (ROOT / "data" / "traffic" / "sample.jsonl").is_file()
+
+
 def test_tour_fallback_is_answered_from_the_demo_knowledge_base(demo_server: LiveServer) -> None:
     command = next(c for c in _tour_commands() if "/v1/fallback" in " ".join(c) and "write" not in " ".join(c))
     answer = _send(demo_server, command).json()

@@ -11,7 +11,7 @@ import csv
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -136,7 +136,9 @@ def lookup(
     prompt: Annotated[str, typer.Argument(help="The question to look up.")],
     tenant: TenantOption = "default",
     context: ContextOption = None,
-    mode: Annotated[str, typer.Option("--mode", help="intercept (strict) or fallback (looser).")] = "intercept",
+    mode: Annotated[
+        Literal["intercept", "fallback"], typer.Option("--mode", help="intercept (strict) or fallback (looser).")
+    ] = "intercept",
     threshold: Annotated[float | None, typer.Option("--threshold", help="Override the cosine threshold.")] = None,
     db: DbOption = None,
     as_json: JsonOption = False,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -57,7 +57,9 @@ def calibrate_command(
     method: Annotated[str, typer.Option("--method", help="Upper bound: wilson or clopper-pearson.")] = "wilson",
     confidence: Annotated[float, typer.Option(
         "--confidence", min=0.5, max=0.999, help="Confidence of the upper bound.")] = DEFAULT_CONFIDENCE,
-    mode: Annotated[str, typer.Option("--mode", help="Which threshold to set: intercept or fallback.")] = "intercept",
+    mode: Annotated[
+        Literal["intercept", "fallback"], typer.Option("--mode", help="Which threshold to set: intercept or fallback.")
+    ] = "intercept",
     from_feedback: Annotated[bool, typer.Option(
         "--from-feedback", help="Use the tenant's feedback on served semantic hits instead of pairs.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the result without storing it.")] = False,
@@ -75,8 +77,6 @@ def calibrate_command(
     """
     if method not in _METHODS:
         raise InvalidInput(f"--method must be one of {', '.join(_METHODS)} (got {method!r})")
-    if mode not in ("intercept", "fallback"):
-        raise InvalidInput(f"--mode must be intercept or fallback (got {mode!r})")
     if (pairs is None) != from_feedback:
         raise InvalidInput("give a PAIRS.csv file, or --from-feedback (not both)")
     runtime = open_runtime(db)

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from lastline import ConfigError, LastlineError, __version__, load_settings
+from lastline import ConfigError, LastlineError, __version__, get_embedder, load_settings
 
 from . import cache as cli_cache
 from . import fallback as cli_fallback
@@ -45,7 +45,7 @@ def version() -> None:
 
 @app.command()
 def doctor(db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Check the installation: model, dimension, SQLite, sqlite-vec, FTS5, database path.
+    """Check the installation: models (and the KB's English space), SQLite, sqlite-vec, FTS5, database path.
 
     Example: lastline doctor --json
     """
@@ -53,6 +53,12 @@ def doctor(db: DbOption = None, as_json: JsonOption = False) -> None:
     started = time.perf_counter()
     runtime.embedder.load()
     load_s = time.perf_counter() - started
+    english_name = runtime.settings.kb_english_embedder
+    english: dict[str, Any] = {"embedder": english_name}
+    if english_name != "none":
+        english_model = get_embedder(english_name, runtime.settings.embed_threads)
+        english_model.load()
+        english.update(model_id=english_model.model_id, dim=english_model.dim)
     report = {
         "version": __version__,
         "embedder": runtime.settings.embedder,
@@ -63,7 +69,8 @@ def doctor(db: DbOption = None, as_json: JsonOption = False) -> None:
         **runtime.storage.versions(),
         "fts5": runtime.storage.fts5_available(),
         "migrations": runtime.storage.applied_migrations(),
-        "tenants": sorted(set(runtime.settings.api_keys.values())) or ["default"],
+        "tenants": runtime.settings.tenants,
+        "kb_english_space": english,
     }
     runtime.close()
     emit(report, as_json)
@@ -83,7 +90,7 @@ def serve(
     """
     import uvicorn
 
-    from ..http.app import create_app
+    from ..app import create_app
 
     overrides: dict[str, Any] = {}
     if host is not None:

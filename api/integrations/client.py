@@ -212,11 +212,13 @@ class LastlineClient:
         tools: Sequence[Mapping[str, Any]] | None = None,
         ttl_s: float | None = None,
         tags: Sequence[str] = (),
+        response_format: Mapping[str, Any] | None = None,
     ) -> str:
         """``POST /v1/chat/completions/writeback``: store an upstream model's answer → entry id."""
         body = _drop_none({"messages": list(messages), "content": content,
                            "completion": dict(completion) if completion else None, "model": model,
-                           "tools": list(tools) if tools else None, "ttl_s": ttl_s, "tags": list(tags)})
+                           "tools": list(tools) if tools else None, "ttl_s": ttl_s, "tags": list(tags),
+                           "response_format": dict(response_format) if response_format else None})
         return str(self.request("POST", "/v1/chat/completions/writeback", body)["id"])
 
     # -- knowledge base and rules -------------------------------------------------------------

@@ -75,11 +75,13 @@ class LastlineWriteback(CustomLogger):
         choice = (completion.get("choices") or [{}])[0]
         if choice.get("finish_reason") not in ("stop", None) or not (choice.get("message") or {}).get("content"):
             return None
-        tools = (kwargs.get("optional_params") or {}).get("tools")
+        params = kwargs.get("optional_params") or {}
+        fmt = params.get("response_format")
         plain = [m if isinstance(m, dict) else _as_dict(m) for m in messages]
         try:
             entry_id = self.client.chat_writeback(
-                plain, completion=completion, tools=tools, ttl_s=self.ttl_s, tags=self.tags
+                plain, completion=completion, tools=params.get("tools"), ttl_s=self.ttl_s, tags=self.tags,
+                response_format=fmt if isinstance(fmt, dict) else None,
             )
         except (LastlineError, httpx.HTTPError) as exc:
             log.warning("lastline write-back failed: %s", getattr(exc, "code", type(exc).__name__))

@@ -46,7 +46,7 @@ class EventLog:
 
     def list(self, *, tenant: str, limit: int = 50, since: float | None = None) -> list[Event]:
         """Newest first; ``since`` is a Unix time (events strictly after it)."""
-        return self.store.list(tenant, limit=limit, since=since if since is not None else 0.0)
+        return self.store.recent(tenant, limit=limit, since=since if since is not None else 0.0)
 
     def summary(self, *, tenant: str, since: float) -> dict[str, Any]:
         """Counts since ``since``: answers by source and confidence, events by tier."""

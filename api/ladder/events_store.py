@@ -73,7 +73,7 @@ class EventStore(Protocol):
         """Store every event of ``events`` in one write, all or none."""
         ...
 
-    def list(self, tenant: str, *, limit: int, since: float) -> list[Event]:
+    def recent(self, tenant: str, *, limit: int, since: float) -> list[Event]:
         """Newest first, events strictly after ``since`` (Unix time)."""
         ...
 
@@ -145,7 +145,7 @@ class SQLiteEventStore:
                 rows,
             )
 
-    def list(self, tenant: str, *, limit: int, since: float) -> list[Event]:
+    def recent(self, tenant: str, *, limit: int, since: float) -> list[Event]:
         rows = self.storage.query(
             f"SELECT {', '.join(_COLUMNS)} FROM api_events WHERE tenant = ? AND ts > ?"
             " ORDER BY ts DESC, id DESC LIMIT ?",

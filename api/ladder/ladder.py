@@ -145,22 +145,22 @@ def _from_cache(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, 
     except ModelUnavailable:
         trail.append("cache:model_unavailable")
         return None
-    layer = res.layer
     runtime.metrics.count_lookup(
-        hit=bool(res.hit), layer=layer, exact_only=req.exact_only, duration_s=time.perf_counter() - started,
+        hit=res.hit, layer=res.layer, exact_only=req.exact_only, duration_s=time.perf_counter() - started,
         endpoint="fallback",
     )
-    if not res.hit:
+    layer = res.layer
+    if not res.hit or layer is None or res.confidence is None:
         trail.append(f"cache:{res.reason or 'miss'}")
         return None
     trail.append(f"cache:{layer}")
-    stale = bool(res.stale)
+    stale = res.stale
     confidence = Confidence(res.confidence)
     if req.exact_only and confidence is Confidence.HIGH:
         confidence = Confidence.MEDIUM  # a tool's last good result: the live data may have moved on
     return Answer(
         answer=res.answer, source=Source.CACHE, confidence=confidence,
-        degradation_depth=DEPTH.get(layer, 1), stale=stale, age_s=res.age_s, similarity=res.similarity,
+        degradation_depth=DEPTH[layer], stale=stale, age_s=res.age_s, similarity=res.similarity,
         notice=notice_for(Source.CACHE, lang, stale), layer=layer, entry_id=res.entry_id,
     )
 

@@ -5,12 +5,14 @@ The OpenAI-compatible endpoint, its write-back and the LangChain cache adapter a
 
 - ``prompt`` is the text of the **last user message** (text parts joined by newlines).
 - ``context`` is ``None`` when nothing else shapes the answer (one user message, no system prompt,
-  no tools, no model scope): such a question shares the plain cache with ``POST /v1/fallback`` and
-  ``POST /v1/cache/entries``. Otherwise it is ``"chat:" + sha256(...)[:32]`` over the canonical JSON
-  of everything else: the other messages in order (the prompt's slot marked), the tool set (sorted by
-  name), the model scope and an optional namespace (LangChain's ``llm_string``). Inside message
-  text, runs of whitespace are collapsed; nothing else is normalized, because the context must
-  match exactly (the cache's fuzzy and semantic matching apply to the prompt only).
+  no tools, no response format, no model scope): such a question shares the plain cache with
+  ``POST /v1/fallback`` and ``POST /v1/cache/entries``. Otherwise it is ``"chat:" + sha256(...)[:32]``
+  over the canonical JSON of everything else that the tenant's :class:`~lastline.settings.ChatScope`
+  keeps: system messages (by default with dates, times, UUIDs and request ids masked, see
+  :mod:`.volatile`), the other turns in order (the prompt's slot marked), the tool set (sorted by
+  name) and the ``response_format`` (always), the model scope and an optional namespace (LangChain's
+  ``llm_string``). Inside message text, runs of whitespace are collapsed; the context must then match
+  exactly (the cache's fuzzy and semantic matching apply to the prompt only).
 
 Model scope: lastline's own model ids (:data:`MODEL_IDS`) add nothing, so a question answered by
 any upstream model can be served; ``lastline/<name>`` scopes to upstream model ``<name>``; any
@@ -26,6 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from lastline import InvalidInput
+from lastline.settings import ChatScope
+
+from .volatile import mask_volatile
 
 __all__ = ["MODEL_IDS", "ChatPrompt", "chat_prompt", "message_text", "model_scope"]
 
@@ -85,8 +90,14 @@ def _canonical_content(content: Any) -> Any:
     return json.loads(json.dumps(content, sort_keys=True, default=str))
 
 
-def _canonical_message(message: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": str(message.get("role", "")), "content": _canonical_content(message.get("content"))}
+_SYSTEM_ROLES = ("system", "developer")
+
+
+def _canonical_message(message: Mapping[str, Any], scope: ChatScope) -> dict[str, Any]:
+    content = _canonical_content(message.get("content"))
+    if message.get("role") in _SYSTEM_ROLES and scope.system == "normalized" and isinstance(content, str):
+        content = mask_volatile(content)
+    out: dict[str, Any] = {"role": str(message.get("role", "")), "content": content}
     if message.get("name"):
         out["name"] = str(message["name"])
     calls = message.get("tool_calls") or []
@@ -124,12 +135,16 @@ def chat_prompt(
     *,
     model: str | None = None,
     tools: Sequence[Mapping[str, Any]] | None = None,
+    response_format: Mapping[str, Any] | None = None,
     namespace: str | None = None,
+    scope: ChatScope | None = None,
 ) -> ChatPrompt:
     """Split a conversation into the last user message and a fingerprint of everything else.
 
+    ``scope`` is the tenant's policy (default: system prompt normalized, prior turns and model kept).
     Raises :class:`InvalidInput` when there is no user message with text to answer.
     """
+    scope = scope or ChatScope()
     index = next(
         (i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "user"), None
     )
@@ -138,13 +153,21 @@ def chat_prompt(
     prompt = message_text(messages[index].get("content")).strip()
     if not prompt:
         raise InvalidInput("messages: the last user message has no text")
-    rest = [_canonical_message(m) for m in messages[:index]]
+    def kept(m: Mapping[str, Any]) -> bool:
+        if m.get("role") in _SYSTEM_ROLES:
+            return scope.system != "ignore"
+        return scope.history
+
+    rest = [_canonical_message(m, scope) for m in messages[:index] if kept(m)]
     rest.append({"prompt": True})
-    rest.extend(_canonical_message(m) for m in messages[index + 1:])
+    rest.extend(_canonical_message(m, scope) for m in messages[index + 1:] if kept(m))
+    fmt = dict(response_format or {})
     parts: dict[str, Any] = {
         "messages": rest if len(rest) > 1 else [],
         "tools": _canonical_tools(tools),
-        "model": model_scope(model),
+        # Plain text is what a request without response_format gets: the same key.
+        "response_format": fmt if fmt and fmt != {"type": "text"} else None,
+        "model": model_scope(model) if scope.model else None,
         "namespace": namespace,
     }
     if not any(parts.values()):

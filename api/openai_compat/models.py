@@ -76,6 +76,9 @@ class ChatCompletionRequest(BaseModel):
     n: int = Field(1, ge=1, le=8)
     tools: list[dict[str, Any]] | None = Field(None, max_length=MAX_TOOLS)
     functions: list[dict[str, Any]] | None = Field(None, max_length=MAX_TOOLS)
+    response_format: dict[str, Any] | None = Field(
+        None, description="Part of the cache key: a json_object request is never served a prose answer."
+    )
     metadata: dict[str, Any] | None = None
     lastline: LastlineOptions | None = None
 
@@ -95,6 +98,7 @@ class ChatWritebackRequest(BaseModel):
     completion: dict[str, Any] | None = None
     model: str | None = Field(None, max_length=256)
     tools: list[dict[str, Any]] | None = Field(None, max_length=MAX_TOOLS)
+    response_format: dict[str, Any] | None = Field(None, description="The upstream request's response_format.")
     ttl_s: float | None = Field(None, gt=0)
     tags: list[str] = Field(default_factory=list, max_length=32)
     metadata: dict[str, Any] | None = None

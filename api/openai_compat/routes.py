@@ -93,7 +93,8 @@ def chat_completions(
     options = lastline_options(body, request.headers)
     messages = [m.model_dump(exclude_none=True) for m in body.messages]
     try:
-        chat = chat_prompt(messages, model=body.model, tools=body.tools or body.functions)
+        chat = chat_prompt(messages, model=body.model, tools=body.tools or body.functions,
+                           response_format=body.response_format, scope=runtime.settings.chat_scope_for(tenant))
     except InvalidInput:
         if options.operation == "write":
             raise _refuse_write(options) from None
@@ -180,7 +181,8 @@ def chat_writeback(
     if not content.strip():
         raise InvalidInput("content: no text to store")
     messages = [m.model_dump(exclude_none=True) for m in body.messages]
-    chat = chat_prompt(messages, model=body.model, tools=body.tools)
+    chat = chat_prompt(messages, model=body.model, tools=body.tools, response_format=body.response_format,
+                       scope=runtime.settings.chat_scope_for(tenant))
     metadata = {**(body.metadata or {}), "via": "chat_writeback"}
     if body.completion and isinstance(body.completion.get("model"), str):
         metadata["upstream_model"] = body.completion["model"]

@@ -8,6 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from lastline import __version__
+
 from ...ladder.metrics import CONTENT_TYPE
 from ...ladder.reports import hit_rate_report
 from ...ladder.runtime import Runtime
@@ -26,9 +28,27 @@ def is_ready(request: Request) -> tuple[bool, dict[str, bool]]:
     runtime: Runtime = request.app.state.runtime
     checks = {"started": bool(request.app.state.ready), "model_loaded": runtime.embedder.loaded}
     for tier in ("cache", "kb", "rules"):
-        if hasattr(type(runtime), tier):
-            checks[f"{tier}_built"] = tier in vars(runtime)
+        checks[f"{tier}_built"] = tier in vars(runtime)
     return all(checks.values()), checks
+
+
+_LANDING = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>lastline {version}</title></head>
+<body><h1>lastline {version}</h1>
+<p>The tier an LLM agent calls when every model provider is down.</p>
+<ul>
+<li><a href="/dashboard">/dashboard</a>: hit rate, answers by source, recent degradation</li>
+<li><a href="/docs">/docs</a>: the HTTP API (OpenAPI)</li>
+<li><a href="/metrics">/metrics</a>: Prometheus metrics</li>
+<li><a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>: liveness and readiness</li>
+</ul></body></html>
+"""
+
+
+@router.get("/", response_class=HTMLResponse, include_in_schema=False)
+def landing() -> HTMLResponse:
+    """Where a browser lands: the version and links to the dashboard, the API docs and the metrics."""
+    return HTMLResponse(_LANDING.format(version=__version__))
 
 
 @router.get("/healthz")

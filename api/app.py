@@ -1,4 +1,7 @@
-"""The FastAPI application: HTTP face of lastline.
+"""The FastAPI application: every face of the HTTP service wired into one app.
+
+The composition root sits above the faces it mounts (``http/`` routes, the OpenAI-compatible face
+in ``openai_compat/``), so neither face imports the other's package and no cycle can form.
 
 ``create_app(settings)`` opens the runtime (storage, embedder, tiers), installs the error shape
 (``{error, detail}`` everywhere), the body-size limit and request counting, and mounts one router
@@ -17,16 +20,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lastline import Settings, __version__
 
-from ..ladder.metrics import Metrics
-from ..ladder.runtime import Runtime
-from ..openai_compat import routes as routes_openai
-from .errors import install_error_handlers
-from .limits import BodySizeLimit
-from .routes import cache as routes_cache
-from .routes import fallback as routes_fallback
-from .routes import kb as routes_kb
-from .routes import ops as routes_ops
-from .routes import rules as routes_rules
+from .http.errors import install_error_handlers
+from .http.limits import BodySizeLimit
+from .http.routes import cache as routes_cache
+from .http.routes import fallback as routes_fallback
+from .http.routes import kb as routes_kb
+from .http.routes import ops as routes_ops
+from .http.routes import rules as routes_rules
+from .ladder.metrics import Metrics
+from .ladder.runtime import Runtime
+from .openai_compat import routes as routes_openai
 
 __all__ = ["create_app"]
 
