@@ -42,6 +42,7 @@ from ._store import SQLiteCacheStore
 from ._store_api import CacheStore
 from ._sync import IndexSync, SyncReport, add_rows
 from ._tenant_thresholds import Thresholds
+from ._values import values_key
 from .slot_guard import SlotGuard
 
 if TYPE_CHECKING:
@@ -92,7 +93,8 @@ class SemanticCache:
                            fuzzy_scan_limit=c.fuzzy_scan_limit)
 
     def rebuild(self) -> int:
-        """Re-embed rows of another model id, then rebuild FAISS from SQLite; return vector count."""
+        """Fill in missing values keys, re-embed rows of another model id, then rebuild FAISS from
+        SQLite; return the vector count."""
         with self._write_lock:
             return self._rebuild_locked()
 
@@ -100,6 +102,8 @@ class SemanticCache:
         """The rebuild proper, under the write lock; lookups keep using the old contents until the swap."""
         self._syncing = True
         try:
+            while keyless := self.store.entries_without_values_key(512):  # rows older than the key
+                self.store.set_values_keys([(seq, values_key(prompt)) for seq, prompt in keyless])
             while rows := self.store.foreign_model_rows(self.model_id, 512):
                 self.store.set_vectors(self.model_id, [r[0] for r in rows],
                                        self.embedder.encode([normalize_text(r[1]) for r in rows]))
@@ -179,7 +183,8 @@ class SemanticCache:
             NewEntry(tenant=tenant, context_hash=ctx, prompt=item["prompt"], prompt_norm=norm,
                      prompt_hash=phash, response=item["response"], vector=vec_of.get(i),
                      model_id=self.model_id if i in vec_of else None, expires_at=expires,
-                     tags=v.check_tags(item.get("tags")), metadata=v.check_metadata(item.get("metadata")))
+                     tags=v.check_tags(item.get("tags")), metadata=v.check_metadata(item.get("metadata")),
+                     values_key=values_key(item["prompt"]) if i in vec_of else "")
             for i, (item, norm, phash, ctx, expires) in enumerate(prepared)
         ]
         with self._write_lock:

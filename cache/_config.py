@@ -22,6 +22,7 @@ __all__ = [
     "DEFAULT_MAX_PROMPT_CHARS",
     "DEFAULT_MAX_RESPONSE_CHARS",
     "DEFAULT_TTL_S",
+    "DEFAULT_VALUE_CANDIDATES",
     "CacheConfig",
     "Layer",
     "LookupResult",
@@ -41,6 +42,9 @@ DEFAULT_MAX_BYTES = 2_000_000_000
 DEFAULT_HNSW_THRESHOLD = 20_000
 #: Neighbours fetched per semantic lookup: the guard may reject the first ones.
 DEFAULT_KNN_K = 8
+#: Entries sharing the query's values (amounts, IDs, dates…) looked at besides the kNN neighbours
+#: (``cache/_values.py``); 0 turns value-aware candidates off.
+DEFAULT_VALUE_CANDIDATES = 16
 #: rapidfuzz ``ratio`` (0–100) pre-filter of the near-exact layer; a fuzzy hit must also differ
 #: from the cached prompt by in-word typos only (see ``cache/_fuzzy.py`` for why and the numbers).
 DEFAULT_FUZZY_MIN_RATIO = 90.0
@@ -64,6 +68,7 @@ class CacheConfig:
     hnsw_ef_search: int = 64
     hnsw_ef_construction: int = 80
     knn_k: int = DEFAULT_KNN_K
+    value_candidates: int = DEFAULT_VALUE_CANDIDATES
     fuzzy_min_ratio: float = DEFAULT_FUZZY_MIN_RATIO
     fuzzy_scan_limit: int = DEFAULT_FUZZY_SCAN_LIMIT
     #: Seconds a threshold read from SQLite is reused (another process may calibrate meanwhile).
@@ -91,6 +96,8 @@ class CacheConfig:
         for name in ("max_entries", "max_bytes", "hnsw_threshold", "knn_k", "max_prompt_chars"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
+        if self.value_candidates < 0:
+            raise ValueError("value_candidates must be 0 or more")
         if not 0 <= self.fuzzy_min_ratio <= 100:
             raise ValueError("fuzzy_min_ratio must be within [0, 100]")
 

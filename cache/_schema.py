@@ -164,10 +164,22 @@ def _deletion_log(conn: object) -> None:
     run("INSERT INTO cache_sync (id, pruned_through) VALUES (1, 0)")
 
 
+def _values_key(conn: object) -> None:
+    """The key of an entry's normalized values (``cache/_values.py``), for value-aware candidates.
+
+    ``NULL`` means "not computed yet" (rows written before this migration): the cache fills it in
+    at start-up, as it re-embeds rows of another model. ``''`` means "no values".
+    """
+    run = conn.execute  # type: ignore[attr-defined]
+    run("ALTER TABLE cache_entries ADD COLUMN values_key TEXT")
+    run("CREATE INDEX cache_entries_values ON cache_entries (tenant, context_hash, values_key) WHERE values_key != ''")
+
+
 MIGRATIONS = [
     Migration("cache_0001_entries", _entries),
     Migration("cache_0002_lookups_feedback_counters", _lookups),
     Migration("cache_0003_thresholds", _thresholds),
     Migration("cache_0004_seq_counter", _seq_counter),
     Migration("cache_0005_deletion_log", _deletion_log),
+    Migration("cache_0006_values_key", _values_key),
 ]

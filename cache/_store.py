@@ -70,11 +70,11 @@ class SQLiteCacheStore:
                 seq = int(conn.execute("UPDATE cache_seq SET next = next + 1 RETURNING next - 1").fetchone()[0])
                 conn.execute(
                     "INSERT INTO cache_entries (seq, id, tenant, context_hash, prompt, prompt_norm, prompt_hash,"
-                    " response, vector, model_id, created_at, expires_at, used_at, bytes, tags, metadata)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " response, vector, model_id, created_at, expires_at, used_at, bytes, tags, metadata, values_key)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (seq, entry_id, e.tenant, e.context_hash, e.prompt, e.prompt_norm, e.prompt_hash, e.response,
                      blob, e.model_id, now, e.expires_at, now, e.nbytes, json.dumps(list(e.tags)),
-                     json.dumps(e.metadata) if e.metadata is not None else None),
+                     json.dumps(e.metadata) if e.metadata is not None else None, e.values_key),
                 )
                 conn.executemany(
                     "INSERT OR IGNORE INTO cache_entry_tags (seq, tenant, tag) VALUES (?, ?, ?)",
@@ -184,6 +184,22 @@ class SQLiteCacheStore:
         return [(r[0], r[1]) for r in self.storage.query(
             "SELECT seq, prompt FROM cache_entries WHERE vector IS NOT NULL AND model_id IS NOT ?"
             " ORDER BY seq LIMIT ?", (model_id, limit))]
+
+    def value_candidates(self, tenant: str, ctx: str, values_key: str, limit: int) -> list[int]:
+        if not values_key:
+            return []
+        return [int(r[0]) for r in self.storage.query(
+            "SELECT seq FROM cache_entries WHERE tenant = ? AND context_hash = ? AND values_key = ?"
+            " AND values_key != '' AND vector IS NOT NULL ORDER BY seq DESC LIMIT ?",
+            (tenant, ctx, values_key, limit))]
+
+    def entries_without_values_key(self, limit: int) -> list[tuple[int, str]]:
+        return [(int(r[0]), r[1]) for r in self.storage.query(
+            "SELECT seq, prompt FROM cache_entries WHERE values_key IS NULL ORDER BY seq LIMIT ?", (limit,))]
+
+    def set_values_keys(self, keys: Sequence[tuple[int, str]]) -> None:
+        with self.storage.atomic() as conn:
+            conn.executemany("UPDATE cache_entries SET values_key = ? WHERE seq = ?", [(k, s) for s, k in keys])
 
     def set_vectors(self, model_id: str, seqs: Sequence[int], vectors: np.ndarray) -> None:
         with self.storage.atomic() as conn:

@@ -73,6 +73,19 @@ class CacheStore(Protocol):
 
     def set_vectors(self, model_id: str, seqs: Sequence[int], vectors: np.ndarray) -> None: ...
 
+    def value_candidates(self, tenant: str, ctx: str, values_key: str, limit: int) -> list[int]:
+        """Seqs of the partition's vector entries stored under ``values_key`` (newest first, at most
+        ``limit``); empty for the empty key."""
+        ...
+
+    def entries_without_values_key(self, limit: int) -> list[tuple[int, str]]:
+        """(seq, prompt) of entries whose values key was never computed (written before it existed)."""
+        ...
+
+    def set_values_keys(self, keys: Sequence[tuple[int, str]]) -> None:
+        """Store computed values keys, as (seq, key) pairs."""
+        ...
+
     # -- lookups and counters -----------------------------------------------------------------
     def record_lookups(self, records: Sequence[LookupRecord]) -> None:
         """Write a batch of lookup bookkeeping in one transaction: hit count and last-hit time of each
