@@ -127,6 +127,7 @@ def main() -> None:
         a = build_half(pairs.take(a_idx), memo, args.seed)
         b = build_half(pairs.take(b_idx), memo, args.seed + 1)
         lang = language_of(" ".join(pairs.first[:50]))
+        print(f"{name}: judged ({a.served.lookups} + {b.served.lookups} lookups)", file=sys.stderr, flush=True)
         notes.append(f"{name}: half A {a.served.partition_size} stored / {a.served.lookups} lookups "
                      f"({a.served.should_miss} not stored); half B {b.served.partition_size} stored / "
                      f"{b.served.lookups} lookups ({b.served.should_miss} not stored); language {lang}")
@@ -143,13 +144,15 @@ def main() -> None:
                 t_served = None
             rows.append(row(name, f"pairs {target:.1%}", t_pairs, b.served))
             rows.append(row(name, f"served {target:.1%}", t_served, b.served))
+            print(rows[-2], rows[-1], sep="\n", file=sys.stderr, flush=True)
             if t_served is not None and target == args.targets[-1]:
                 wrong = [w for w in b.wrong if w[2] >= t_served]
                 random.Random(args.seed).shuffle(wrong)
                 for q, got, score, should in wrong[:args.examples]:
                     examples.append(f"| {name} | {q} | {got} | {score:.3f} | {'yes' if should else 'no'} |")
     out = [HEADING, "", f"Machine: {machine}. Command: `python bench/served_replay.py"
-           f" --sets {' '.join(args.sets)} --targets {' '.join(map(str, args.targets))}`.", ""]
+           f" --sets {' '.join(args.sets)} --targets {' '.join(map(str, args.targets))}"
+           f" --max-pairs {args.max_pairs}`.", ""]
     out += [f"- {n}" for n in notes]
     out += ["", "Thresholds chosen on half A, every rate measured on half B. *not stored → served*: share of "
             "lookups whose class was not stored that were served an answer (all of them someone else's); "
@@ -167,7 +170,8 @@ def main() -> None:
     if examples:
         out += ["", f"Wrong answers served on half B at the served {args.targets[-1]:.0%} threshold (a seeded "
                 "sample, for reading by hand):", "",
-                "| set | looked up | served (stored question) | cosine | its class was stored |", "|---|---|---|---|---|",
+                "| set | looked up | served (stored question) | cosine | its class was stored |",
+                "|---|---|---|---|---|",
                 *examples]
     text = "\n".join(out) + "\n"
     print(text)

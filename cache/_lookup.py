@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from lastline import Embedder
+from lastline import Embedder, language_of
 
 from . import _validate as v
 from ._config import CacheConfig, LookupResult, Mode
@@ -81,9 +81,10 @@ class LookupPath:
         override = v.check_threshold(threshold)
         norm, phash = v.check_prompt(prompt, self.config.max_prompt_chars)
         ctx = context_hash(v.check_context(context))
-        strict = self.thresholds.get(tenant, "intercept").value
+        language = language_of(norm)  # thresholds are per (model, language)
+        strict = self.thresholds.get(tenant, "intercept", language).value
         t = override if override is not None else (
-            strict if mode == "intercept" else self.thresholds.get(tenant, "fallback").value)
+            strict if mode == "intercept" else self.thresholds.get(tenant, "fallback", language).value)
         q = _Query(prompt, norm, phash, tenant, ctx, mode, now, strict, t)
         trace = _Trace()
         found, best = self._decide(q, trace, exact_only)

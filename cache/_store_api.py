@@ -117,12 +117,16 @@ class CacheStore(Protocol):
         ...
 
     # -- thresholds ----------------------------------------------------------------------------
-    def get_threshold(self, tenant: str, model_id: str, mode: str) -> Threshold | None: ...
+    def get_threshold(self, tenant: str, model_id: str, mode: str, language: str = "*") -> Threshold | None:
+        """The threshold stored for exactly this language (``"*"``: any), or None."""
+        ...
 
-    def set_threshold(self, tenant: str, model_id: str, t: Threshold) -> None: ...
+    def set_threshold(self, tenant: str, model_id: str, t: Threshold) -> None:
+        """Store ``t`` under its mode and language (replacing what was there)."""
+        ...
 
-    def delete_thresholds(self, tenant: str, model_id: str, modes: Sequence[str]) -> int:
-        """Forget the stored thresholds of those modes; return how many were removed."""
+    def delete_thresholds(self, tenant: str, model_id: str, modes: Sequence[str], language: str | None = None) -> int:
+        """Forget the stored thresholds of those modes (one language, or all when None); return how many."""
         ...
 
     # -- change tracking (for the derived index) ----------------------------------------------

@@ -144,8 +144,14 @@ class Calibration:
     target: float
     method: str = "wilson"
     confidence: float = DEFAULT_CONFIDENCE
-    basis: str = "pairs"     # "pairs": labelled pairs; "feedback": served hits marked correct/incorrect
+    basis: str = "pairs"     # "served": pairs judged as a full cache serves; "pairs": pair by pair;
+                             # "feedback": served hits marked correct/incorrect
     curve: tuple[CurvePoint, ...] = field(default=(), repr=False)
+    #: Served-decision basis: entries in the scratch partition, and the share of answers served at
+    #: the threshold that were right (labels are incomplete: unlabelled duplicates count as wrong).
+    partition_size: int | None = None
+    precision: float | None = None
+    language: str = "*"
 
     def to_dict(self) -> dict[str, object]:
         data = {k: v for k, v in self.__dict__.items() if k != "curve"}
