@@ -15,7 +15,7 @@ answer served at any threshold follows from it. Thresholds compared, each chosen
 - ``pairs`` — today's pair calibration (``calibrate`` on ``score_pairs``) at the target;
 - ``served`` — calibration on served decisions (the bound on false hits of not-stored lookups
   ≤ target), what ``SemanticCache.calibrate`` now does;
-- ``shipped`` — the uncalibrated default for the set's language.
+- ``shipped`` — the uncalibrated defaults (intercept, fallback) for the set's language.
 
 Reported on half B: served precision (right answers / answers served), recall (should-hit lookups
 answered with their class), the share of not-stored lookups served an answer, and recall relative to
@@ -131,8 +131,9 @@ def main() -> None:
         notes.append(f"{name}: half A {a.served.partition_size} stored / {a.served.lookups} lookups "
                      f"({a.served.should_miss} not stored); half B {b.served.partition_size} stored / "
                      f"{b.served.lookups} lookups ({b.served.should_miss} not stored); language {lang}")
-        shipped = default_threshold(embedder.model_id, "intercept").value
-        rows.append(row(name, "shipped (intercept)", shipped, b.served))
+        for mode in ("intercept", "fallback"):  # the defaults a lookup in this language uses
+            shipped = default_threshold(embedder.model_id, mode, language=lang).value  # type: ignore[arg-type]
+            rows.append(row(name, f"shipped {lang} {mode}", shipped, b.served))
         for target in args.targets:
             try:
                 t_pairs: float | None = calibrate(a.pair_scores, a.pairs.labels, target).threshold

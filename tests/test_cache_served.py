@@ -118,3 +118,15 @@ def test_thresholds_stored_before_languages_existed_apply_to_every_language(
         got = cache.get_threshold(language=language)
         assert got.value == 0.91 and got.calibrated and got.language == "*" and got.n_negatives == 4000
     storage.close()
+
+
+def test_an_english_paraphrase_hits_with_the_english_default(storage: SQLiteStorage, embedder: Embedder) -> None:
+    """Cosine ≈0.97 with the bundled model: above the English default, below the one Chinese sets need."""
+    cache = SemanticCache(storage, embedder)
+    entry = cache.put("How do I reset my password?", "Settings → Security → Reset password.")
+    res = cache.lookup("How can I reset my password?")
+    assert res.hit and res.layer == "semantic" and res.entry_id == entry and res.confidence == "high"
+    english = default_threshold(cache.model_id, "intercept", language="en").value
+    chinese = default_threshold(cache.model_id, "intercept", language="zh").value
+    assert res.threshold == english and english <= res.similarity < chinese  # type: ignore[operator]
+    assert not cache.lookup("How do I delete my account?").hit
