@@ -4,7 +4,8 @@ For QQP val (English), LCQMC dev and BQ dev (Chinese): every question1 goes into
 partition, every question2 is looked up. A hit on a duplicate counts only when it serves that
 pair's own question1; any hit on a non-duplicate is a false hit. Thresholds:
 
-- ``shipped``: the uncalibrated default for the model (what a tenant gets before calibrating);
+- ``shipped``: the uncalibrated default for the model and the set's language (what a tenant gets
+  before calibrating);
 - ``calibrated 2%``: ``calibrate()`` on this set's own labelled pairs (target 2%, Wilson 95%).
 
 Next to each, the fixed plain-cosine threshold (raw text, no layers, no guard — what GPTCache or
@@ -105,7 +106,8 @@ def main() -> None:
         except InvalidInput as exc:  # earlier layers alone exceed the target on this sample
             print(f"{name}: calibration refused: {exc.detail}")
             cal = None
-        shipped = default_threshold(probe.model_id, "intercept").value  # type: ignore[attr-defined]
+        # the default a lookup in this set's language uses (thresholds are per model and language)
+        shipped = default_threshold(probe.model_id, "intercept", language=SETS[name]).value  # type: ignore[attr-defined]
         runs = [("shipped", shipped, False)] + (
             [("calibrated 2%", cal.threshold, False), ("calibrated 2%, shared", cal.threshold, True)] if cal else [])
         for label, t, shared in runs:

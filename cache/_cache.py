@@ -23,14 +23,15 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lastline import Embedder, InvalidInput, Storage, normalize_text
+from lastline import Embedder, InvalidInput, Storage, language_of, normalize_text
 
 from . import _validate as v
-from ._config import CacheConfig, LookupResult, Mode, Threshold
+from ._config import DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES, CacheConfig, LookupResult, Mode, Threshold
 from ._feedback import record_feedback
 from ._fuzzy import typo_similarity
 from ._index import VectorIndex
@@ -42,11 +43,13 @@ from ._store import SQLiteCacheStore
 from ._store_api import CacheStore
 from ._sync import IndexSync, SyncReport, add_rows
 from ._tenant_thresholds import Thresholds
+from ._values import values_key
 from .slot_guard import SlotGuard
 
 if TYPE_CHECKING:
     from .calibration import Calibration
     from .pairs import LabelledPairs
+    from .served import ServedScores
 
 __all__ = ["SemanticCache"]
 
@@ -92,7 +95,8 @@ class SemanticCache:
                            fuzzy_scan_limit=c.fuzzy_scan_limit)
 
     def rebuild(self) -> int:
-        """Re-embed rows of another model id, then rebuild FAISS from SQLite; return vector count."""
+        """Fill in missing values keys, re-embed rows of another model id, then rebuild FAISS from
+        SQLite; return the vector count."""
         with self._write_lock:
             return self._rebuild_locked()
 
@@ -100,6 +104,8 @@ class SemanticCache:
         """The rebuild proper, under the write lock; lookups keep using the old contents until the swap."""
         self._syncing = True
         try:
+            while keyless := self.store.entries_without_values_key(512):  # rows older than the key
+                self.store.set_values_keys([(seq, values_key(prompt)) for seq, prompt in keyless])
             while rows := self.store.foreign_model_rows(self.model_id, 512):
                 self.store.set_vectors(self.model_id, [r[0] for r in rows],
                                        self.embedder.encode([normalize_text(r[1]) for r in rows]))
@@ -179,7 +185,8 @@ class SemanticCache:
             NewEntry(tenant=tenant, context_hash=ctx, prompt=item["prompt"], prompt_norm=norm,
                      prompt_hash=phash, response=item["response"], vector=vec_of.get(i),
                      model_id=self.model_id if i in vec_of else None, expires_at=expires,
-                     tags=v.check_tags(item.get("tags")), metadata=v.check_metadata(item.get("metadata")))
+                     tags=v.check_tags(item.get("tags")), metadata=v.check_metadata(item.get("metadata")),
+                     values_key=values_key(item["prompt"]) if i in vec_of else "")
             for i, (item, norm, phash, ctx, expires) in enumerate(prepared)
         ]
         with self._write_lock:
@@ -300,48 +307,99 @@ class SemanticCache:
         record_feedback(self.store, tenant=tenant, correct=correct, entry_id=entry_id, lookup_id=lookup_id)
 
     # -- thresholds ----------------------------------------------------------------------------
-    def get_threshold(self, *, tenant: str = "default", mode: Mode = "intercept") -> Threshold:
-        """The threshold lookups use for ``tenant`` in ``mode`` with this cache's model.
+    def get_threshold(self, *, tenant: str = "default", mode: Mode = "intercept", language: str = "*") -> Threshold:
+        """The threshold lookups in ``language`` (``en``, ``zh``; ``*`` any) use for ``tenant`` in ``mode``.
 
         Reused for ``config.threshold_cache_s`` seconds (a lookup needs it on every call);
         ``set_threshold`` in this process takes effect at once, in another within that time.
         """
-        return self.thresholds.get(tenant, mode)
+        return self.thresholds.get(tenant, mode, language)
 
     def set_threshold(self, *, tenant: str = "default", threshold: Threshold) -> None:
         """Store ``threshold`` for ``tenant`` (its ``mode``; its model id, else this cache's)."""
         self.thresholds.set(tenant, threshold)
 
-    def reset_threshold(self, *, tenant: str = "default", mode: Mode | None = None) -> int:
-        """Forget stored thresholds (one mode or both); the shipped default applies again."""
-        return self.thresholds.reset(tenant, mode)
+    def reset_threshold(self, *, tenant: str = "default", mode: Mode | None = None, language: str | None = None
+                        ) -> int:
+        """Forget stored thresholds (one mode or both, one language or all); the shipped default applies again."""
+        return self.thresholds.reset(tenant, mode, language)
 
     def calibrate(self, pairs: LabelledPairs | None = None, *, tenant: str = "default", target: float = 0.02,
                   method: str = "wilson", confidence: float = 0.95, mode: Mode = "intercept",
-                  from_feedback: bool = False, store: bool = True, source: str | None = None) -> Calibration:
+                  from_feedback: bool = False, store: bool = True, source: str | None = None,
+                  partition_size: int | None = None, language: str | None = None) -> Calibration:
         """Calibrate ``tenant``'s threshold from labelled pairs or from feedback on served hits, and store it.
 
-        The one path behind ``lastline cache calibrate`` and ``POST /v1/cache/calibrate``: pairs are
-        scored the way a lookup judges them (:func:`~lastline.cache.pairs.score_pairs`), so the bound
-        holds for the cache as configured. ``store=False`` is a dry run.
+        The one path behind ``lastline cache calibrate`` and ``POST /v1/cache/calibrate``. Pairs are
+        judged on *served decisions* (:mod:`lastline.cache.served`): their ``question1``s go into a
+        scratch cache of ``partition_size`` entries (default: the tenant's size now, or every
+        ``question1`` when it is empty or smaller), every ``question2`` is looked up there through the
+        real lookup path, and an answer is right only when it is a known duplicate (classes from the
+        labels). The threshold is the lowest whose upper bound on the share of lookups with no right
+        answer stored that are served one stays ≤ ``target``; it is stored with the partition size it
+        was measured at and ``recalibrate_above`` (twice that). ``language`` (``en``/``zh``/``*``)
+        defaults to the pairs' own (``*`` when mixed). ``store=False`` is a dry run.
         """
         from .calibration import calibrate, calibrate_from_feedback
-        from .pairs import score_pairs
 
         v.check_tenant(tenant)
         v.check_mode(mode)
+        if language is not None:
+            v.check_language(language)
         if (pairs is None) != from_feedback:
             raise InvalidInput("give labelled pairs, or from_feedback (not both)", field="pairs")
         if pairs is not None:
-            cal = calibrate(score_pairs(self, pairs), pairs.labels, target, method=method, confidence=confidence)
+            lang = language or _pairs_language(pairs)
+            served = self._served_scores(pairs, tenant, partition_size)
+            try:
+                cal = calibrate(served.scores, served.labels, target, method=method, confidence=confidence)
+            except InvalidInput as exc:
+                raise InvalidInput(f"{exc.detail} (served decisions: the non-duplicates here are question2s "
+                                   f"with no known duplicate among the {served.partition_size} stored "
+                                   "question1s)", field="pairs") from None
+            cal = replace(cal, basis="served", partition_size=served.partition_size, language=lang,
+                          precision=float(served.at(cal.threshold)["precision"]))
         else:
-            served = [(f.similarity, f.correct) for f in self.store.feedback(tenant)
-                      if f.layer == "semantic" and f.similarity is not None]
-            cal = calibrate_from_feedback([sim for sim, _ in served], [ok for _, ok in served], target,
-                                          method=method, confidence=confidence)
+            lang = language or "*"
+            rows = [(f.similarity, f.correct) for f in self.store.feedback(tenant)
+                    if f.layer == "semantic" and f.similarity is not None]
+            cal = replace(calibrate_from_feedback([sim for sim, _ in rows], [ok for _, ok in rows], target,
+                                                  method=method, confidence=confidence), language=lang)
         if store:
+            size = cal.partition_size
             self.set_threshold(tenant=tenant, threshold=Threshold(
                 value=cal.threshold, calibrated=True, target=cal.target, bound=cal.bound,
-                n_negatives=cal.n_negatives, model_id=self.model_id, mode=mode,
-                source=source or ("feedback" if from_feedback else "pairs")))
+                n_negatives=cal.n_negatives, model_id=self.model_id, mode=mode, language=lang,
+                source=source or ("feedback" if from_feedback else "pairs"), partition_size=size,
+                recalibrate_above=None if size is None else 2 * size))
         return cal
+
+    def _served_scores(self, pairs: LabelledPairs, tenant: str, partition_size: int | None) -> ServedScores:
+        """Judge ``pairs`` on a scratch cache (temporary SQLite file, same model and settings)."""
+        import tempfile
+        from pathlib import Path
+
+        from lastline import open_storage
+
+        from .served import memo_embedder, score_served
+
+        if partition_size is not None and (isinstance(partition_size, bool) or not isinstance(partition_size, int)
+                                           or partition_size < 1):
+            raise InvalidInput("partition_size must be a positive integer", field="partition_size")
+        size = partition_size if partition_size is not None else (self.count(tenant=tenant) or None)
+        config = replace(self.config, record_lookups=False, default_ttl_s=None, max_entries=DEFAULT_MAX_ENTRIES,
+                         max_bytes=DEFAULT_MAX_BYTES)
+        with tempfile.TemporaryDirectory(prefix="lastline-calibrate-") as folder:
+            storage = open_storage(Path(folder) / "scratch.db")
+            try:
+                scratch = SemanticCache(storage, memo_embedder(self.embedder, pairs), config)
+                return score_served(scratch, pairs, partition_size=size)
+            finally:
+                storage.close()
+
+
+def _pairs_language(pairs: LabelledPairs) -> str:
+    """``zh`` or ``en`` when nine in ten looked-up questions are in that language, else ``*``."""
+    langs = [language_of(q) for q in pairs.second]
+    zh = langs.count("zh") / len(langs)
+    return "zh" if zh >= 0.9 else "en" if zh <= 0.1 else "*"

@@ -22,6 +22,8 @@ __all__ = [
     "DEFAULT_MAX_PROMPT_CHARS",
     "DEFAULT_MAX_RESPONSE_CHARS",
     "DEFAULT_TTL_S",
+    "DEFAULT_VALUE_CANDIDATES",
+    "LANGUAGES",
     "CacheConfig",
     "Layer",
     "LookupResult",
@@ -30,6 +32,8 @@ __all__ = [
 ]
 
 Mode = Literal["intercept", "fallback"]
+#: Threshold languages: English-like text, CJK-dominant text (``lastline.language_of``), and any.
+LANGUAGES = ("en", "zh", "*")
 Layer = Literal["exact", "fuzzy", "semantic"]
 
 #: Default lifetime of an entry: a week. ``None`` in the config means "never expires".
@@ -41,6 +45,9 @@ DEFAULT_MAX_BYTES = 2_000_000_000
 DEFAULT_HNSW_THRESHOLD = 20_000
 #: Neighbours fetched per semantic lookup: the guard may reject the first ones.
 DEFAULT_KNN_K = 8
+#: Entries sharing the query's values (amounts, IDs, dates…) looked at besides the kNN neighbours
+#: (``cache/_values.py``); 0 turns value-aware candidates off.
+DEFAULT_VALUE_CANDIDATES = 16
 #: rapidfuzz ``ratio`` (0–100) pre-filter of the near-exact layer; a fuzzy hit must also differ
 #: from the cached prompt by in-word typos only (see ``cache/_fuzzy.py`` for why and the numbers).
 DEFAULT_FUZZY_MIN_RATIO = 90.0
@@ -64,6 +71,7 @@ class CacheConfig:
     hnsw_ef_search: int = 64
     hnsw_ef_construction: int = 80
     knn_k: int = DEFAULT_KNN_K
+    value_candidates: int = DEFAULT_VALUE_CANDIDATES
     fuzzy_min_ratio: float = DEFAULT_FUZZY_MIN_RATIO
     fuzzy_scan_limit: int = DEFAULT_FUZZY_SCAN_LIMIT
     #: Seconds a threshold read from SQLite is reused (another process may calibrate meanwhile).
@@ -91,6 +99,8 @@ class CacheConfig:
         for name in ("max_entries", "max_bytes", "hnsw_threshold", "knn_k", "max_prompt_chars"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
+        if self.value_candidates < 0:
+            raise ValueError("value_candidates must be 0 or more")
         if not 0 <= self.fuzzy_min_ratio <= 100:
             raise ValueError("fuzzy_min_ratio must be within [0, 100]")
 
@@ -100,8 +110,15 @@ class Threshold:
     """A cosine threshold for one tenant, model and mode, with the evidence behind it.
 
     ``calibrated`` is False for the shipped default; a calibrated value records the target
-    false-hit rate, the upper confidence bound it reached and how many labelled
-    non-duplicates that bound rests on.
+    false-hit rate, the upper confidence bound it reached and how many judged lookups (or labelled
+    non-duplicates) that bound rests on. ``language`` is ``"en"``, ``"zh"`` or ``"*"`` (any): a
+    lookup uses its prompt's language's threshold, else the one for any language.
+
+    A threshold calibrated on served decisions (``source`` ``pairs…``) also records the partition
+    size it was measured at: a lookup is answered by the best of all entries, so the more a
+    partition holds the likelier some unrelated entry clears a threshold. The growth rule is to
+    re-calibrate once the tenant holds more than ``recalibrate_above`` entries (twice the measured
+    size); ``stats()`` says when that is due.
     """
 
     value: float
@@ -112,6 +129,9 @@ class Threshold:
     model_id: str | None = None
     mode: Mode = "intercept"
     source: str = "default"
+    language: str = "*"
+    partition_size: int | None = None
+    recalibrate_above: int | None = None
 
     def __post_init__(self) -> None:
         value = self.value
@@ -119,12 +139,15 @@ class Threshold:
             raise InvalidInput(f"threshold value {value!r} is outside [0, 1]", field="threshold")
         if self.mode not in ("intercept", "fallback"):
             raise InvalidInput(f"unknown mode {self.mode!r}", field="mode")
+        if self.language not in LANGUAGES:
+            raise InvalidInput(f"unknown language {self.language!r}; one of {', '.join(LANGUAGES)}", field="language")
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "value": self.value, "calibrated": self.calibrated, "target": self.target,
             "bound": self.bound, "n_negatives": self.n_negatives, "model_id": self.model_id,
-            "mode": self.mode, "source": self.source,
+            "mode": self.mode, "source": self.source, "language": self.language,
+            "partition_size": self.partition_size, "recalibrate_above": self.recalibrate_above,
         }
 
 

@@ -266,6 +266,23 @@ class VectorIndex:
             part = self._parts.get(key)
             return part.search(np.asarray(query, dtype=np.float32), k) if part else []
 
+    def cosines(self, key: PartitionKey, query: np.ndarray, seqs: Iterable[int]) -> list[tuple[int, float]]:
+        """(id, cosine to ``query``) of those ``seqs`` live in the partition, best first.
+
+        Vectors are read back from FAISS (flat and HNSW-flat both keep them), so candidates found
+        by other means than the kNN search are scored on the same vectors.
+        """
+        with self.lock:
+            part = self._parts.get(key)
+            if part is None:
+                return []
+            live = [seq for seq in seqs if seq in part.live]
+            if not live:
+                return []
+            vecs = np.stack([part.index.reconstruct(int(seq)) for seq in live])
+        scores = vecs @ np.asarray(query, dtype=np.float32).ravel()
+        return sorted(zip(live, scores.tolist(), strict=True), key=lambda p: -p[1])
+
     def fuzzy_choices(self, key: PartitionKey) -> dict[int, str] | None:
         """The partition's normalized prompts when small enough to scan (a copy), else None."""
         with self.lock:

@@ -14,9 +14,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from rapidfuzz import fuzz, process
 
-from lastline import Embedder
+from lastline import Embedder, language_of
 
 from . import _validate as v
 from ._config import CacheConfig, LookupResult, Mode
@@ -26,6 +27,7 @@ from ._recorder import LookupRecorder, new_lookup_id
 from ._rows import EntryRow, LookupRecord, context_hash
 from ._store_api import CacheStore
 from ._tenant_thresholds import Thresholds
+from ._values import values_key
 from .slot_guard import SlotGuard
 
 __all__ = ["LookupPath"]
@@ -79,9 +81,10 @@ class LookupPath:
         override = v.check_threshold(threshold)
         norm, phash = v.check_prompt(prompt, self.config.max_prompt_chars)
         ctx = context_hash(v.check_context(context))
-        strict = self.thresholds.get(tenant, "intercept").value
+        language = language_of(norm)  # thresholds are per (model, language)
+        strict = self.thresholds.get(tenant, "intercept", language).value
         t = override if override is not None else (
-            strict if mode == "intercept" else self.thresholds.get(tenant, "fallback").value)
+            strict if mode == "intercept" else self.thresholds.get(tenant, "fallback", language).value)
         q = _Query(prompt, norm, phash, tenant, ctx, mode, now, strict, t)
         trace = _Trace()
         found, best = self._decide(q, trace, exact_only)
@@ -117,6 +120,7 @@ class LookupPath:
             return _stale(trace), None
         vector = self.embedder.encode([q.norm])[0]
         neighbours = self.index.search(key, vector, self.config.knn_k)
+        neighbours = sorted([*neighbours, *self._value_candidates(q, vector, neighbours)], key=lambda n: -n[1])
         best = neighbours[0][1] if neighbours else None
         rows = self.store.by_seqs(q.tenant, q.ctx, [seq for seq, _ in neighbours])
         if choices is None:
@@ -130,6 +134,18 @@ class LookupPath:
             if cand is not None and cand.prompt_hash != q.phash and self._accept(cand, q, trace, "semantic", cos):
                 return (cand, "semantic", round(cos, 6), False), best
         return _stale(trace), best
+
+    def _value_candidates(self, q: _Query, vector: np.ndarray, neighbours: list[tuple[int, float]]
+                          ) -> list[tuple[int, float]]:
+        """Entries stored under the query's values key that the kNN search did not return, with their
+        cosine (``cache/_values.py``): the guard could accept them when every neighbour carries other values."""
+        limit = self.config.value_candidates
+        key = values_key(q.prompt) if limit else ""
+        if not key:
+            return []
+        seen = {seq for seq, _ in neighbours}
+        seqs = [s for s in self.store.value_candidates(q.tenant, q.ctx, key, limit) if s not in seen]
+        return self.index.cosines((q.tenant, q.ctx), vector, seqs)
 
     def _first_fuzzy(self, q: _Query, trace: _Trace, seqs: list[int], rows: dict[int, EntryRow]
                      ) -> tuple[EntryRow, str, float, bool] | None:

@@ -40,6 +40,8 @@ class NewEntry:
     expires_at: float | None
     tags: tuple[str, ...]
     metadata: dict[str, Any] | None
+    #: Key of the prompt's normalized values (``cache/_values.py``); ``""`` when it has none.
+    values_key: str = ""
 
     @property
     def nbytes(self) -> int:

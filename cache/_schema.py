@@ -164,10 +164,54 @@ def _deletion_log(conn: object) -> None:
     run("INSERT INTO cache_sync (id, pruned_through) VALUES (1, 0)")
 
 
+def _values_key(conn: object) -> None:
+    """The key of an entry's normalized values (``cache/_values.py``), for value-aware candidates.
+
+    ``NULL`` means "not computed yet" (rows written before this migration): the cache fills it in
+    at start-up, as it re-embeds rows of another model. ``''`` means "no values".
+    """
+    run = conn.execute  # type: ignore[attr-defined]
+    run("ALTER TABLE cache_entries ADD COLUMN values_key TEXT")
+    run("CREATE INDEX cache_entries_values ON cache_entries (tenant, context_hash, values_key) WHERE values_key != ''")
+
+
+def _thresholds_by_language(conn: object) -> None:
+    """Thresholds keyed by language too (``'*'`` = any), with the partition size they were measured at.
+
+    Rows from before keep their values under ``'*'``, which every language falls back to.
+    """
+    run = conn.execute  # type: ignore[attr-defined]
+    run(
+        """CREATE TABLE cache_thresholds_v2 (
+            tenant            TEXT NOT NULL,
+            model_id          TEXT NOT NULL,
+            mode              TEXT NOT NULL,
+            language          TEXT NOT NULL DEFAULT '*',
+            value             REAL NOT NULL,
+            calibrated        INTEGER NOT NULL,
+            target            REAL,
+            bound             REAL,
+            n_negatives       INTEGER,
+            source            TEXT NOT NULL,
+            updated_at        REAL NOT NULL,
+            partition_size    INTEGER,
+            recalibrate_above INTEGER,
+            PRIMARY KEY (tenant, model_id, mode, language)
+        )"""
+    )
+    run("INSERT INTO cache_thresholds_v2 (tenant, model_id, mode, language, value, calibrated, target, bound,"
+        " n_negatives, source, updated_at) SELECT tenant, model_id, mode, '*', value, calibrated, target, bound,"
+        " n_negatives, source, updated_at FROM cache_thresholds")
+    run("DROP TABLE cache_thresholds")
+    run("ALTER TABLE cache_thresholds_v2 RENAME TO cache_thresholds")
+
+
 MIGRATIONS = [
     Migration("cache_0001_entries", _entries),
     Migration("cache_0002_lookups_feedback_counters", _lookups),
     Migration("cache_0003_thresholds", _thresholds),
     Migration("cache_0004_seq_counter", _seq_counter),
     Migration("cache_0005_deletion_log", _deletion_log),
+    Migration("cache_0006_values_key", _values_key),
+    Migration("cache_0007_thresholds_by_language", _thresholds_by_language),
 ]

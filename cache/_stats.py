@@ -40,6 +40,10 @@ def build_stats(*, store: CacheStore, thresholds: Thresholds, index: VectorIndex
     entries, nbytes = store.usage(tenant)
     intercept = thresholds.get(tenant, "intercept")
     fallback = thresholds.get(tenant, "fallback")
+    by_language = {lang: {mode: thresholds.get(tenant, mode, lang) for mode in ("intercept", "fallback")}
+                   for lang in ("en", "zh")}
+    due = sorted({f"{t.language}:{t.mode}" for modes in [{"*": intercept, "*f": fallback}, *by_language.values()]
+                  for t in modes.values() if t.recalibrate_above is not None and entries > t.recalibrate_above})
     return {
         "tenant": tenant,
         "window_s": window_s,
@@ -53,7 +57,13 @@ def build_stats(*, store: CacheStore, thresholds: Thresholds, index: VectorIndex
         "bytes": nbytes,
         "feedback": {**feedback, "false_hit_rate": (feedback["incorrect"] / judged) if judged else None},
         "model_id": thresholds.model_id,
-        "calibrated": intercept.calibrated,
+        # any language calibrated: lookups in it use a threshold from the tenant's own labels
+        "calibrated": intercept.calibrated or any(m["intercept"].calibrated for m in by_language.values()),
         "threshold": {"intercept": intercept.to_dict(), "fallback": fallback.to_dict()},
+        # what lookups in each language use: stored for that language, else for any, else shipped
+        "threshold_by_language": {lang: {mode: t.to_dict() for mode, t in modes.items()}
+                                  for lang, modes in by_language.items()},
+        # thresholds calibrated on served decisions in a partition smaller than half the tenant now
+        "recalibration_due": due,
         "index": index.stats(),
     }

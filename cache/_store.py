@@ -70,11 +70,11 @@ class SQLiteCacheStore:
                 seq = int(conn.execute("UPDATE cache_seq SET next = next + 1 RETURNING next - 1").fetchone()[0])
                 conn.execute(
                     "INSERT INTO cache_entries (seq, id, tenant, context_hash, prompt, prompt_norm, prompt_hash,"
-                    " response, vector, model_id, created_at, expires_at, used_at, bytes, tags, metadata)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " response, vector, model_id, created_at, expires_at, used_at, bytes, tags, metadata, values_key)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (seq, entry_id, e.tenant, e.context_hash, e.prompt, e.prompt_norm, e.prompt_hash, e.response,
                      blob, e.model_id, now, e.expires_at, now, e.nbytes, json.dumps(list(e.tags)),
-                     json.dumps(e.metadata) if e.metadata is not None else None),
+                     json.dumps(e.metadata) if e.metadata is not None else None, e.values_key),
                 )
                 conn.executemany(
                     "INSERT OR IGNORE INTO cache_entry_tags (seq, tenant, tag) VALUES (?, ?, ?)",
@@ -185,6 +185,22 @@ class SQLiteCacheStore:
             "SELECT seq, prompt FROM cache_entries WHERE vector IS NOT NULL AND model_id IS NOT ?"
             " ORDER BY seq LIMIT ?", (model_id, limit))]
 
+    def value_candidates(self, tenant: str, ctx: str, values_key: str, limit: int) -> list[int]:
+        if not values_key:
+            return []
+        return [int(r[0]) for r in self.storage.query(
+            "SELECT seq FROM cache_entries WHERE tenant = ? AND context_hash = ? AND values_key = ?"
+            " AND values_key != '' AND vector IS NOT NULL ORDER BY seq DESC LIMIT ?",
+            (tenant, ctx, values_key, limit))]
+
+    def entries_without_values_key(self, limit: int) -> list[tuple[int, str]]:
+        return [(int(r[0]), r[1]) for r in self.storage.query(
+            "SELECT seq, prompt FROM cache_entries WHERE values_key IS NULL ORDER BY seq LIMIT ?", (limit,))]
+
+    def set_values_keys(self, keys: Sequence[tuple[int, str]]) -> None:
+        with self.storage.atomic() as conn:
+            conn.executemany("UPDATE cache_entries SET values_key = ? WHERE seq = ?", [(k, s) for s, k in keys])
+
     def set_vectors(self, model_id: str, seqs: Sequence[int], vectors: np.ndarray) -> None:
         with self.storage.atomic() as conn:
             conn.executemany(
@@ -264,36 +280,45 @@ class SQLiteCacheStore:
             "SELECT layer, similarity, correct FROM cache_feedback WHERE tenant = ? ORDER BY id", (tenant,))]
 
     # -- thresholds ----------------------------------------------------------------------------
-    def get_threshold(self, tenant: str, model_id: str, mode: str) -> Threshold | None:
+    def get_threshold(self, tenant: str, model_id: str, mode: str, language: str = "*") -> Threshold | None:
         rows = self.storage.query(
-            "SELECT value, calibrated, target, bound, n_negatives, source FROM cache_thresholds"
-            " WHERE tenant = ? AND model_id = ? AND mode = ?", (tenant, model_id, mode),
+            "SELECT value, calibrated, target, bound, n_negatives, source, partition_size, recalibrate_above"
+            " FROM cache_thresholds WHERE tenant = ? AND model_id = ? AND mode = ? AND language = ?",
+            (tenant, model_id, mode, language),
         )
         if not rows:
             return None
-        value, calibrated, target, bound, n_neg, source = rows[0]
+        value, calibrated, target, bound, n_neg, source, size, above = rows[0]
         return Threshold(value=value, calibrated=bool(calibrated), target=target, bound=bound,
-                         n_negatives=n_neg, model_id=model_id, mode=mode, source=source)  # type: ignore[arg-type]
+                         n_negatives=n_neg, model_id=model_id, mode=mode, source=source,  # type: ignore[arg-type]
+                         language=language, partition_size=size, recalibrate_above=above)
 
     def set_threshold(self, tenant: str, model_id: str, t: Threshold) -> None:
         with self.storage.atomic() as conn:
             conn.execute(
-                "INSERT INTO cache_thresholds (tenant, model_id, mode, value, calibrated, target, bound,"
-                " n_negatives, source, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (tenant, model_id, mode) DO UPDATE SET value = excluded.value,"
+                "INSERT INTO cache_thresholds (tenant, model_id, mode, language, value, calibrated, target, bound,"
+                " n_negatives, source, updated_at, partition_size, recalibrate_above)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (tenant, model_id, mode, language) DO UPDATE SET value = excluded.value,"
                 " calibrated = excluded.calibrated, target = excluded.target, bound = excluded.bound,"
-                " n_negatives = excluded.n_negatives, source = excluded.source, updated_at = excluded.updated_at",
-                (tenant, model_id, t.mode, float(t.value), int(t.calibrated), t.target, t.bound,
-                 t.n_negatives, t.source, time.time()),
+                " n_negatives = excluded.n_negatives, source = excluded.source, updated_at = excluded.updated_at,"
+                " partition_size = excluded.partition_size, recalibrate_above = excluded.recalibrate_above",
+                (tenant, model_id, t.mode, t.language, float(t.value), int(t.calibrated), t.target, t.bound,
+                 t.n_negatives, t.source, time.time(), t.partition_size, t.recalibrate_above),
             )
 
-    def delete_thresholds(self, tenant: str, model_id: str, modes: Sequence[str]) -> int:
+    def delete_thresholds(self, tenant: str, model_id: str, modes: Sequence[str], language: str | None = None) -> int:
         removed = 0
         with self.storage.atomic() as conn:
             for mode in modes:
-                removed += conn.execute(
-                    "DELETE FROM cache_thresholds WHERE tenant = ? AND model_id = ? AND mode = ?",
-                    (tenant, model_id, mode)).rowcount
+                if language is None:
+                    removed += conn.execute(
+                        "DELETE FROM cache_thresholds WHERE tenant = ? AND model_id = ? AND mode = ?",
+                        (tenant, model_id, mode)).rowcount
+                else:
+                    removed += conn.execute(
+                        "DELETE FROM cache_thresholds WHERE tenant = ? AND model_id = ? AND mode = ? AND language = ?",
+                        (tenant, model_id, mode, language)).rowcount
         return removed
 
     # -- change tracking -----------------------------------------------------------------------

@@ -73,6 +73,19 @@ class CacheStore(Protocol):
 
     def set_vectors(self, model_id: str, seqs: Sequence[int], vectors: np.ndarray) -> None: ...
 
+    def value_candidates(self, tenant: str, ctx: str, values_key: str, limit: int) -> list[int]:
+        """Seqs of the partition's vector entries stored under ``values_key`` (newest first, at most
+        ``limit``); empty for the empty key."""
+        ...
+
+    def entries_without_values_key(self, limit: int) -> list[tuple[int, str]]:
+        """(seq, prompt) of entries whose values key was never computed (written before it existed)."""
+        ...
+
+    def set_values_keys(self, keys: Sequence[tuple[int, str]]) -> None:
+        """Store computed values keys, as (seq, key) pairs."""
+        ...
+
     # -- lookups and counters -----------------------------------------------------------------
     def record_lookups(self, records: Sequence[LookupRecord]) -> None:
         """Write a batch of lookup bookkeeping in one transaction: hit count and last-hit time of each
@@ -104,12 +117,16 @@ class CacheStore(Protocol):
         ...
 
     # -- thresholds ----------------------------------------------------------------------------
-    def get_threshold(self, tenant: str, model_id: str, mode: str) -> Threshold | None: ...
+    def get_threshold(self, tenant: str, model_id: str, mode: str, language: str = "*") -> Threshold | None:
+        """The threshold stored for exactly this language (``"*"``: any), or None."""
+        ...
 
-    def set_threshold(self, tenant: str, model_id: str, t: Threshold) -> None: ...
+    def set_threshold(self, tenant: str, model_id: str, t: Threshold) -> None:
+        """Store ``t`` under its mode and language (replacing what was there)."""
+        ...
 
-    def delete_thresholds(self, tenant: str, model_id: str, modes: Sequence[str]) -> int:
-        """Forget the stored thresholds of those modes; return how many were removed."""
+    def delete_thresholds(self, tenant: str, model_id: str, modes: Sequence[str], language: str | None = None) -> int:
+        """Forget the stored thresholds of those modes (one language, or all when None); return how many."""
         ...
 
     # -- change tracking (for the derived index) ----------------------------------------------

@@ -30,34 +30,44 @@ class Thresholds:
         self.store = store
         self.model_id = model_id
         self.config = config
-        self._memo: dict[tuple[str, str], tuple[float, Threshold]] = {}
+        self._memo: dict[tuple[str, str, str], tuple[float, Threshold]] = {}
         self._lock = threading.Lock()
 
-    def get(self, tenant: str, mode: Mode) -> Threshold:
-        """The threshold lookups use for ``tenant`` in ``mode`` (validated arguments)."""
+    def get(self, tenant: str, mode: Mode, language: str = "*") -> Threshold:
+        """The threshold lookups in ``language`` use for ``tenant`` in ``mode`` (validated arguments)."""
         v.check_tenant(tenant)
         v.check_mode(mode)
+        v.check_language(language)
         now = time.monotonic()
-        hit = self._memo.get((tenant, mode))
+        hit = self._memo.get((tenant, mode, language))
         if hit is not None and hit[0] > now:
             return hit[1]
-        value = self._read(tenant, mode)
+        value = self._read(tenant, mode, language)
         with self._lock:
-            self._memo[(tenant, mode)] = (now + self.config.threshold_cache_s, value)
+            self._memo[(tenant, mode, language)] = (now + self.config.threshold_cache_s, value)
         return value
 
-    def _read(self, tenant: str, mode: Mode) -> Threshold:
-        stored = self.store.get_threshold(tenant, self.model_id, mode)
+    def _stored(self, tenant: str, mode: Mode, language: str) -> Threshold | None:
+        """Stored for this language, else stored for any language."""
+        found = self.store.get_threshold(tenant, self.model_id, mode, language)
+        if found is None and language != "*":
+            found = self.store.get_threshold(tenant, self.model_id, mode, "*")
+        return found
+
+    def _read(self, tenant: str, mode: Mode, language: str) -> Threshold:
+        stored = self._stored(tenant, mode, language)
         if stored is not None:
             return stored
-        default = default_threshold(self.model_id, mode, self.config.default_thresholds)
+        overrides = self.config.default_thresholds
+        default = default_threshold(self.model_id, mode, overrides, language)
         if mode == "fallback":
-            strict = self.store.get_threshold(tenant, self.model_id, "intercept")
+            strict = self._stored(tenant, "intercept", language)
             if strict is not None:
-                base = default_threshold(self.model_id, "intercept", self.config.default_thresholds)
+                base = default_threshold(self.model_id, "intercept", overrides, language)
                 gap = base.value - default.value
                 value = min(max(strict.value - gap, 0.0), 1.0)
-                return replace(default, value=round(value, 6), source="derived_from_intercept")
+                return replace(default, value=round(value, 6), source="derived_from_intercept",
+                               language=strict.language)
         return default
 
     def set(self, tenant: str, threshold: Threshold) -> None:
@@ -72,11 +82,13 @@ class Thresholds:
         self.store.set_threshold(tenant, model_id, replace(threshold, model_id=model_id, source=source))
         self._forget()
 
-    def reset(self, tenant: str, mode: Mode | None = None) -> int:
-        """Forget stored thresholds (one mode or both); the shipped default applies again."""
+    def reset(self, tenant: str, mode: Mode | None = None, language: str | None = None) -> int:
+        """Forget stored thresholds (one mode or both, one language or all); the shipped default applies again."""
         v.check_tenant(tenant)
         modes = ("intercept", "fallback") if mode is None else (v.check_mode(mode),)
-        removed = self.store.delete_thresholds(tenant, self.model_id, modes)
+        if language is not None:
+            v.check_language(language)
+        removed = self.store.delete_thresholds(tenant, self.model_id, modes, language)
         self._forget()
         return removed
 

@@ -8,10 +8,13 @@ from typing import Any
 
 from lastline import InvalidInput, PayloadTooLarge, normalize_text, text_hash
 
+from ._config import LANGUAGES
+
 __all__ = [
     "MAX_TAGS",
     "MAX_TAG_CHARS",
     "check_context",
+    "check_language",
     "check_metadata",
     "check_mode",
     "check_prompt",
@@ -68,6 +71,12 @@ def check_threshold(value: Any, field: str = "threshold") -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
         raise InvalidInput(f"{field} must be a number within [0, 1], got {value!r}", field=field)
     return float(value)
+
+
+def check_language(language: Any) -> str:
+    if language not in LANGUAGES:
+        raise InvalidInput(f"language must be one of {', '.join(LANGUAGES)}, got {language!r}", field="language")
+    return str(language)
 
 
 def check_mode(mode: Any) -> str:

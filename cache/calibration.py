@@ -83,9 +83,33 @@ def clopper_pearson_upper(k: int, n: int, confidence: float = DEFAULT_CONFIDENCE
         return 1.0
     if k == 0:  # closed form, and exact where the beta quantile loses digits
         return float(1.0 - (1.0 - confidence) ** (1.0 / n))
-    from scipy.stats import beta  # imported lazily: scipy.stats costs ~0.3 s at start-up
+    # The Beta(k+1, n-k) quantile is the p at which P(Binomial(n, p) <= k) = 1 - confidence; that
+    # tail falls as p rises, so bisect on it (60 halvings reach float precision). Exact, and no
+    # scipy in the core install for this one number.
+    alpha = 1.0 - confidence
+    lo, hi = k / n, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if _binomial_cdf(k, n, mid) > alpha:
+            lo = mid
+        else:
+            hi = mid
+    return float(hi)
 
-    return float(beta.ppf(confidence, k + 1, n - k))
+
+def _binomial_cdf(k: int, n: int, p: float) -> float:
+    """P(X <= k) for X ~ Binomial(n, p), summed in log space (stable for n in the hundreds of thousands)."""
+    if p <= 0.0:
+        return 1.0
+    if p >= 1.0:
+        return 1.0 if k >= n else 0.0
+    lp, lq = math.log(p), math.log1p(-p)
+    terms = [n * lq]  # log P(X = 0); then log P(X = i) = log P(X = i-1) + log((n-i+1)/i) + log(p/q)
+    step = lp - lq
+    for i in range(1, k + 1):
+        terms.append(terms[-1] + math.log((n - i + 1) / i) + step)
+    top = max(terms)
+    return min(1.0, math.exp(top) * math.fsum(math.exp(t - top) for t in terms))
 
 
 def upper_bound(k: int, n: int, method: str = "wilson", confidence: float = DEFAULT_CONFIDENCE) -> float:
@@ -144,8 +168,14 @@ class Calibration:
     target: float
     method: str = "wilson"
     confidence: float = DEFAULT_CONFIDENCE
-    basis: str = "pairs"     # "pairs": labelled pairs; "feedback": served hits marked correct/incorrect
+    basis: str = "pairs"     # "served": pairs judged as a full cache serves; "pairs": pair by pair;
+                             # "feedback": served hits marked correct/incorrect
     curve: tuple[CurvePoint, ...] = field(default=(), repr=False)
+    #: Served-decision basis: entries in the scratch partition, and the share of answers served at
+    #: the threshold that were right (labels are incomplete: unlabelled duplicates count as wrong).
+    partition_size: int | None = None
+    precision: float | None = None
+    language: str = "*"
 
     def to_dict(self) -> dict[str, object]:
         data = {k: v for k, v in self.__dict__.items() if k != "curve"}

@@ -33,14 +33,21 @@ def _pairs_csv(path: Path, n_neg: int) -> Path:
     for place in PLACES:
         rows.append((f"What time does the {place} open?", f"When does the {place} open?", 1))
         rows.append((f"Where is the nearest {place}?", f"How do I find the closest {place}?", 1))
+    # every non-duplicate question2 is a distinct question with no duplicate stored: calibration judges
+    # served decisions, so each is one lookup that should miss
     combos = [(a, b) for a in TOPICS for b in TOPICS if a != b]
     for a, b in combos[:n_neg]:
-        rows.append((f"How do I {a}?", f"How do I {b}?", 0))
+        rows.append((f"How do I {a}?", f"Is it hard to {b} after I {a}?", 0))
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["question1", "question2", "is_duplicate"])
         writer.writerows(rows)
     return path
+
+
+def _rows(path: Path) -> list[tuple[str, str, str]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return [(r["question1"], r["question2"], r["is_duplicate"]) for r in csv.DictReader(handle)]
 
 
 def _invoke(*args: str) -> object:
@@ -60,8 +67,11 @@ def test_calibrate_stores_the_threshold_and_stats_then_says_calibrated(tmp_path:
     assert out["n_positives"] == 2 * len(PLACES) and out["curve"]
     after = json.loads(_invoke("cache", "stats", "--tenant", "acme", "--db", db, "--json").stdout)
     assert after["calibrated"] is True
-    stored = after["threshold"]["intercept"]
-    assert stored["value"] == pytest.approx(out["threshold"])
+    stored = after["threshold_by_language"]["en"]["intercept"]  # English pairs calibrate English lookups
+    assert stored["language"] == out["language"] == "en" and stored["value"] == pytest.approx(out["threshold"])
+    assert stored["partition_size"] == out["partition_size"] == len({q for q, _, _ in _rows(pairs)})
+    assert stored["recalibrate_above"] == 2 * stored["partition_size"]
+    assert after["threshold_by_language"]["zh"]["intercept"]["calibrated"] is False
     assert stored["n_negatives"] == out["n_negatives"] and stored["bound"] == pytest.approx(out["bound"])
     other = json.loads(_invoke("cache", "stats", "--tenant", "globex", "--db", db, "--json").stdout)
     assert other["calibrated"] is False  # per tenant

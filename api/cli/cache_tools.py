@@ -64,14 +64,19 @@ def calibrate_command(
         "--from-feedback", help="Use the tenant's feedback on served semantic hits instead of pairs.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the result without storing it.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Use only the first N pairs.")] = None,
+    partition_size: Annotated[int | None, typer.Option(
+        "--partition-size", min=1, help="Entries of the scratch partition (default: the tenant's size).")] = None,
+    language: Annotated[str | None, typer.Option(
+        "--language", help="Threshold language: en, zh or * (default: the pairs' own).")] = None,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Pick the lowest cosine threshold whose upper confidence bound on false hits meets the target.
 
-    Pairs are scored the way the cache judges a lookup (exact and near-exact text, slot guard,
-    cosine); the threshold is stored for the tenant and the current model, with the bound and the
-    number of labelled non-duplicates it rests on.
+    Pairs are judged on served decisions: the question1s go into a scratch cache of the tenant's
+    size, every question2 is looked up there, and an answer is right only when it is a known
+    duplicate. The threshold is stored for the tenant, the current model and the pairs' language,
+    with the bound, the lookups it rests on and the partition size it was measured at.
 
     Example: lastline cache calibrate pairs.csv --target-false-hit 0.02 --tenant acme
     """
@@ -87,7 +92,8 @@ def calibrate_command(
     with Console(stderr=True).status(status, spinner="dots") if not as_json else _null():
         cal = cache.calibrate(labelled, tenant=tenant, target=target_false_hit, method=method,
                               confidence=confidence, mode=mode, from_feedback=from_feedback,
-                              store=not dry_run, source=source)
+                              store=not dry_run, source=source, partition_size=partition_size,
+                              language=language)
     model_id = runtime.embedder.model_id
     stored = not dry_run
     summary = {"tenant": tenant, "model_id": model_id, "mode": mode, "stored": stored, "source": source}
@@ -97,12 +103,14 @@ def calibrate_command(
     console = Console()
     if cal.curve:
         console.print(_curve_table(cal))
-    what = "labelled non-duplicates" if cal.basis == "pairs" else "served hits with feedback"
+    what = "served hits with feedback" if cal.basis == "feedback" else "labelled non-duplicates"
+    if cal.basis == "served":
+        what += f" (lookups with no duplicate among {cal.partition_size} stored; language {cal.language})"
     console.print(
         f"threshold [bold]{cal.threshold:.4f}[/] for tenant {tenant!r}, model {model_id}, mode {mode}: "
         f"false-hit rate {cal.false_hit_rate:.2%}, {cal.confidence:.0%} {cal.method} upper bound "
         f"{cal.bound:.2%} ≤ target {cal.target:.2%}, on {cal.n_negatives} {what} "
-        f"({cal.n_positives} {'duplicates' if cal.basis == 'pairs' else 'correct'}); "
+        f"({cal.n_positives} {'correct' if cal.basis == 'feedback' else 'duplicates'}); "
         f"hit rate on duplicates {cal.hit_rate:.2%}. " + ("Stored." if stored else "Not stored (--dry-run)."),
         soft_wrap=True,
     )

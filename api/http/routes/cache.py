@@ -182,6 +182,9 @@ class CalibrateIn(_Body):
     confidence: float = Field(0.95, ge=0.5, lt=1.0)
     mode: Literal["intercept", "fallback"] = "intercept"
     dry_run: bool = Field(False, description="Report without storing.")
+    partition_size: int | None = Field(None, ge=1, description="Entries of the scratch partition the pairs are "
+                                       "judged in (default: the tenant's size, or every question1).")
+    language: Literal["en", "zh", "*"] | None = Field(None, description="Threshold language (default: the pairs').")
 
 
 @router.post("/calibrate", responses=_ERRORS)
@@ -198,7 +201,8 @@ def calibrate(body: CalibrateIn, runtime: RuntimeDep, tenant: TenantDep) -> dict
         (p.model_dump() for p in body.pairs), where="pairs item", first_line=0)
     cal = runtime.cache.calibrate(labelled, tenant=tenant, target=body.target_false_hit, method=body.method,
                                   confidence=body.confidence, mode=body.mode, from_feedback=body.from_feedback,
-                                  store=not body.dry_run, source="feedback" if body.from_feedback else "pairs:http")
+                                  store=not body.dry_run, source="feedback" if body.from_feedback else "pairs:http",
+                                  partition_size=body.partition_size, language=body.language)
     return {"tenant": tenant, "model_id": runtime.cache.model_id, "mode": body.mode, "stored": not body.dry_run,
             **cal.to_dict()}
 

@@ -1,0 +1,95 @@
+"""Value-aware candidates: an entry sharing the query's values is found even outside the k nearest."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from lastline import Embedder, SQLiteStorage, open_storage
+from lastline.cache import CacheConfig, SemanticCache
+from lastline.cache._values import values_key
+
+STORED = "What is the payment status of invoice {n} that was issued to our company last month?"
+ASKED = "payment status for invoice {n}?"
+#: Below every paraphrase's cosine to its own entry (≈0.55–0.70 with the bundled model) and far
+#: below the shipped default, so only value agreement decides which entry may answer.
+THRESHOLD = 0.45
+
+
+@pytest.fixture(scope="module")
+def templated(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> tuple[Path, list[int]]:
+    """3,000 templated entries that differ only in their invoice number, on one SQLite file."""
+    path = tmp_path_factory.mktemp("templated") / "cache.db"
+    numbers = random.Random(3).sample(range(1000, 9999), 3000)
+    storage = open_storage(path)
+    SemanticCache(storage, embedder).put_many(
+        [{"prompt": STORED.format(n=n), "response": f"invoice {n}"} for n in numbers])
+    storage.close()
+    return path, numbers
+
+
+def _served(cache: SemanticCache, numbers: list[int]) -> tuple[int, int]:
+    """(lookups answered with their own invoice, lookups answered with another one)."""
+    right = wrong = 0
+    for n in numbers:
+        res = cache.lookup(ASKED.format(n=n), threshold=THRESHOLD)
+        right += res.hit and res.answer == f"invoice {n}"
+        wrong += res.hit and res.answer != f"invoice {n}"
+    return right, wrong
+
+
+def test_paraphrases_of_templated_entries_find_the_entry_with_their_number(
+        templated: tuple[Path, list[int]], embedder: Embedder) -> None:
+    path, numbers = templated
+    storage = open_storage(path)
+    try:
+        assert _served(SemanticCache(storage, embedder), numbers[:200]) == (200, 0)
+    finally:
+        storage.close()
+
+
+def test_without_value_candidates_some_lookups_miss_because_every_neighbour_has_another_number(
+        templated: tuple[Path, list[int]], embedder: Embedder) -> None:
+    """The same set-up with the feature off: the case the feature exists for really occurs."""
+    path, numbers = templated
+    storage = open_storage(path)
+    try:
+        right, wrong = _served(SemanticCache(storage, embedder, CacheConfig(value_candidates=0)), numbers[:200])
+    finally:
+        storage.close()
+    assert wrong == 0 and right < 200
+
+
+def test_value_candidates_never_serve_an_entry_with_other_values(storage: SQLiteStorage, embedder: Embedder) -> None:
+    cache = SemanticCache(storage, embedder, CacheConfig(knn_k=1))
+    cache.put("Refund order 123 please", "order 123 refunded")
+    cache.put("Refund order 456 please", "order 456 refunded")
+    assert cache.lookup("Please refund my order 456", threshold=0.3).answer == "order 456 refunded"
+    assert not cache.lookup("Please refund my order 789", threshold=0.3).hit
+
+
+def test_entries_written_before_the_values_key_existed_get_it_at_start_up(
+        db_path: Path, embedder: Embedder) -> None:
+    storage = open_storage(db_path)
+    SemanticCache(storage, embedder).put_many(
+        [{"prompt": STORED.format(n=n), "response": f"invoice {n}"} for n in range(1000, 1040)])
+    with storage.atomic() as conn:  # as rows written by a version without the column
+        conn.execute("UPDATE cache_entries SET values_key = NULL")
+    storage.close()
+    storage = open_storage(db_path)
+    try:
+        cache = SemanticCache(storage, embedder, CacheConfig(knn_k=1))
+        keys = {r[0] for r in storage.query("SELECT values_key FROM cache_entries")}
+        assert None not in keys and len(keys) == 40
+        assert all(cache.lookup(ASKED.format(n=n), threshold=THRESHOLD).answer == f"invoice {n}"
+                   for n in range(1000, 1040))
+    finally:
+        storage.close()
+
+
+def test_values_key_is_empty_without_values_and_equal_for_equal_normalized_values() -> None:
+    assert values_key("How do I reset my password?") == ""
+    assert values_key("借五千元") == values_key("借 5000 元") != ""
+    assert values_key("refund order 123") != values_key("refund order 124")
