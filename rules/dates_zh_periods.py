@@ -40,6 +40,9 @@ def _half(m: re.Match[str], ref: datetime) -> DateHit | None:
 
 
 SET_RE = re.compile(r"每(?:一)?(?:个|個)?(?P<u>天|日|周|週|星期|礼拜|月|年|小时|小時)(?![一二三四五六日天1-7])")
+#: ``每周一`` → ``R/XXXX-WXX-1`` (every Monday, in the Recognizers-Text timex form).
+WEEKDAY_SET_RE = re.compile(r"每(?:个|個)?(?:周|週|星期|礼拜|禮拜)(?P<wd>[一二三四五六日天1-7])")
+_WEEKDAY_NO = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7}
 _SET_CODE = {"天": "P1D", "日": "P1D", "周": "P1W", "週": "P1W", "星期": "P1W", "礼拜": "P1W", "月": "P1M",
              "年": "P1Y", "小时": "PT1H", "小時": "PT1H"}
 WINDOW_RE = re.compile(
@@ -154,6 +157,9 @@ def find_periods(folded: str, ref: datetime) -> Iterator[DateHit]:
             yield hit
     for m in SET_RE.finditer(folded):
         yield DateHit("set", m.start(), m.end(), "R/" + _SET_CODE[m.group("u")])
+    for m in WEEKDAY_SET_RE.finditer(folded):
+        wd = m.group("wd")
+        yield DateHit("set", m.start(), m.end(), f"R/XXXX-WXX-{_WEEKDAY_NO.get(wd, wd)}")
     for m in WINDOW_RE.finditer(folded):
         hit = _window(m, ref)
         if hit:

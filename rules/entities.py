@@ -18,7 +18,7 @@ from lastline.text import is_cjk_dominant
 from ._types import ENTITY_TYPES, Entity, fold
 from .dates import find_dates
 from .money import find_money
-from .numbers import find_numbers, find_ordinals
+from .numbers import find_number_forms, find_numbers, find_ordinals
 from .patterns import find_patterns
 from .percent import find_percent
 
@@ -66,6 +66,7 @@ def find_entities(
         lambda: find_percent(text, folded),
         lambda: find_dates(text, folded, ref, cjk),
         lambda: find_numbers(text, folded),
+        lambda: find_number_forms(text, folded),
         lambda: find_ordinals(text, folded),
     ]
     candidates: list[Entity] = []

@@ -27,6 +27,8 @@ CURRENCIES = {
     "新台币": "TWD", "台币": "TWD", "台幣": "TWD", "韩元": "KRW", "澳元": "AUD", "加元": "CAD",
     "卢布": "RUB", "dollars": "USD", "dollar": "USD", "yuan": "CNY", "euros": "EUR", "euro": "EUR",
     "pounds": "GBP", "yen": "JPY",
+    # Not ISO 4217, but the code exchanges use (ISO reserves X-codes for such units: XBT is rare).
+    "个比特币": "BTC", "個比特幣": "BTC", "比特币": "BTC", "比特幣": "BTC",
 }
 _PREFIXES = ["US$", "HK$", "NT$", "A$", "C$", "S$", "RMB", "CNY", "USD", "EUR", "GBP", "JPY", "HKD",
              "人民币", "美元", "港币", "港元", "欧元", "英镑", "日元", "$", "€", "£", "¥", "₩", "₹"]

@@ -1,0 +1,68 @@
+"""One test per construction the entity grammars read: each names the kind of expression it pins.
+
+The cases are written for the construction, not copied from the benchmark specs, so a grammar that
+learned one spec string instead of the construction fails here.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from lastline.rules import find_entities
+
+REF = datetime(2024, 6, 12, 10, 0)  # a Wednesday
+
+
+def found(text: str, *types: str) -> list[tuple[str, str, object]]:
+    return [(e.type, e.text, e.value) for e in find_entities(text, reference_time=REF) if not types or e.type in types]
+
+
+# -- numbers ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "value"), [
+    ("3^2", "9"), ("10^-2", "0.01"), ("-2^+3", "-8"), ("1.5^--2", "2.25"),
+])
+def test_power_is_one_number(text: str, value: str) -> None:
+    assert found(text, "number") == [("number", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("还剩2 1/4", "2 1/4", "2.25"), ("有3/4的人同意", "3/4", "0.75"), ("7 ３/8英寸", "7 ３/8", "7.375"),
+])
+def test_digit_fraction_with_a_whole_part_or_before_de_is_one_number(text: str, span: str, value: str) -> None:
+    assert ("number", span, value) in found(text, "number")
+
+
+def test_bare_digit_fraction_is_not_read_as_a_fraction() -> None:
+    assert all(v != "0.25" for _, _, v in found("1/4", "number"))
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [("买了三打鸡蛋", "三打", "36"), ("2打铅笔", "2打", "24")])
+def test_dozens_multiply_by_twelve(text: str, span: str, value: str) -> None:
+    assert found(text, "number") == [("number", span, value)]
+
+
+@pytest.mark.parametrize("text", ["请打开文件", "一打电话就通了", "这件衣服打八折"])
+def test_da_as_a_verb_is_not_a_dozen(text: str) -> None:
+    assert all(not t.endswith("打") for _, t, _ in found(text, "number"))
+
+
+# -- money ------------------------------------------------------------------------------------
+def test_bitcoin_amount_is_money() -> None:
+    assert found("转给他3个比特币", "money") == [("money", "3个比特币", {"amount": "3", "currency": "BTC"})]
+
+
+# -- Chinese dates ----------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "value"), [
+    ("乾隆五十年", "1785"), ("光绪二十六年五月", "1900-05"), ("民国元年", "1912"), ("嘉庆10年3月", "1805-03"),
+])
+def test_era_year_reads_as_the_gregorian_year(text: str, value: str) -> None:
+    assert found(text, "date") == [("date", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("我们每周三开会", "每周三", "R/XXXX-WXX-3"), ("每星期日休息", "每星期日", "R/XXXX-WXX-7"),
+])
+def test_every_weekday_is_a_set(text: str, span: str, value: str) -> None:
+    assert found(text, "set") == [("set", span, value)]
