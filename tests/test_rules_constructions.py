@@ -66,3 +66,25 @@ def test_era_year_reads_as_the_gregorian_year(text: str, value: str) -> None:
 ])
 def test_every_weekday_is_a_set(text: str, span: str, value: str) -> None:
     assert found(text, "set") == [("set", span, value)]
+
+
+# -- holidays ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("国庆节放假", "国庆节", "2024-10-01"),  # fixed Gregorian day, next occurrence
+    ("元旦前交付", "元旦", "2025-01-01"),  # already past this year → next year's
+    ("2023年圣诞节", "2023年圣诞节", "2023-12-25"), ("去年的教师节", "去年的教师节", "2023-09-10"),
+    ("母亲节快乐", "母亲节", "2025-05-11"),  # second Sunday of May (2024's is past)
+    ("感恩节", "感恩节", "2024-11-28"),  # fourth Thursday of November
+    ("端午节", "端午节", "2025-05-05"),  # lunar festival: lunar month and day, unconverted (2024-05-05 is past)
+])
+def test_chinese_holiday_names_resolve_to_their_day(text: str, span: str, value: str) -> None:
+    assert found(text, "date") == [("date", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("see you on Christmas", "Christmas", "2024-12-25"), ("thanksgiving 2025", "thanksgiving 2025", "2025-11-27"),
+    ("Easter 2024", "Easter 2024", "2024-03-31"), ("last Halloween", "last Halloween", "2023-10-31"),
+    ("memorial day", "memorial day", "2025-05-26"),  # last Monday of May (2024's is past)
+])
+def test_english_holiday_names_resolve_to_their_day(text: str, span: str, value: str) -> None:
+    assert found(text, "date") == [("date", span, value)]
