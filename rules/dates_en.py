@@ -21,7 +21,8 @@ _DAY = "|".join(sorted(_DAYS, key=len, reverse=True))
 _TIME = (r"(?:\s*(?:at\s+)?(?P<th>[01]?\d|2[0-3])(?::(?P<tm>[0-5]\d))?(?::(?P<ts>[0-5]\d))?"
          r"\s*(?P<ap>[ap]\.?m\.?)?(?![\w:]))?")
 _PATTERNS = [
-    ("iso", r"(?<![\d.])(?P<y>\d{4})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?![\d])"
+    ("iso", r"(?<![\d.])(?P<y>\d{4})(?:(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})"
+            r"|[ ](?P<m2>0[1-9]|1[0-2])[ ](?P<d2>0[1-9]|[12]\d|3[01]))(?![\d])"
             r"(?:[T ](?P<ih>[01]\d|2[0-3]):(?P<im>[0-5]\d)(?::(?P<is>[0-5]\d))?)?"),
     ("num", r"(?<![\d./-])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{4}|\d{2})(?![\d./-])"),
     ("mdy", rf"\b(?P<mon>{_MON})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s*(?P<y>\d{{4}}))?\b" + _TIME),
@@ -85,7 +86,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     g = m.groupdict()
     today = ref.date()
     if name == "iso":
-        d = _safe_date(int(g["y"]), int(g["m"]), int(g["d"]))
+        d = _safe_date(int(g["y"]), int(g["m"] or g["m2"]), int(g["d"] or g["d2"]))  # 2010 01 29: spaced
         if d is None:
             return None
         if g["ih"]:
@@ -94,7 +95,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("date", m.start(), m.end(), d.isoformat())
     if name == "num":
         a, b, c = int(g["a"]), int(g["b"]), int(g["c"])
-        year = c if len(g["c"]) == 4 else 2000 + c
+        year = c if len(g["c"]) == 4 else (2000 + c if c < 30 else 1900 + c)  # 05/05/89 → 1989
         if g["sep"] == "-" and len(g["c"]) == 2 and len(g["a"]) == 2:  # 12-11-10: yy-mm-dd
             d = _safe_date(2000 + a, b, c)
             return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None

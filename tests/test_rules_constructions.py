@@ -88,3 +88,53 @@ def test_chinese_holiday_names_resolve_to_their_day(text: str, span: str, value:
 ])
 def test_english_holiday_names_resolve_to_their_day(text: str, span: str, value: str) -> None:
     assert found(text, "date") == [("date", span, value)]
+
+
+# -- Chinese dates: years, days, periods -------------------------------------------------------
+@pytest.mark.parametrize(("text", "value"), [
+    ("两千零八年五月十二日", "2008-05-12"), ("一九九七年七月一日", "1997-07-01"), ("二〇一〇年三月", "2010-03"),
+])
+def test_worded_year_reads_as_digits(text: str, value: str) -> None:
+    assert found(text, "date") == [("date", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("约在三月二十一见", "三月二十一", "2024-03-21"), ("十月十五那天", "十月十五", "2024-10-15"),
+])
+def test_worded_day_right_after_its_month_needs_no_ri(text: str, span: str, value: str) -> None:
+    assert found(text, "date") == [("date", span, value)]
+
+
+def test_relative_year_keeps_its_offset_before_this_month() -> None:
+    assert found("去年本月五号", "date") == [("date", "去年本月五号", "2023-06-05")]
+
+
+def test_lunar_marker_between_year_and_month() -> None:
+    assert found("2023年农历八月十五", "date") == [("date", "2023年农历八月十五", "2023-08-15")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("2023年第二季度营收", "2023年第二季度", "2023-04-01/2023-07-01"), ("第4季度", "第4季度", "2024-10-01/2025-01-01"),
+    ("下周末去爬山", "下周末", "2024-06-22/2024-06-24"), ("从2019到2021", "从2019到2021", "2019/2021"),
+    ("18世纪80年代", "18世纪80年代", "1780/1790"), ("本世纪10年代", "本世纪10年代", "2010/2020"),
+    ("近两年的数据", "近两年", "2022-06-12/2024-06-12"), ("上3个月", "上3个月", "2024-03-12/2024-06-12"),
+])
+def test_worded_periods_are_date_ranges(text: str, span: str, value: str) -> None:
+    assert found(text, "daterange") == [("daterange", span, value)]
+
+
+def test_evening_after_a_date_is_its_evening() -> None:
+    assert found("六月二十号晚到货", "daterange") == [
+        ("daterange", "六月二十号晚", "2024-06-20T16:00:00/2024-06-20T20:00:00")]
+
+
+@pytest.mark.parametrize("text", ["我来晚了", "晚安", "今天很晚"])
+def test_wan_without_a_date_is_not_a_time(text: str) -> None:
+    assert found(text, "daterange", "timerange", "time") == []
+
+
+# -- numeric dates ----------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "value"), [("05/05/89", "1989-05-05"), ("07/04/21", "2021-07-04"),
+                                             ("2010 01 29", "2010-01-29")])
+def test_two_digit_years_pivot_at_thirty_and_spaced_iso_dates(text: str, value: str) -> None:
+    assert found(text, "date") == [("date", text, value)]
