@@ -19,6 +19,7 @@ from ._types import ENTITY_TYPES, Entity, fold
 from .dates import find_dates
 from .money import find_money
 from .numbers import find_number_forms, find_numbers, find_ordinals
+from .numbers_en import find_word_number_entities
 from .patterns import find_patterns
 from .percent import find_percent
 
@@ -67,6 +68,7 @@ def find_entities(
         lambda: find_dates(text, folded, ref, cjk),
         lambda: find_numbers(text, folded),
         lambda: find_number_forms(text, folded),
+        lambda: find_word_number_entities(text, folded),
         lambda: find_ordinals(text, folded),
     ]
     candidates: list[Entity] = []

@@ -138,3 +138,33 @@ def test_wan_without_a_date_is_not_a_time(text: str) -> None:
                                              ("2010 01 29", "2010-01-29")])
 def test_two_digit_years_pivot_at_thirty_and_spaced_iso_dates(text: str, value: str) -> None:
     assert found(text, "date") == [("date", text, value)]
+
+
+# -- English numbers in words ------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "value"), [
+    ("three hundred and forty two", "342"), ("twenty-one", "21"), ("sixty five point four", "65.4"),
+    ("two thousand and one", "2001"), ("negative seven", "-7"), ("minus twelve", "-12"),
+])
+def test_english_cardinal_words(text: str, value: str) -> None:
+    assert found(text, "number") == [("number", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("three fifths", "0.6"), ("a quarter", "0.25"), ("one tenth", "0.1"), ("seven and a half", "7.5"),
+    ("ten and two thirds", "10.666666666666667"), ("two over four", "0.5"), ("one out of ten", "0.1"),
+    ("quarter million", "250000"),
+])
+def test_english_fraction_words(text: str, value: str) -> None:
+    assert found(text, "number") == [("number", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("4 dozen", "48"), ("two dozens", "24"), ("7 million", "7000000"), ("2.5 K", "2500"), ("3bn", "3000000000"),
+])
+def test_english_dozens_and_scaled_digits(text: str, value: str) -> None:
+    assert found(text, "number") == [("number", text, value)]
+
+
+@pytest.mark.parametrize("text", ["which one is better", "one of them", "the 10 m mark"])
+def test_lone_one_and_lowercase_m_are_not_scaled_numbers(text: str) -> None:
+    assert all(t != "one" and not t.endswith(" m") for _, t, _ in found(text, "number"))
