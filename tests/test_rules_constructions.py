@@ -168,3 +168,41 @@ def test_english_dozens_and_scaled_digits(text: str, value: str) -> None:
 @pytest.mark.parametrize("text", ["which one is better", "one of them", "the 10 m mark"])
 def test_lone_one_and_lowercase_m_are_not_scaled_numbers(text: str) -> None:
     assert all(t != "one" and not t.endswith(" m") for _, t, _ in found(text, "number"))
+
+
+# -- English money, percent, phones -------------------------------------------------------------
+@pytest.mark.parametrize(("text", "amount", "currency"), [
+    ("twelve dollars and fifty cents", "12.5", "USD"), ("two million yen", "2000000", "JPY"),
+    ("forty euros", "40", "EUR"), ("three thousand us dollars", "3000", "USD"),
+])
+def test_amount_in_words_before_a_currency_word(text: str, amount: str, currency: str) -> None:
+    assert found(text, "money") == [("money", text, {"amount": amount, "currency": currency})]
+
+
+@pytest.mark.parametrize(("text", "amount", "currency"), [
+    ("25 usd", "25", "USD"), ("300 rmb", "300", "CNY"), ("40 chinese yuan", "40", "CNY"), ("7 €", "7", "EUR"),
+    ("c $ 2.5 million", "2500000", "CAD"), ("mex$ 40", "40", "MXN"), ("12 bitcoins", "12", "BTC"),
+    ("90 turkish lira", "90", "TRY"), ("3 billion francs", "3000000000", "CHF"),
+])
+def test_currency_codes_names_and_symbols_after_the_amount(text: str, amount: str, currency: str) -> None:
+    assert found(text, "money") == [("money", text, {"amount": amount, "currency": currency})]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("fifteen percent", "15"), ("minus two percent", "-2"), ("forty percentage", "40"), ("ten per cent", "10"),
+])
+def test_percent_in_words(text: str, value: str) -> None:
+    assert found(text, "percent") == [("percent", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("Sales #-(415) 555-2671", "(415) 555-2671", "4155552671"), ("desk: (212).555.0188", "(212).555.0188", "2125550188"),
+    ("desk.-415 555 2671", "415 555 2671", "4155552671"), ("dial 650.555.0100X123", "650.555.0100X123", "6505550100x123"),
+])
+def test_phone_area_codes_dotted_groups_and_upper_case_extensions(text: str, span: str, value: str) -> None:
+    assert found(text, "phone") == [("phone", span, value)]
+
+
+@pytest.mark.parametrize("text", ["91a-677-0060", "id 12-3456"])
+def test_a_phone_never_starts_inside_a_code_joined_by_a_hyphen(text: str) -> None:
+    assert found(text, "phone") == []
