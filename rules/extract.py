@@ -72,14 +72,14 @@ def extract_fields(pack: Pack, text: str, *, fields: Collection[str] | None = No
             continue
         if rule.entity and not rule.patterns:
             if entities is None:
-                entities = find_entities(text, reference_time=reference_time)
+                entities = find_entities(text, reference_time=reference_time, lang=lang)
             found = _from_entities(rule, text, entities)
         else:
             labels: list[tuple[int, int]] = []
             found = _from_patterns(rule, text, reference_time, lang, errors, labels)
             if found is None and labels and rule.normalizer in NEAREST_ENTITY_TYPES:
                 if entities is None:
-                    entities = find_entities(text, reference_time=reference_time)
+                    entities = find_entities(text, reference_time=reference_time, lang=lang)
                 found = nearest_entity(text, entities, labels, NEAREST_ENTITY_TYPES[rule.normalizer], rule.window)
         if found is None or found == []:
             continue
@@ -179,10 +179,26 @@ def _find_all(text: str, word: str) -> list[int]:
     return out
 
 
+#: Validators by schema object: building one costs more than a whole extraction of a short contract,
+#: and a pack's schema never changes once loaded (keyed by id, the schema kept to pin that id).
+_VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.Draft202012Validator]] = {}
+
+
+def _validator(schema: dict[str, Any]) -> jsonschema.Draft202012Validator:
+    cached = _VALIDATORS.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    validator = jsonschema.Draft202012Validator(schema)
+    if len(_VALIDATORS) > 1024:
+        _VALIDATORS.clear()
+    _VALIDATORS[id(schema)] = (schema, validator)
+    return validator
+
+
 def _schema_errors(pack: Pack, values: dict[str, Any], partial: bool) -> list[str]:
     schema = pack.schema
     if partial and isinstance(schema.get("required"), list):
         schema = {**schema, "required": [f for f in schema["required"] if f in values]}
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _validator(schema)
     return [f"schema: {'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}"
             for e in validator.iter_errors(values)][:20]
