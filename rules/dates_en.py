@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
-from ._date_types import DateHit
+from ._date_types import DateHit, add_months, week_of
 
 __all__ = ["find_en"]
 
@@ -33,6 +33,13 @@ _PATTERNS = [
     ("in", r"\b(?:in\s+(?P<n1>\d+)\s+(?P<u1>day|week|month|year)s?\b"
            r"|(?P<n2>\d+)\s+(?P<u2>day|week|month|year)s?\s+ago\b)"),
     ("dur", r"\b(?P<n>\d+(?:\.\d+)?)\s*(?P<u>years?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"),
+    ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming)\s+(?P<u>week|month|year|weekend)\b"),
+    ("bwd", rf"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)"),
+    ("bmon", r"\b(?P<mon>january|february|april|june|july|august|september|october|november|december)\b"),
+    ("yrng", r"\b(?:(?P<pre>between|from)\s+)?(?P<a>(?:1[6-9]|20)\d{2})\s*(?:-|–|to|and|through|until|till)\s*"
+             r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d./:-])"),
+    ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until)\s+(?P<y>(?:1[6-9]|20)\d{2})\b(?![\d./:-])"),
+    ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s)\b"),
     ("clock", r"(?<![\d:.])(?P<th>[01]?\d|2[0-3])(?::(?P<tm>[0-5]\d))?(?::(?P<ts>[0-5]\d))?"
               r"\s*(?P<ap>[ap]\.?m\.?)(?![a-z])"),
 ]
@@ -40,9 +47,12 @@ _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 # Cheap gates: a pattern only runs when the text has what it needs (digits, a month name, a keyword).
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_MONTH = re.compile(rf"\b(?:{_MON})", re.IGNORECASE)
-_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming)\b", re.IGNORECASE)
+_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|past|current|upcoming)\b",
+                      re.IGNORECASE)
+_HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
 _NEEDS = {"iso": "digit", "num": "digit", "mdy": "month", "dmy": "month", "my": "month", "rel": "rel", "wd": "rel",
-          "in": "digit", "dur": "digit", "clock": "digit"}
+          "in": "digit", "dur": "digit", "clock": "digit", "relp": "rel", "bwd": "name", "bmon": "name", "yrng": "digit",
+          "yr": "digit", "dec": "digit"}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
 
@@ -50,7 +60,7 @@ def find_en(folded: str, ref: datetime, day_first: bool = False) -> Iterator[Dat
     if not re.search(r"[0-9A-Za-z]", folded):
         return
     have = {"digit": bool(_HAS_DIGIT.search(folded)), "month": bool(_HAS_MONTH.search(folded)),
-            "rel": bool(_HAS_REL.search(folded))}
+            "rel": bool(_HAS_REL.search(folded)), "name": bool(_HAS_NAME.search(folded))}
     for name, rx in _COMPILED:
         if not have[_NEEDS[name]]:
             continue
@@ -144,6 +154,34 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         code = _DUR[key]
         value = f"PT{count}{code}" if key in ("h", "mi", "s") else f"P{count}{code}"
         return DateHit("duration", m.start(), m.end(), value)
+    if name == "relp":
+        which, unit = g["which"].lower(), g["u"].lower()
+        shift = {"next": 1, "coming": 1, "upcoming": 1, "last": -1, "previous": -1, "past": -1}.get(which, 0)
+        if unit in ("week", "weekend"):
+            monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
+            if unit == "weekend":
+                sat = monday + timedelta(days=5)
+                return DateHit("daterange", m.start(), m.end(), f"{sat.isoformat()}/{(sat + timedelta(days=2)).isoformat()}")
+            return DateHit("date", m.start(), m.end(), week_of(monday))
+        if unit == "month":
+            first = add_months(today.replace(day=1), shift)
+            return DateHit("date", m.start(), m.end(), f"{first.year:04d}-{first.month:02d}")
+        return DateHit("date", m.start(), m.end(), f"{today.year + shift:04d}")
+    if name == "bwd":  # a weekday alone: its next occurrence (today counts)
+        delta = (_DAYS[g["wd"].lower()] - today.weekday()) % 7
+        return DateHit("date", m.start(), m.end(), (today + timedelta(days=delta)).isoformat())
+    if name == "bmon":  # a month alone: that month of the reference year
+        return DateHit("date", m.start(), m.end(), f"{today.year:04d}-{_MONTHS[g['mon'].lower()]:02d}")
+    if name == "yrng":
+        a, b = int(g["a"]), int(g["b"])
+        if b <= a:
+            return None
+        return DateHit("daterange", m.start(), m.end(), f"{a:04d}/{b:04d}")
+    if name == "yr":
+        return DateHit("date", m.start("y"), m.end("y"), g["y"])
+    if name == "dec":  # the 1990s, the 90s
+        start = int(g["full"]) if g["full"] else (1900 if int(g["short"]) >= 30 else 2000) + int(g["short"])
+        return DateHit("daterange", m.start(), m.end(), f"{start:04d}/{start + 10:04d}")
     if name == "clock":
         clock = _clock(m)
         return DateHit("time", m.start(), m.end(), clock) if clock else None
