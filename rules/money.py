@@ -113,7 +113,7 @@ _WORD_UNIT = re.compile(
 
 def find_word_money(text: str, folded: str) -> Iterator[Entity]:
     """Amounts written in English words before a currency word (``thirteen dollars and forty-five cents``)."""
-    words = find_word_numbers(folded)
+    words = find_word_numbers(folded, lone_one=True)
     by_start = {w.start: w for w in words}
     for w in words:
         m = _WORD_UNIT.match(folded, w.end)

@@ -247,10 +247,13 @@ def find_number_forms(text: str, folded: str) -> Iterator[Entity]:
         for m in POWER_RE.finditer(folded):
             base, exp = Decimal(m.group("b")), m.group("e")
             power = int(exp.lstrip("+-")) * (-1 if exp.count("-") % 2 else 1)
-            if base == 0 and power < 0:
+            if base == 0 and power <= 0:  # 0^0 and 0^-n are undefined
                 continue
-            value = (abs(base) ** power).quantize(Decimal("1e-14")) * (-1 if base < 0 else 1)
-            yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(value.normalize()))
+            try:  # 15 significant digits, as a float-precision reading would give
+                value = Decimal(f"{abs(base) ** power:.15g}") * (-1 if base < 0 else 1)
+            except (ArithmeticError, ValueError):
+                continue
+            yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(value))
     if "/" in folded:
         for m in FRACTION_RE.finditer(folded):
             whole, den = m.group("w"), int(m.group("d"))

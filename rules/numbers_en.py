@@ -93,8 +93,11 @@ def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
     return sorted(out)
 
 
-def find_word_numbers(folded: str) -> list[WordNumber]:
-    """Every number written (at least partly) in English words in ``folded``, as one span each."""
+def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber]:
+    """Every number written (at least partly) in English words in ``folded``, as one span each.
+
+    ``lone_one``: keep a ``one`` standing alone (money does: "one dollar", "and one cent").
+    """
     out = [WordNumber(m.start(), m.end(), Decimal(m.group("n").replace(",", "")) * _SCALE[m.group("s").lower()])
            for m in SCALED_RE.finditer(folded)]
     if not _HAS_WORD.search(folded):
@@ -141,7 +144,7 @@ def find_word_numbers(folded: str) -> list[WordNumber]:
             i, value = i - 1, -value
         merged.append((i, j, value))
     for i, j, value in merged:
-        if j - i == 1 and (words[i] == "one" or words[i][0].isdigit()):
+        if j - i == 1 and ((words[i] == "one" and not lone_one) or words[i][0].isdigit()):
             continue  # a lone "one" is as often a pronoun; lone digits are find_numbers' own
         out.append(WordNumber(spans[i][0], spans[j - 1][1], value))
     return sorted(out, key=lambda w: w.start)
