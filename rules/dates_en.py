@@ -36,9 +36,14 @@ _PATTERNS = [
     ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming)\s+(?P<u>week|month|year|weekend)\b"),
     ("bwd", rf"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)"),
     ("bmon", r"\b(?P<mon>january|february|april|june|july|august|september|october|november|december)\b"),
-    ("yrng", r"\b(?:(?P<pre>between|from)\s+)?(?P<a>(?:1[6-9]|20)\d{2})\s*(?:-|–|to|and|through|until|till)\s*"
-             r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d./:-])"),
-    ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until)\s+(?P<y>(?:1[6-9]|20)\d{2})\b(?![\d./:-])"),
+    ("yrng", r"\b(?:(?P<pre>between|from|in)\s+)?(?P<a>(?:1[6-9]|20)\d{2})\s*(?:-|–|~|to|and|through|thru|until|till)\s*"
+             r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
+    ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until)\s+(?P<y>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
+    ("set", rf"\b(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly)"
+            rf"|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
+            rf"(?:(?P<u>day|week|month|year|hour|minute)s?|(?P<swd>{_DAY}))|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year))\b"),
+    ("off", r"\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<u>day|week|month|year)s?\s+"
+            r"(?P<dir>from|after|before)\s+(?P<base>today|tomorrow|yesterday|now)\b"),
     ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s)\b"),
     ("clock", r"(?<![\d:.])(?P<th>[01]?\d|2[0-3])(?::(?P<tm>[0-5]\d))?(?::(?P<ts>[0-5]\d))?"
               r"\s*(?P<ap>[ap]\.?m\.?)(?![a-z])"),
@@ -47,12 +52,15 @@ _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 # Cheap gates: a pattern only runs when the text has what it needs (digits, a month name, a keyword).
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_MONTH = re.compile(rf"\b(?:{_MON})", re.IGNORECASE)
-_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|past|current|upcoming)\b",
+_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|past|current|upcoming|every|each"
+                      r"|daily|weekly|monthly|annually|yearly|hourly|nightly|a day|a week|now)\b",
                       re.IGNORECASE)
 _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
 _NEEDS = {"iso": "digit", "num": "digit", "mdy": "month", "dmy": "month", "my": "month", "rel": "rel", "wd": "rel",
           "in": "digit", "dur": "digit", "clock": "digit", "relp": "rel", "bwd": "name", "bmon": "name", "yrng": "digit",
-          "yr": "digit", "dec": "digit"}
+          "yr": "digit", "dec": "digit", "set": "rel", "off": "rel"}
+_SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+          "nine": 9, "ten": 10}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
 
@@ -167,6 +175,27 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             first = add_months(today.replace(day=1), shift)
             return DateHit("date", m.start(), m.end(), f"{first.year:04d}-{first.month:02d}")
         return DateHit("date", m.start(), m.end(), f"{today.year + shift:04d}")
+    if name == "set":
+        if g["adv"]:
+            code = {"daily": "P1D", "nightly": "P1D", "weekly": "P1W", "monthly": "P1M", "annually": "P1Y",
+                    "yearly": "P1Y", "hourly": "PT1H"}[g["adv"].lower()]
+        elif g["swd"]:
+            code = f"XXXX-WXX-{_DAYS[g['swd'].lower()] + 1}"
+        else:
+            unit = (g["u"] or g["u2"]).lower()
+            k = 2 if g["other"] else _SMALL.get((g["k"] or "1").lower(), 0) or int(g["k"] or 1)
+            code = f"PT{k}{unit[0].upper()}" if unit in ("hour", "minute") else f"P{k}{unit[0].upper()}"
+        return DateHit("set", m.start(), m.end(), f"R/{code}")
+    if name == "off":  # three weeks from tomorrow, two days before yesterday
+        n = _SMALL.get(g["n"].lower()) or int(g["n"]) if not g["n"].isdigit() else int(g["n"])
+        base = today + timedelta(days={"today": 0, "now": 0, "tomorrow": 1, "yesterday": -1}[g["base"].lower()])
+        sign = -1 if g["dir"].lower() == "before" else 1
+        unit = g["u"].lower()
+        if unit in ("day", "week"):
+            d = base + timedelta(days=sign * n * (7 if unit == "week" else 1))
+        else:
+            d = add_months(base, sign * n * (12 if unit == "year" else 1))
+        return DateHit("date", m.start(), m.end(), d.isoformat())
     if name == "bwd":  # a weekday alone: its next occurrence (today counts)
         delta = (_DAYS[g["wd"].lower()] - today.weekday()) % 7
         return DateHit("date", m.start(), m.end(), (today + timedelta(days=delta)).isoformat())

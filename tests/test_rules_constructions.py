@@ -206,3 +206,50 @@ def test_phone_area_codes_dotted_groups_and_upper_case_extensions(text: str, spa
 @pytest.mark.parametrize("text", ["91a-677-0060", "id 12-3456"])
 def test_a_phone_never_starts_inside_a_code_joined_by_a_hyphen(text: str) -> None:
     assert found(text, "phone") == []
+
+
+# -- English dates ------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("last week", "date", "2024-W23"), ("next month", "date", "2024-07"), ("this year", "date", "2024"),
+    ("next weekend", "daterange", "2024-06-22/2024-06-24"), ("previous month", "date", "2024-05"),
+])
+def test_english_relative_periods(text: str, type_: str, value: str) -> None:
+    assert found(text, type_) == [(type_, text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("see you thursday", "thursday", "2024-06-13"), ("closed on Wednesday", "Wednesday", "2024-06-12"),
+    ("due in september", "september", "2024-09"),
+])
+def test_english_weekday_or_month_alone(text: str, span: str, value: str) -> None:
+    assert found(text, "date") == [("date", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("sales 2019-2021.", "2019-2021", "2019/2021"), ("between 1998 and 2003", "between 1998 and 2003", "1998/2003"),
+    ("from 2010 till 2012", "from 2010 till 2012", "2010/2012"), ("the 1980s", "the 1980s", "1980/1990"),
+    ("the 70s", "the 70s", "1970/1980"),
+])
+def test_english_year_ranges_and_decades(text: str, span: str, value: str) -> None:
+    assert found(text, "daterange") == [("daterange", span, value)]
+
+
+def test_a_year_after_a_preposition_is_a_date_but_a_count_is_a_number() -> None:
+    assert found("founded in 1987", "date") == [("date", "1987", "1987")]
+    assert found("we sold 1987 units", "date") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("daily", "R/P1D"), ("every month", "R/P1M"), ("each three days", "R/P3D"), ("every tuesday", "R/XXXX-WXX-2"),
+    ("once a week", "R/P1W"),
+])
+def test_english_sets(text: str, value: str) -> None:
+    assert found(text, "set") == [("set", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("two weeks from today", "2024-06-26"), ("3 days before yesterday", "2024-06-08"),
+    ("a month after tomorrow", "2024-07-13"),
+])
+def test_english_offsets_from_a_named_day(text: str, value: str) -> None:
+    assert found(text, "date") == [("date", text, value)]
