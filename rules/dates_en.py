@@ -34,9 +34,10 @@ _PATTERNS = [
            r"|(?P<n2>\d+)\s+(?P<u2>day|week|month|year)s?\s+ago\b)"),
     ("dur", r"\b(?P<n>\d+(?:\.\d+)?)\s*(?P<u>years?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"),
     ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming)\s+(?P<u>week|month|year|weekend)\b"),
-    ("bwd", rf"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)"),
+    ("bwd", r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)"),
     ("bmon", r"\b(?P<mon>january|february|april|june|july|august|september|october|november|december)\b"),
-    ("yrng", r"\b(?:(?P<pre>between|from|in)\s+)?(?P<a>(?:1[6-9]|20)\d{2})\s*(?:-|–|~|to|and|through|thru|until|till)\s*"
+    ("yrng", r"\b(?:(?P<pre>between|from|in)\s+)?(?P<a>(?:1[6-9]|20)\d{2})"
+             r"\s*(?:-|–|~|to|and|through|thru|until|till)\s*"
              r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
     ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until)\s+(?P<y>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
     ("set", rf"\b(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly)"
@@ -57,8 +58,8 @@ _HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|prev
                       re.IGNORECASE)
 _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
 _NEEDS = {"iso": "digit", "num": "digit", "mdy": "month", "dmy": "month", "my": "month", "rel": "rel", "wd": "rel",
-          "in": "digit", "dur": "digit", "clock": "digit", "relp": "rel", "bwd": "name", "bmon": "name", "yrng": "digit",
-          "yr": "digit", "dec": "digit", "set": "rel", "off": "rel"}
+          "in": "digit", "dur": "digit", "clock": "digit", "relp": "rel", "bwd": "name", "bmon": "name",
+          "yrng": "digit", "yr": "digit", "dec": "digit", "set": "rel", "off": "rel"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
@@ -169,7 +170,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
             if unit == "weekend":
                 sat = monday + timedelta(days=5)
-                return DateHit("daterange", m.start(), m.end(), f"{sat.isoformat()}/{(sat + timedelta(days=2)).isoformat()}")
+                end = sat + timedelta(days=2)
+                return DateHit("daterange", m.start(), m.end(), f"{sat.isoformat()}/{end.isoformat()}")
             return DateHit("date", m.start(), m.end(), week_of(monday))
         if unit == "month":
             first = add_months(today.replace(day=1), shift)

@@ -69,9 +69,9 @@ def _easter(year: int) -> date:
     g = (8 * b + 13) // 25
     h = (19 * a + b - d - g + 15) % 30
     i, k = c // 4, c % 4
-    l = (32 + 2 * e + 2 * i - h - k) % 7
-    m = (a + 11 * h + 22 * l) // 451
-    month, day = divmod(h + l - 7 * m + 114, 31)
+    weekday_offset = (32 + 2 * e + 2 * i - h - k) % 7
+    m = (a + 11 * h + 22 * weekday_offset) // 451
+    month, day = divmod(h + weekday_offset - 7 * m + 114, 31)
     return date(year, month, day + 1)
 
 

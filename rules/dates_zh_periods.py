@@ -199,8 +199,10 @@ def find_periods(folded: str, ref: datetime) -> Iterator[DateHit]:
         yield DateHit("daterange", m.start(), m.end(), f"{start.isoformat()}/{end.isoformat()}")
     for m in WEEKEND_RE.finditer(folded):
         today = ref.date()
-        saturday = today - timedelta(days=today.weekday()) + timedelta(days=5, weeks=_WEEK_SHIFT.get(m.group("wk") or "", 0))
-        yield DateHit("daterange", m.start(), m.end(), f"{saturday.isoformat()}/{(saturday + timedelta(days=2)).isoformat()}")
+        shift = _WEEK_SHIFT.get(m.group("wk") or "", 0)
+        saturday = today - timedelta(days=today.weekday()) + timedelta(days=5, weeks=shift)
+        monday = saturday + timedelta(days=2)
+        yield DateHit("daterange", m.start(), m.end(), f"{saturday.isoformat()}/{monday.isoformat()}")
     for m in DECADE_RE.finditer(folded):
         hit = _decade(m, ref)
         if hit:

@@ -35,7 +35,8 @@ CURRENCIES = {
     "₡": "CRC", "₭": "LAK", "c $": "CAD", "c$": "CAD", "cad$": "CAD", "mxn$": "MXN", "mex$": "MXN", "Mex$": "MXN",
     "个比特币": "BTC", "個比特幣": "BTC", "比特币": "BTC", "比特幣": "BTC",
 }
-_PREFIXES = ["cad$", "mxn$", "mex$", "Mex$", "c $", "US$", "HK$", "NT$", "A$", "C$", "S$", "RMB", "CNY", "USD", "EUR", "GBP", "JPY", "HKD",
+_PREFIXES = ["cad$", "mxn$", "mex$", "Mex$", "c $",
+             "US$", "HK$", "NT$", "A$", "C$", "S$", "RMB", "CNY", "USD", "EUR", "GBP", "JPY", "HKD",
              "人民币", "美元", "港币", "港元", "欧元", "英镑", "日元", "$", "€", "£", "¥", "₩", "₹"]
 _SYMBOLS = ("$", "€", "£", "¥", "₩", "₹", "US$", "HK$", "NT$", "A$", "C$", "S$", "c $", "c$", "cad$", "mxn$", "mex$",
             "Mex$")
@@ -117,7 +118,7 @@ def find_word_money(text: str, folded: str) -> Iterator[Entity]:
     by_start = {w.start: w for w in words}
     for w in words:
         m = _WORD_UNIT.match(folded, w.end)
-        if m is None or any(ch.isdigit() for ch in folded[w.start:w.end]) and " " not in folded[w.start:w.end]:
+        if m is None or (any(ch.isdigit() for ch in folded[w.start:w.end]) and " " not in folded[w.start:w.end]):
             continue
         amount, end = w.value, m.end("u")
         if m.group("cents"):

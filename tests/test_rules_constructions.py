@@ -196,8 +196,10 @@ def test_percent_in_words(text: str, value: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "span", "value"), [
-    ("Sales #-(415) 555-2671", "(415) 555-2671", "4155552671"), ("desk: (212).555.0188", "(212).555.0188", "2125550188"),
-    ("desk.-415 555 2671", "415 555 2671", "4155552671"), ("dial 650.555.0100X123", "650.555.0100X123", "6505550100x123"),
+    ("Sales #-(415) 555-2671", "(415) 555-2671", "4155552671"),
+    ("desk: (212).555.0188", "(212).555.0188", "2125550188"),
+    ("desk.-415 555 2671", "415 555 2671", "4155552671"),
+    ("dial 650.555.0100X123", "650.555.0100X123", "6505550100x123"),
 ])
 def test_phone_area_codes_dotted_groups_and_upper_case_extensions(text: str, span: str, value: str) -> None:
     assert found(text, "phone") == [("phone", span, value)]

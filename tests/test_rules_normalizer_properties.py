@@ -44,7 +44,8 @@ def words(n: int) -> str:
 
 WORDY = st.lists(st.sampled_from([*_ONES, *_TENS[2:], "hundred", "thousand", "million", "and", "a", "half",
                                           "quarter", "thirds", "over", "out", "of", "point", "minus", "dozen", "-",
-                                          " ", "dollars", "cents", "percent", "yen", "5", "1.5", "k", "M"]), max_size=30).map(" ".join)
+                                          " ", "dollars", "cents", "percent", "yen", "5", "1.5", "k", "M"]),
+                 max_size=30).map(" ".join)
 REF = datetime(2024, 6, 12, 10, 0)
 
 
