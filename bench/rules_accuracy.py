@@ -484,17 +484,28 @@ _LIBRARY = {("zh", "number"): "cn2an (gold span)", ("zh", "percentage"): "cn2an 
             ("en", "phonenumber"): "phonenumbers (US)"}
 
 
+#: The development-split targets: value accuracy per type (ordinals have none).
+TARGETS = {"phonenumber": 0.97, "datetime": 0.92, "currency": 0.92, "percentage": 0.92, "number": 0.92}
+
+
+def _target(kind: str, r: dict[str, Any]) -> str:
+    goal = TARGETS.get(kind)
+    if goal is None or not r["value_n"]:
+        return "—"
+    return f"≥ {100 * goal:.0f}%: " + ("met" if r["value"] / r["value_n"] >= goal else "**not met**")
+
+
 def type_table(result: dict[str, Any]) -> str:
-    lines = ["| folder | type | gold items | span exact | value | value, gold span given | spurious / negatives "
-             "| library | library value |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| folder | type | gold items | span exact | value | target | value, gold span given "
+             "| spurious / negatives | library | library value |", "|---|---|---|---|---|---|---|---|---|---|"]
     for (folder, kind), r in sorted(result["types"].items(), key=lambda kv: (FOLDERS.index(kv[0][0]), kv[0][1])):
         name = TYPE_NAMES.get(kind, kind)
         if kind not in KINDS:
-            lines.append(f"| {folder} | {name} | {r['items']} | not a lastline type | — | — | — | — | — |")
+            lines.append(f"| {folder} | {name} | {r['items']} | not a lastline type | — | — | — | — | — | — |")
             continue
         lib = _LIBRARY.get(("zh" if folder.startswith("recognizers_zh") else "en", kind), "—") if r["lib_n"] else "—"
         lines.append(f"| {folder} | {name} | {r['items']} | {_pct(r['span'], r['items'])} "
-                     f"| **{_pct(r['value'], r['value_n'])}** ({r['value']}/{r['value_n']}) "
+                     f"| **{_pct(r['value'], r['value_n'])}** ({r['value']}/{r['value_n']}) | {_target(kind, r)} "
                      f"| {_pct(r['given'], r['value_n'])} | {r['spurious']} / {r['negatives']} | {lib} "
                      f"| {_pct(r['lib_value'], r['lib_n'])} |")
     return "\n".join(lines)
