@@ -1,23 +1,34 @@
-"""Entity extraction accuracy on Microsoft Recognizers-Text Chinese specs, beside the libraries.
+"""Entity extraction accuracy on the Microsoft Recognizers-Text specs (Chinese and English), beside libraries.
 
-Run: ``python bench/rules_accuracy.py`` (``--markdown`` prints the docs table, ``--misses N`` lists
-misses). Data: ``../shared/data/rules/recognizers_zh/{datetime,number,percent,currency,phone}.json``.
+Run: ``python bench/rules_accuracy.py`` (``--misses N`` lists up to N misses per construction,
+``--folders`` picks folders, ``--write`` replaces the Rules section of docs/benchmarks.md). Data:
+every file of ``../shared/data/rules/{recognizers_zh,recognizers_zh_extra,recognizers_en}/``.
 
-Scoring, per gold item (a ``Results`` entry):
+Three file layouts are read into one gold form: the model specs (``Results[{Text, TypeName, Start,
+End, Resolution}]``, End inclusive), the extractor specs of ``recognizers_zh_extra``
+(``Results[{Text, Type, Start, Length}]``: span only, no value) and its parser specs (``Value`` with
+``Timex`` and ``Future``/``PastResolution``, turned into the model specs' resolution: either
+reading counts).
+
+Scoring, per gold item:
 - *span*: some lastline entity of the matching kind has exactly the gold text (both width-folded).
 - *value*: some entity of that kind overlapping the gold span has the gold value, compared as:
-  number/percent → equal decimals (relative 1e-9; ``50%`` → 50); currency → equal amount and ISO code
+  number/percent/ordinal → equal decimals (relative 1e-9; ``50%`` → 50); currency → equal amount and ISO code
   (code ignored when gold has none, e.g. ``$`` "Dollar"; items without an amount are not value-scored);
   phone → equal digit strings (``+``/``x`` dropped); date → any listed ``value`` (gold lists past and
   future readings of ``29日``); datetime → ``YYYY-MM-DD HH:MM:SS``; time → any listed value;
   daterange/timerange → equal start and end, where a reduced-precision end is the start of that period
   (``2015/2018`` → 2015-01-01 … 2018-01-01, the gold convention) and ``..`` is an open end; a single
   ``2009`` / ``2018-10`` / ``2017-W14`` is expanded to its period; duration → equal seconds (year 365
-  days, month 30 days, as the gold); ``set`` items can never score (not supported).
+  days, month 30 days, as the gold); ``set`` → its period (``R/P1W`` ↔ timex ``P1W``).
 - *given span*: the value our normalizer gives the gold text alone (isolates normalization).
-Libraries: cn2an (numbers, percent and money normalization of the gold text: it does not extract),
-dateparser ``search_dates`` (end-to-end, dates/datetimes only) and phonenumbers ``PhoneNumberMatcher``
-(end-to-end, region CN). Spurious = our entities of the kind on inputs whose gold list is empty.
+- *spurious*: our entities of the file's kind on inputs whose gold list is empty.
+Types lastline does not produce (age, dimension, number ranges, time zones) are counted, not scored.
+Libraries: cn2an (Chinese numbers, percent and money normalization of the gold text: it does not
+extract), dateparser ``search_dates`` (end-to-end, dates/datetimes/times only) and phonenumbers
+``PhoneNumberMatcher`` (end-to-end, region CN for Chinese, US for English).
+Misses are listed by *construction* — the kind of expression (``下下周三``, ``2015年第三季度``,
+"two weeks from today", "$1.5 million") — not by case, so the grammar is widened by kind.
 """
 
 from __future__ import annotations
@@ -30,7 +41,6 @@ import sys
 import time
 import warnings
 from collections import defaultdict
-from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -42,10 +52,6 @@ from _common import DATA, machine
 from lastline.rules import find_entities
 from lastline.rules._types import fold
 
-KINDS = {"number": ("number",), "percentage": ("percent",), "currency": ("money",), "phonenumber": ("phone",),
-         "datetime": ("date", "datetime", "time", "daterange", "timerange", "duration", "set")}
-FILES = {"datetime": "datetime", "number": "number", "percent": "percentage", "currency": "currency",
-         "phone": "phonenumber"}
 _UNIT_S = {"Y": 365 * 86400, "M": 30 * 86400, "W": 7 * 86400, "D": 86400}
 _TUNIT_S = {"H": 3600, "M": 60, "S": 1}
 
@@ -140,7 +146,7 @@ def _datetime_value_ok(gold: dict[str, Any], entity_type: str, value: Any) -> bo
 
 def _value_ok(kind: str, gold: dict[str, Any], entity_type: str, value: Any) -> bool | None:
     res = gold.get("Resolution") or {}
-    if kind == "number":
+    if kind in ("number", "ordinal"):
         return _close(_dec(value), _dec(res.get("value")))
     if kind == "percentage":
         return _close(_dec(value), _dec(res.get("value")))
@@ -166,14 +172,6 @@ def _phone_key(raw: str) -> str:
     return digits
 
 
-def _gold_span(case: dict[str, Any], gold: dict[str, Any]) -> tuple[int, int]:
-    text = fold(case["Input"])
-    if "Start" in gold and "End" in gold:
-        return int(gold["Start"]), int(gold["End"]) + 1
-    i = text.find(fold(gold["Text"]))
-    return (i, i + len(gold["Text"])) if i >= 0 else (0, len(text))
-
-
 def _reference(case: dict[str, Any]) -> datetime:
     ref = (case.get("Context") or {}).get("ReferenceDateTime")
     return datetime.fromisoformat(ref) if ref else datetime(2018, 1, 1)
@@ -197,13 +195,13 @@ def _cn2an_value(kind: str, text: str) -> Any:
     return m.group()
 
 
-def _dateparser_ok(case: dict[str, Any], gold: dict[str, Any]) -> tuple[bool, bool]:
+def _dateparser_ok(case: dict[str, Any], gold: dict[str, Any], lang: str) -> tuple[bool, bool]:
     from dateparser.search import search_dates
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            found = search_dates(case["Input"], languages=["zh"],
+            found = search_dates(case["Input"], languages=[lang],
                                  settings={"RELATIVE_BASE": _reference(case), "PREFER_DATES_FROM": "future"}) or []
         except Exception:
             found = []
@@ -221,69 +219,319 @@ def _dateparser_ok(case: dict[str, Any], gold: dict[str, Any]) -> tuple[bool, bo
     return span, ok
 
 
-def _phonenumbers_ok(case: dict[str, Any], gold: dict[str, Any]) -> tuple[bool, bool]:
+def _phonenumbers_ok(case: dict[str, Any], gold: dict[str, Any], region: str) -> tuple[bool, bool]:
     import phonenumbers
 
-    found = [m.raw_string for m in phonenumbers.PhoneNumberMatcher(case["Input"], "CN")]
+    found = [m.raw_string for m in phonenumbers.PhoneNumberMatcher(case["Input"], region)]
     span = any(fold(r) == fold(gold["Text"]) for r in found)
     want = _phone_key(str(gold["Resolution"].get("value")))
     return span, any(_phone_key(r) == want for r in found)
 
 
-def score(misses: int = 0) -> list[dict[str, Any]]:
-    rows = []
-    for file, kind in FILES.items():
-        cases = json.loads((DATA / "rules" / "recognizers_zh" / f"{file}.json").read_text(encoding="utf-8"))
-        types = KINDS[kind]
-        n = span_ok = value_ok = value_n = given_ok = lib_span = lib_ok = lib_n = spurious = 0
-        shown = 0
-        for case in cases:
-            ref = _reference(case)
-            found = [e for e in find_entities(case["Input"], reference_time=ref) if e.type in types]
-            if not case["Results"]:
-                spurious += len(found)
-                continue
-            for gold in case["Results"]:
-                if _kind(gold["TypeName"]) != kind:
+FOLDERS = ("recognizers_zh", "recognizers_zh_extra", "recognizers_en")
+#: Gold kind → the lastline entity types that may answer it (kinds absent here are not lastline types).
+KINDS = {"number": ("number",), "ordinal": ("ordinal",), "percentage": ("percent",), "currency": ("money",),
+         "phonenumber": ("phone",),
+         "datetime": ("date", "datetime", "time", "daterange", "timerange", "duration", "set")}
+#: The issue's names for the kinds (rows of the per-type table).
+TYPE_NAMES = {"datetime": "datetime", "number": "number", "ordinal": "ordinal", "percentage": "percent",
+              "currency": "currency", "phonenumber": "phone"}
+_RANGE_KEYS = {"daterange": ("startDate", "endDate"), "timerange": ("startTime", "endTime"),
+               "datetimerange": ("startDateTime", "endDateTime")}
+_POINT_KEYS = {"date": "date", "datetime": "dateTime", "time": "time", "duration": "duration"}
+
+
+def _parser_resolution(sub: str, value: dict[str, Any]) -> dict[str, Any] | None:
+    """A parser spec's ``Value`` (Timex + Future/Past resolutions) in the model specs' ``Resolution`` form."""
+    values: list[dict[str, Any]] = []
+    for res in (value.get("FutureResolution") or {}, value.get("PastResolution") or {}):
+        if sub == "set":
+            values.append({"timex": value.get("Timex")})
+        elif sub in _RANGE_KEYS:
+            a, b = _RANGE_KEYS[sub]
+            if res.get(a) or res.get(b):
+                values.append({"start": res.get(a), "end": res.get(b)})
+        elif sub in _POINT_KEYS and res.get(_POINT_KEYS[sub]):
+            values.append({"value": res[_POINT_KEYS[sub]]})
+    return {"values": values} if values else None
+
+
+def _golds(case: dict[str, Any]) -> list[dict[str, Any]]:
+    """The case's gold items as ``{Text, TypeName, kind, sub, Start, End (exclusive), Resolution|None}``."""
+    out = []
+    for r in case["Results"]:
+        if "TypeName" in r:
+            type_name = r["TypeName"]
+            resolution = r.get("Resolution")
+        else:  # the extra folder's extractor / parser specs
+            type_name = "datetimeV2." + r["Type"]
+            resolution = _parser_resolution(r["Type"], r["Value"]) if "Value" in r else None
+        kind = _kind(type_name)
+        gold = {"Text": r["Text"], "TypeName": type_name, "kind": kind,
+                "sub": type_name.split(".", 1)[1] if "." in type_name else "", "Resolution": resolution}
+        if "Length" in r:
+            gold["Start"], gold["End"] = int(r["Start"]), int(r["Start"]) + int(r["Length"])
+        elif "Start" in r and "End" in r:
+            gold["Start"], gold["End"] = int(r["Start"]), int(r["End"]) + 1
+        out.append(gold)
+    return out
+
+
+def _span(case: dict[str, Any], gold: dict[str, Any]) -> tuple[int, int]:
+    if "Start" in gold:
+        return gold["Start"], gold["End"]
+    text = fold(case["Input"])
+    i = text.find(fold(gold["Text"]))
+    return (i, i + len(gold["Text"])) if i >= 0 else (0, len(text))
+
+
+# -- constructions ------------------------------------------------------------------------------
+#: (label, kinds, pattern on the gold text): the first that matches names a miss's construction.
+_ZH_HOLIDAY = ("元旦|春节|除夕|中秋|端午|清明|圣诞|国庆|劳动节|五一|情人节|儿童节|"
+               "重阳|七夕|元宵|母亲节|父亲节|感恩节|[^\\s]{1,4}节")
+_CONSTRUCTIONS: list[tuple[str, tuple[str, ...], str]] = [
+    # Chinese temporal
+    ("zh holiday (元旦, 中秋节)", ("datetime",), _ZH_HOLIDAY),
+    ("zh lunar date (农历, 初五, 腊月)", ("datetime",), "农历|農曆|初[一二三四五六七八九十]|正月|腊月|廿"),
+    ("zh era year (康熙三年)", ("datetime",), "康熙|乾隆|民国|光绪|嘉庆|道光|雍正|咸丰|同治"),
+    ("zh quarter (第三季度)", ("datetime",), "季度|季"),
+    ("zh decade / century (九十年代)", ("datetime",), "年代|世纪"),
+    ("zh start/end of a period (月底, 最后一天)", ("datetime",),
+     "最后|最後|月底|月初|年底|年初|月末|年末|周末|週末|上旬|中旬|下旬"),
+    ("zh two-step week shift (下下周三)", ("datetime",), "上上|下下"),
+    ("zh set (每周一)", ("datetime",), "每"),
+    ("zh worded year (两千零五年)", ("datetime",), "[零〇○一二两三四五六七八九]{2,}\\s*年|千.*年"),
+    ("zh weekday range (周一到周五)", ("datetime",), "(?:周|星期|礼拜).{0,3}(?:到|至|-|~).{0,3}(?:周|星期|礼拜)?"),
+    ("zh date range (从…到…, …之间)", ("datetime",), "到|至|~|～|之间|从|—|-"),
+    ("zh open range (…之前, …以来)", ("datetime",), "之前|之后|以前|以后|以来|起|截止|截至|直到"),
+    ("zh offset / window (三天后, 过去两周)", ("datetime",),
+     "[天年月周时分秒]\\s*(?:前|后|後)|过去|未来|最近|之后|还剩"),
+    ("zh clock time (下午3点, 9:30)", ("datetime",),
+     "\\d:\\d|点|點|[0-9零一二三四五六七八九十]时|刻|分|秒|凌晨|早上|上午|中午|下午|晚上|傍晚|夜"),
+    ("zh weekday (周三, 星期五)", ("datetime",), "周|星期|礼拜|週"),
+    ("zh relative day/year (明天, 去年)", ("datetime",), "今|明|昨|前天|后天|去年|前年|本月|上个月|下个月"),
+    ("zh now words (马上, 现在)", ("datetime",), "马上|现在|刚刚|立刻|目前|当前"),
+    ("zh calendar date (2016年1月10日)", ("datetime",), "年|月|日|号"),
+    # English temporal
+    ("en holiday (christmas, thanksgiving)", ("datetime",),
+     "(?i)christmas|thanksgiving|new year|easter|halloween|independence|memorial|labor day|valentine|mother'?s|"
+     "father'?s|holiday"),
+    ("en set (every monday, weekly)", ("datetime",), "(?i)\\b(?:every|each|daily|weekly|monthly|annually|yearly|"
+     "nightly)\\b"),
+    ("en offset (two weeks from today, 3 days ago)", ("datetime",),
+     "(?i)\\b(?:ago|from now|from today|from tomorrow|later|hence|before|after|earlier)\\b"),
+    ("en range (from … to …, between, -)", ("datetime",), "(?i)\\b(?:to|until|till|through|thru|between)\\b|"
+     "\\d\\s*-\\s*\\d|\\s-\\s"),
+    ("en part of day / time (at 5pm, this morning)", ("datetime",),
+     "(?i)\\d\\s*(?:a\\.?m|p\\.?m)|o'?clock|noon|midnight|morning|afternoon|evening|night|tonight|\\d:\\d\\d|"
+     "half past|quarter"),
+    ("en relative period (next week, last month, this year)", ("datetime",),
+     "(?i)\\b(?:next|last|this|coming|previous|past|upcoming|current)\\s+(?:week|month|year|quarter|weekend|decade)"),
+    ("en relative weekday (next Tuesday)", ("datetime",), "(?i)\\b(?:next|last|this|coming|previous|past|upcoming)\\b"),
+    ("en quarter / half / season", ("datetime",), "(?i)quarter|\\bq[1-4]\\b|\\bh[12]\\b|half|summer|winter|spring|"
+     "fall|autumn"),
+    ("en day of month ('the 3rd of May')", ("datetime",), "(?i)\\d(?:st|nd|rd|th)?\\s+of\\b|\\bthe\\s+\\d"),
+    ("en weekday (on Friday)", ("datetime",), "(?i)monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+     "\\b(?:mon|tue|wed|thu|fri|sat|sun)\\b"),
+    ("en duration (3 hours, two weeks)", ("datetime",), "(?i)\\b(?:years?|months?|weeks?|days?|hours?|hrs?|minutes?|"
+     "mins?|seconds?|secs?)\\b"),
+    ("en month-name date (June 15, 2024)", ("datetime",),
+     "(?i)jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"),
+    ("en relative day (tomorrow, today)", ("datetime",), "(?i)today|tomorrow|yesterday|now|tonight"),
+    ("numeric date (1/2/2020, 2016-11-07)", ("datetime",), "\\d+[/.\\-]\\d+"),
+    ("year / decade alone (2009, the 90s)", ("datetime",), "\\d{2,4}s?"),
+    # money
+    ("scaled amount (1.5 million, 36亿)", ("currency",), "(?i)[万亿千百]|million|billion|thousand|trillion|"
+     "\\d\\s*[mkb]n?\\b"),
+    ("worded amount (五十元, fifty dollars)", ("currency",),
+     "(?i)[零一二两三四五六七八九十]|\\b(?:one|two|three|four|five|six|"
+     "seven|eight|nine|ten|twenty|hundred|a )"),
+    ("currency code (USD 100, CNY)", ("currency",), "\\b[A-Z]{3}\\b"),
+    ("cents / small units (5 cents, 角, 分)", ("currency",), "(?i)cent|penny|pence|角|分|毛"),
+    ("symbol + digits ($100, ¥30)", ("currency",), "[$¥￥€£₩₹]"),
+    ("named unit (15元, 100 dollars)", ("currency",), ".*"),
+    # percent
+    ("worded percent (百分之十五, fifteen percent)", ("percentage",), "(?i)百分之|千分之|万分之|percent|per cent|pct"),
+    ("discount (打八折, 七成)", ("percentage",), "折|成"),
+    ("symbol percent (15%)", ("percentage",), ".*"),
+    # numbers
+    ("fraction (三分之一, 1/2, a half)", ("number", "ordinal"),
+     "(?i)分之|\\d\\s*/\\s*\\d|half|quarter|thirds?|fifths?"),
+    ("power / scientific (2^-1, 1e5)", ("number",), "\\^|\\de[+-]?\\d|×10"),
+    ("dozen / pair (一打)", ("number",), "(?i)打|dozen|pair|对|双"),
+    ("full-width digits (１９９１)", ("number", "ordinal"), "[０-９]"),
+    ("decimal (两百点两, 1.5)", ("number",), "点|點|\\d\\.\\d|(?i:point)"),
+    ("suffix scale (1k, 3M, 5万)", ("number",), "(?i)\\d\\s*[kmb]\\b|\\d\\s*[万亿千百]"),
+    ("grouped digits (1,234,567)", ("number",), "\\d,\\d{3}"),
+    ("negative (-5, 负五)", ("number",), "负|負|^-|minus|negative"),
+    ("worded Chinese (三百五十, 两万)", ("number", "ordinal"),
+     "[零〇一二两兩三四五六七八九十百千万萬亿億壹贰叁肆伍陆柒捌玖拾佰仟]"),
+    ("worded English (one hundred twenty)", ("number", "ordinal"), "(?i)[a-z]"),
+    ("digits (192)", ("number", "ordinal"), ".*"),
+    # phones
+    ("international prefix (+86, 00 44)", ("phonenumber",), "^\\+|^00|^\\(\\+"),
+    ("extension (x123, ext)", ("phonenumber",), "(?i)x\\s*\\d|ext|分机|转"),
+    ("area code in parentheses ((010) 1234)", ("phonenumber",), "\\("),
+    ("dotted groups (555.123.4567)", ("phonenumber",), "\\d\\.\\d"),
+    ("spaced / dashed groups (000 111 82-2100)", ("phonenumber",), "\\d[\\s\\-]\\d"),
+    ("plain digit run (13912345678)", ("phonenumber",), ".*"),
+]
+_COMPILED_CONSTRUCTIONS = [(label, kinds, re.compile(pat)) for label, kinds, pat in _CONSTRUCTIONS]
+
+
+def construction(gold: dict[str, Any]) -> str:
+    """The kind of expression a gold item is, for the miss list (``en …`` / ``zh …`` for dates)."""
+    text, kind = gold["Text"], gold["kind"]
+    han = bool(re.search(r"[\u4e00-\u9fff]", text))
+    for label, kinds, rx in _COMPILED_CONSTRUCTIONS:
+        if kind not in kinds:
+            continue
+        if kind == "datetime" and label.startswith(("zh ", "en ")) and label.startswith("zh ") != han:
+            continue
+        if rx.search(text):
+            return f"{gold['sub'] or kind}: {label}" if kind == "datetime" else label
+    return f"{kind}: other"
+
+
+# -- scoring ----------------------------------------------------------------------------------
+def _library_ok(folder: str, kind: str, case: dict[str, Any], gold: dict[str, Any]) -> tuple[bool, bool] | None:
+    """(span, value) of the library for this kind, or None when no library is run for it."""
+    zh = folder.startswith("recognizers_zh")
+    if kind in ("number", "percentage", "currency") and zh:
+        return False, bool(_value_ok(kind, gold, "", _cn2an_value(kind, gold["Text"])))
+    if kind == "datetime" and gold["sub"] in ("date", "datetime", "time"):
+        return _dateparser_ok(case, gold, "zh" if zh else "en")
+    if kind == "phonenumber":
+        return _phonenumbers_ok(case, gold, "CN" if zh else "US")
+    return None
+
+
+def _new_row() -> dict[str, Any]:
+    return defaultdict(int)
+
+
+def score(folders: tuple[str, ...] = FOLDERS, libraries: bool = True) -> dict[str, Any]:
+    """Per file and per (folder, type) counts, and every value miss with its construction."""
+    per_file: dict[tuple[str, str], dict[str, Any]] = {}
+    per_type: dict[tuple[str, str], dict[str, Any]] = defaultdict(_new_row)
+    misses: list[dict[str, Any]] = []
+    for folder in folders:
+        for path in sorted((DATA / "rules" / folder).glob("*.json")):
+            cases = json.loads(path.read_text(encoding="utf-8"))
+            golds_of = [_golds(c) for c in cases]
+            kinds = [g["kind"] for gs in golds_of for g in gs]
+            file_kind = max(set(kinds), key=kinds.count) if kinds else "datetime"
+            row = per_file[(folder, path.stem)] = _new_row()
+            row["kind"] = file_kind
+            row["cases"] = len(cases)
+            for case, golds in zip(cases, golds_of, strict=True):
+                ref = _reference(case)
+                entities = find_entities(case["Input"], reference_time=ref)
+                if not golds:
+                    if file_kind in KINDS:
+                        n = sum(e.type in KINDS[file_kind] for e in entities)
+                        row["spurious"] += n
+                        row["negatives"] += 1
+                        per_type[(folder, file_kind)]["spurious"] += n
+                        per_type[(folder, file_kind)]["negatives"] += 1
                     continue
-                n += 1
-                gs, ge = _gold_span(case, gold)
-                if any(fold(e.text) == fold(gold["Text"]) for e in found):
-                    span_ok += 1
-                verdicts = [_value_ok(kind, gold, e.type, e.value) for e in found if e.start < ge and e.end > gs]
-                if _value_ok(kind, gold, "", None) is None and kind == "currency":
-                    pass
-                scorable = kind != "currency" or (gold.get("Resolution") or {}).get("value") is not None
-                if scorable:
-                    value_n += 1
-                    hit = any(v for v in verdicts)
-                    value_ok += hit
+                for gold in golds:
+                    kind = gold["kind"]
+                    trow = per_type[(folder, kind)]
+                    row["items"] += 1
+                    trow["items"] += 1
+                    if kind not in KINDS:
+                        row["unsupported"] += 1
+                        trow["unsupported"] += 1
+                        continue
+                    types = KINDS[kind]
+                    found = [e for e in entities if e.type in types]
+                    gs, ge = _span(case, gold)
+                    span_hit = any(fold(e.text) == fold(gold["Text"]) for e in found)
+                    row["span"] += span_hit
+                    trow["span"] += span_hit
+                    if gold["Resolution"] is None or (kind == "currency" and gold["Resolution"].get("value") is None):
+                        continue
+                    hit = any(_value_ok(kind, gold, e.type, e.value) for e in found if e.start < ge and e.end > gs)
                     alone = [e for e in find_entities(gold["Text"], reference_time=ref) if e.type in types]
-                    given_ok += any(_value_ok(kind, gold, e.type, e.value) for e in alone)
-                    if not hit and shown < misses:
-                        shown += 1
-                        print(f"MISS {kind}: {case['Input'][:60]!r} gold={gold['Text']!r} "
-                              f"{json.dumps(gold.get('Resolution'), ensure_ascii=False)[:120]} "
-                              f"ours={[(e.type, e.text, e.value) for e in found]}", file=sys.stderr)
-                    lib_n += 1
-                    if kind in ("number", "percentage", "currency"):
-                        lib_ok += bool(_value_ok(kind, gold, "", _cn2an_value(kind, gold["Text"])))
-                    elif kind == "datetime":
-                        s, ok = _dateparser_ok(case, gold)
-                        lib_span += s
-                        lib_ok += ok
-                    else:
-                        s, ok = _phonenumbers_ok(case, gold)
-                        lib_span += s
-                        lib_ok += ok
-        library = {"number": "cn2an (gold span)", "percentage": "cn2an (gold span)",
-                   "currency": "cn2an (gold span)", "datetime": "dateparser", "phonenumber": "phonenumbers"}[kind]
-        rows.append({"type": file, "cases": len(cases), "items": n,
-                     "span": span_ok / n, "value": value_ok / max(value_n, 1), "given": given_ok / max(value_n, 1),
-                     "spurious": spurious, "library": library,
-                     "lib_span": (lib_span / lib_n) if kind in ("datetime", "phonenumber") else None,
-                     "lib_value": lib_ok / max(lib_n, 1)})
-    return rows
+                    given = any(_value_ok(kind, gold, e.type, e.value) for e in alone)
+                    for r in (row, trow):
+                        r["value_n"] += 1
+                        r["value"] += hit
+                        r["given"] += given
+                    if not hit:
+                        misses.append({"folder": folder, "file": path.stem, "construction": construction(gold),
+                                       "input": case["Input"], "gold": gold["Text"],
+                                       "resolution": gold["Resolution"],
+                                       "ours": [(e.type, e.text, e.value) for e in found]})
+                    if libraries:
+                        lib = _library_ok(folder, kind, case, gold)
+                        if lib is not None:
+                            for r in (row, trow):
+                                r["lib_n"] += 1
+                                r["lib_span"] += lib[0]
+                                r["lib_value"] += lib[1]
+    return {"files": per_file, "types": dict(per_type), "misses": misses}
+
+
+def _pct(n: int, d: int) -> str:
+    return "—" if not d else f"{100 * n / d:.1f}%"
+
+
+_LIBRARY = {("zh", "number"): "cn2an (gold span)", ("zh", "percentage"): "cn2an (gold span)",
+            ("zh", "currency"): "cn2an (gold span)", ("zh", "datetime"): "dateparser (zh; points only)",
+            ("en", "datetime"): "dateparser (en; points only)", ("zh", "phonenumber"): "phonenumbers (CN)",
+            ("en", "phonenumber"): "phonenumbers (US)"}
+
+
+#: The development-split targets: value accuracy per type (ordinals have none).
+TARGETS = {"phonenumber": 0.97, "datetime": 0.92, "currency": 0.92, "percentage": 0.92, "number": 0.92}
+
+
+def _target(kind: str, r: dict[str, Any]) -> str:
+    goal = TARGETS.get(kind)
+    if goal is None or not r["value_n"]:
+        return "—"
+    return f"≥ {100 * goal:.0f}%: " + ("met" if r["value"] / r["value_n"] >= goal else "**not met**")
+
+
+def type_table(result: dict[str, Any]) -> str:
+    lines = ["| folder | type | gold items | span exact | value | target | value, gold span given "
+             "| spurious / negatives | library | library value |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for (folder, kind), r in sorted(result["types"].items(), key=lambda kv: (FOLDERS.index(kv[0][0]), kv[0][1])):
+        name = TYPE_NAMES.get(kind, kind)
+        if kind not in KINDS:
+            lines.append(f"| {folder} | {name} | {r['items']} | not a lastline type | — | — | — | — | — | — |")
+            continue
+        lib = _LIBRARY.get(("zh" if folder.startswith("recognizers_zh") else "en", kind), "—") if r["lib_n"] else "—"
+        lines.append(f"| {folder} | {name} | {r['items']} | {_pct(r['span'], r['items'])} "
+                     f"| **{_pct(r['value'], r['value_n'])}** ({r['value']}/{r['value_n']}) | {_target(kind, r)} "
+                     f"| {_pct(r['given'], r['value_n'])} | {r['spurious']} / {r['negatives']} | {lib} "
+                     f"| {_pct(r['lib_value'], r['lib_n'])} |")
+    return "\n".join(lines)
+
+
+def file_table(result: dict[str, Any]) -> str:
+    lines = ["| folder | file | cases | gold items | span exact | value | spurious / negatives |",
+             "|---|---|---|---|---|---|---|"]
+    for (folder, file), r in sorted(result["files"].items(), key=lambda kv: (FOLDERS.index(kv[0][0]), kv[0][1])):
+        value = _pct(r["value"], r["value_n"]) + (f" ({r['value']}/{r['value_n']})" if r["value_n"] else "")
+        span = "not a lastline type" if r["unsupported"] == r["items"] and r["items"] else _pct(r["span"], r["items"])
+        lines.append(f"| {folder} | {file} | {r['cases']} | {r['items']} | {span} | {value} "
+                     f"| {r['spurious']} / {r['negatives']} |")
+    return "\n".join(lines)
+
+
+def miss_table(result: dict[str, Any], examples: int) -> str:
+    """Misses grouped by folder and construction, most frequent first."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for m in result["misses"]:
+        groups[(m["folder"], m["construction"])].append(m)
+    lines = ["| folder | construction | misses | e.g. |", "|---|---|---|---|"]
+    for (folder, label), ms in sorted(groups.items(), key=lambda kv: (FOLDERS.index(kv[0][0]), -len(kv[1]), kv[0][1])):
+        eg = "; ".join(f"`{m['gold']}`" for m in ms[:examples]).replace("|", "\\|")
+        lines.append(f"| {folder} | {label} | {len(ms)} | {eg} |")
+    return "\n".join(lines)
 
 
 def throughput() -> dict[str, float]:
@@ -334,32 +582,91 @@ def contracts_accuracy(holdout: bool = False) -> dict[str, Any]:
     return dict(per_lang)
 
 
+_PROSE = """Entity extraction on the Microsoft Recognizers-Text specs in `../shared/data/rules/`: the
+Chinese model specs (`recognizers_zh`), the Chinese extractor and parser specs (`recognizers_zh_extra`:
+span-only extractor files, value-scored parser files) and the English model specs (`recognizers_en`),
+every file scored, per type and per file. All three are development splits; a held-out half of the
+same sources is scored from outside. "Value" = an entity of the right kind overlapping the gold span
+has the gold value; "gold span given" = our normalizer on the gold text alone (the fair comparison with
+cn2an, which normalizes but does not extract). The value mapping is documented in the script."""
+
+
+#: What this script printed at two earlier moments (value accuracy, correct/scored; spurious on
+#: negatives), kept so that the tuning order stays on record: the untouched baseline (commit 44de223
+#: code, this scorer from 5ad9e18), and the two other folders right after tuning on
+#: ``recognizers_zh`` only (c681afd) — held out at that moment.
+_TUNING_RECORD = """How the grammars were tuned (the order matters: a folder used as a held-out check is reported
+before it was tuned on). 1. `recognizers_zh` first; 2. then `recognizers_zh_extra`, 3. then
+`recognizers_en`, each only after its held-out figure below was recorded. The same script printed:
+
+| folder | type | untouched baseline | after tuning on recognizers_zh only (held out) |
+|---|---|---|---|
+| recognizers_zh | currency | 90.0% (18/20), spurious 0 | (tuned) |
+| recognizers_zh | datetime | 90.3% (130/144), spurious 0 | (tuned) |
+| recognizers_zh | number | 90.6% (174/192), spurious 16 | (tuned) |
+| recognizers_zh | percent | 100.0% (78/78), spurious 2 | (tuned) |
+| recognizers_zh | phone | 100.0% (181/181), spurious 4 | (tuned) |
+| recognizers_zh_extra | datetime | 59.4% (120/202), spurious 2 | 61.9% (125/202), spurious 2 |
+| recognizers_zh_extra | ordinal | 40.0% (4/10) | 40.0% (4/10) |
+| recognizers_en | currency | 54.8% (51/93), spurious 0 | 54.8% (51/93), spurious 0 |
+| recognizers_en | datetime | 11.2% (58/519), spurious 0 | 11.2% (58/519), spurious 0 |
+| recognizers_en | number | 16.4% (21/128), spurious 4 | 20.3% (26/128), spurious 4 |
+| recognizers_en | percent | 33.3% (3/9), spurious 0 | 33.3% (3/9), spurious 0 |
+| recognizers_en | phone | 96.1% (171/178), spurious 9 | 96.1% (171/178), spurious 9 |
+
+All three folders are tuned on now, so the figures above the record are development figures; only
+the outside held-out half of the same sources says how far they generalize."""
+
+
+_CONTRACT_PROSE = """Hand-written contract snippets (`tests/data/contracts/`, every expected field asserted per case in
+`tests/test_rules_contracts.py`). The packs were adjusted while `zh.yaml` / `en.yaml` were written;
+the `holdout_*.yaml` cases are written before they are run and never used to change a pack (round 2:
+its misses are amount labels the pack does not know — `订单总额`, `签约合同价`, `服务费` — a `合同签订日`
+label, and an English `between A ("Customer") and B ("Service Provider")` whose roles come in the
+reverse of the usual order)."""
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--markdown", action="store_true")
-    parser.add_argument("--misses", type=int, default=0, help="print up to N value misses per type")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--folders", nargs="+", default=list(FOLDERS), choices=FOLDERS)
+    parser.add_argument("--misses", type=int, default=0, help="print up to N misses per construction")
+    parser.add_argument("--examples", type=int, default=3, help="examples per construction in the miss table")
+    parser.add_argument("--no-libraries", action="store_true", help="skip cn2an / dateparser / phonenumbers")
+    parser.add_argument("--write", action="store_true", help="replace the Rules section of docs/benchmarks.md")
     args = parser.parse_args(argv)
-    rows = score(args.misses)
-    pct: Callable[[float | None], str] = lambda x: "—" if x is None else f"{100 * x:.1f}%"  # noqa: E731
-    print(f"Machine: {machine()}\n")
-    print("| type | gold items | lastline span exact | lastline value | lastline value, gold span given "
-          "| spurious on negatives | library | library span | library value |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['type']} | {r['items']} | {pct(r['span'])} | {pct(r['value'])} | {pct(r['given'])} "
-              f"| {r['spurious']} | {r['library']} | {pct(r['lib_span'])} | {pct(r['lib_value'])} |")
-    print("\n| contract snippets | cases | fields correct | cases fully correct |")
-    print("|---|---|---|---|")
+    result = score(tuple(args.folders), libraries=not args.no_libraries)
+    if args.misses:
+        shown: dict[tuple[str, str], int] = defaultdict(int)
+        for m in result["misses"]:
+            key = (m["folder"], m["construction"])
+            if shown[key] < args.misses:
+                shown[key] += 1
+                print(f"MISS {m['folder']}/{m['file']} [{m['construction']}] {m['input'][:70]!r} gold={m['gold']!r} "
+                      f"{json.dumps(m['resolution'], ensure_ascii=False)[:140]} ours={m['ours']}", file=sys.stderr)
+    out = [f"Machine: {machine()}; load average {os.getloadavg()[0]:.1f}.", "", _PROSE, "",
+           "Per type:", "", type_table(result), "", "Per file:", "", file_table(result), "",
+           _TUNING_RECORD, "", "Value misses by construction:", "", miss_table(result, args.examples), ""]
+    out += [_CONTRACT_PROSE, "", "| contract snippets | cases | fields correct | cases fully correct |",
+            "|---|---|---|---|"]
     for holdout in (False, True):
         for lang, (good, total, full, cases) in sorted(contracts_accuracy(holdout).items()):
             name = f"{lang}, held out (never tuned on)" if holdout else f"{lang} (packs tuned on these)"
-            print(f"| {name} | {cases} | {good}/{total} ({100 * good / total:.1f}%) | {full}/{cases} |")
+            out.append(f"| {name} | {cases} | {good}/{total} ({100 * good / total:.1f}%) | {full}/{cases} |")
     t = throughput()
-    print(f"\nThroughput (one thread): contract_zh extraction of a {t['contract_chars']}-character contract: "
-          f"{t['docs_per_s']:.0f} docs/s wall, {t['docs_per_cpu_s']:.0f} docs per CPU-second; "
-          f"find_entities on a short question: {t['question_ms']:.3f} ms wall, {t['question_cpu_ms']:.3f} ms CPU; "
-          f"load average {os.getloadavg()[0]:.1f}")
+    out += ["", f"Throughput (one thread, `time.process_time`): `contract_zh` extraction of a "
+            f"{t['contract_chars']}-character contract (`tests/data/contracts/throughput_zh.txt`): "
+            f"**{t['docs_per_cpu_s']:.0f} docs per CPU-second** ({t['docs_per_s']:.0f} docs/s wall); "
+            f"`find_entities` on a short question: **{t['question_cpu_ms']:.3f} ms CPU** "
+            f"({t['question_ms']:.3f} ms wall); load average {os.getloadavg()[0]:.1f}."]
+    text = "\n".join(out)
+    print(text)
+    if args.write:
+        from _common import write_section
+
+        write_section("## Rules", "## Rules\n\n`python bench/rules_accuracy.py --write` (needs the `bench` extra "
+                      "for dateparser and phonenumbers).\n\n" + text + "\n")
 
 
 if __name__ == "__main__":
     main()
+

@@ -51,7 +51,7 @@ def cjk_ratio(text: str) -> float:
     letters = _LETTER.findall(text)
     if not letters:
         return 0.0
-    return sum(1 for ch in letters if _CJK.match(ch)) / len(letters)
+    return len(_CJK.findall("".join(letters))) / len(letters)  # one scan, not a match per letter
 
 
 def is_cjk_dominant(text: str) -> bool:

@@ -3,7 +3,8 @@
 Values: ``2024-06-15`` (date; ``2024-06`` / ``2024`` / ``2024-W02`` when only that is known),
 ``15:00:00`` (time), ``2024-06-19T15:00:00`` (datetime), ``P3Y`` / ``PT1H30M`` (duration) and
 ``start/end`` intervals with ``..`` for an open end (daterange). Chinese forms live in
-``dates_zh`` and ``dates_zh_periods``, English ones in ``dates_en``, their shared value type in
+``dates_zh`` and ``dates_zh_periods``, English ones in ``dates_en``, holidays of both in
+``dates_holidays``, their shared value type in
 ``_date_types``; this module runs them and joins their hits into ranges.
 """
 
@@ -16,6 +17,7 @@ from datetime import datetime
 from ._date_types import DateHit
 from ._types import Entity
 from .dates_en import find_en
+from .dates_holidays import find_holidays
 from .dates_zh import find_zh
 from .dates_zh_periods import find_periods
 
@@ -119,7 +121,7 @@ def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -
     """
     has_han = _HAN.search(folded) is not None  # worded Chinese periods need Chinese characters
     hits = [*(find_periods(folded, reference) if has_han else ()), *find_zh(folded, reference),
-            *find_en(folded, reference, day_first=cjk)]
+            *find_en(folded, reference, day_first=cjk), *find_holidays(folded, reference)]
     hits = _drop_overlaps(hits)
     for h in join_ranges(folded, hits):
         yield Entity(h.type, text[h.start:h.end], h.start, h.end, h.value)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
-from ._date_types import DateHit
+from ._date_types import DateHit, add_months, week_of
 
 __all__ = ["find_en"]
 
@@ -21,7 +21,8 @@ _DAY = "|".join(sorted(_DAYS, key=len, reverse=True))
 _TIME = (r"(?:\s*(?:at\s+)?(?P<th>[01]?\d|2[0-3])(?::(?P<tm>[0-5]\d))?(?::(?P<ts>[0-5]\d))?"
          r"\s*(?P<ap>[ap]\.?m\.?)?(?![\w:]))?")
 _PATTERNS = [
-    ("iso", r"(?<![\d.])(?P<y>\d{4})(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})(?![\d])"
+    ("iso", r"(?<![\d.])(?P<y>\d{4})(?:(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})"
+            r"|[ ](?P<m2>0[1-9]|1[0-2])[ ](?P<d2>0[1-9]|[12]\d|3[01]))(?![\d])"
             r"(?:[T ](?P<ih>[01]\d|2[0-3]):(?P<im>[0-5]\d)(?::(?P<is>[0-5]\d))?)?"),
     ("num", r"(?<![\d./-])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{4}|\d{2})(?![\d./-])"),
     ("mdy", rf"\b(?P<mon>{_MON})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s*(?P<y>\d{{4}}))?\b" + _TIME),
@@ -32,6 +33,19 @@ _PATTERNS = [
     ("in", r"\b(?:in\s+(?P<n1>\d+)\s+(?P<u1>day|week|month|year)s?\b"
            r"|(?P<n2>\d+)\s+(?P<u2>day|week|month|year)s?\s+ago\b)"),
     ("dur", r"\b(?P<n>\d+(?:\.\d+)?)\s*(?P<u>years?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"),
+    ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming)\s+(?P<u>week|month|year|weekend)\b"),
+    ("bwd", r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)"),
+    ("bmon", r"\b(?P<mon>january|february|april|june|july|august|september|october|november|december)\b"),
+    ("yrng", r"\b(?:(?P<pre>between|from|in)\s+)?(?P<a>(?:1[6-9]|20)\d{2})"
+             r"\s*(?:-|–|~|to|and|through|thru|until|till)\s*"
+             r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
+    ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until)\s+(?P<y>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
+    ("set", rf"\b(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly)"
+            rf"|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
+            rf"(?:(?P<u>day|week|month|year|hour|minute)s?|(?P<swd>{_DAY}))|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year))\b"),
+    ("off", r"\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<u>day|week|month|year)s?\s+"
+            r"(?P<dir>from|after|before)\s+(?P<base>today|tomorrow|yesterday|now)\b"),
+    ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s)\b"),
     ("clock", r"(?<![\d:.])(?P<th>[01]?\d|2[0-3])(?::(?P<tm>[0-5]\d))?(?::(?P<ts>[0-5]\d))?"
               r"\s*(?P<ap>[ap]\.?m\.?)(?![a-z])"),
 ]
@@ -39,9 +53,15 @@ _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 # Cheap gates: a pattern only runs when the text has what it needs (digits, a month name, a keyword).
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_MONTH = re.compile(rf"\b(?:{_MON})", re.IGNORECASE)
-_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming)\b", re.IGNORECASE)
+_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|past|current|upcoming|every|each"
+                      r"|daily|weekly|monthly|annually|yearly|hourly|nightly|a day|a week|now)\b",
+                      re.IGNORECASE)
+_HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
 _NEEDS = {"iso": "digit", "num": "digit", "mdy": "month", "dmy": "month", "my": "month", "rel": "rel", "wd": "rel",
-          "in": "digit", "dur": "digit", "clock": "digit"}
+          "in": "digit", "dur": "digit", "clock": "digit", "relp": "rel", "bwd": "name", "bmon": "name",
+          "yrng": "digit", "yr": "digit", "dec": "digit", "set": "rel", "off": "rel"}
+_SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+          "nine": 9, "ten": 10}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
 
@@ -49,7 +69,7 @@ def find_en(folded: str, ref: datetime, day_first: bool = False) -> Iterator[Dat
     if not re.search(r"[0-9A-Za-z]", folded):
         return
     have = {"digit": bool(_HAS_DIGIT.search(folded)), "month": bool(_HAS_MONTH.search(folded)),
-            "rel": bool(_HAS_REL.search(folded))}
+            "rel": bool(_HAS_REL.search(folded)), "name": bool(_HAS_NAME.search(folded))}
     for name, rx in _COMPILED:
         if not have[_NEEDS[name]]:
             continue
@@ -85,7 +105,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     g = m.groupdict()
     today = ref.date()
     if name == "iso":
-        d = _safe_date(int(g["y"]), int(g["m"]), int(g["d"]))
+        d = _safe_date(int(g["y"]), int(g["m"] or g["m2"]), int(g["d"] or g["d2"]))  # 2010 01 29: spaced
         if d is None:
             return None
         if g["ih"]:
@@ -94,7 +114,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("date", m.start(), m.end(), d.isoformat())
     if name == "num":
         a, b, c = int(g["a"]), int(g["b"]), int(g["c"])
-        year = c if len(g["c"]) == 4 else 2000 + c
+        year = c if len(g["c"]) == 4 else (2000 + c if c < 30 else 1900 + c)  # 05/05/89 → 1989
         if g["sep"] == "-" and len(g["c"]) == 2 and len(g["a"]) == 2:  # 12-11-10: yy-mm-dd
             d = _safe_date(2000 + a, b, c)
             return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
@@ -143,6 +163,56 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         code = _DUR[key]
         value = f"PT{count}{code}" if key in ("h", "mi", "s") else f"P{count}{code}"
         return DateHit("duration", m.start(), m.end(), value)
+    if name == "relp":
+        which, unit = g["which"].lower(), g["u"].lower()
+        shift = {"next": 1, "coming": 1, "upcoming": 1, "last": -1, "previous": -1, "past": -1}.get(which, 0)
+        if unit in ("week", "weekend"):
+            monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
+            if unit == "weekend":
+                sat = monday + timedelta(days=5)
+                end = sat + timedelta(days=2)
+                return DateHit("daterange", m.start(), m.end(), f"{sat.isoformat()}/{end.isoformat()}")
+            return DateHit("date", m.start(), m.end(), week_of(monday))
+        if unit == "month":
+            first = add_months(today.replace(day=1), shift)
+            return DateHit("date", m.start(), m.end(), f"{first.year:04d}-{first.month:02d}")
+        return DateHit("date", m.start(), m.end(), f"{today.year + shift:04d}")
+    if name == "set":
+        if g["adv"]:
+            code = {"daily": "P1D", "nightly": "P1D", "weekly": "P1W", "monthly": "P1M", "annually": "P1Y",
+                    "yearly": "P1Y", "hourly": "PT1H"}[g["adv"].lower()]
+        elif g["swd"]:
+            code = f"XXXX-WXX-{_DAYS[g['swd'].lower()] + 1}"
+        else:
+            unit = (g["u"] or g["u2"]).lower()
+            k = 2 if g["other"] else _SMALL.get((g["k"] or "1").lower(), 0) or int(g["k"] or 1)
+            code = f"PT{k}{unit[0].upper()}" if unit in ("hour", "minute") else f"P{k}{unit[0].upper()}"
+        return DateHit("set", m.start(), m.end(), f"R/{code}")
+    if name == "off":  # three weeks from tomorrow, two days before yesterday
+        n = _SMALL.get(g["n"].lower()) or int(g["n"]) if not g["n"].isdigit() else int(g["n"])
+        base = today + timedelta(days={"today": 0, "now": 0, "tomorrow": 1, "yesterday": -1}[g["base"].lower()])
+        sign = -1 if g["dir"].lower() == "before" else 1
+        unit = g["u"].lower()
+        if unit in ("day", "week"):
+            d = base + timedelta(days=sign * n * (7 if unit == "week" else 1))
+        else:
+            d = add_months(base, sign * n * (12 if unit == "year" else 1))
+        return DateHit("date", m.start(), m.end(), d.isoformat())
+    if name == "bwd":  # a weekday alone: its next occurrence (today counts)
+        delta = (_DAYS[g["wd"].lower()] - today.weekday()) % 7
+        return DateHit("date", m.start(), m.end(), (today + timedelta(days=delta)).isoformat())
+    if name == "bmon":  # a month alone: that month of the reference year
+        return DateHit("date", m.start(), m.end(), f"{today.year:04d}-{_MONTHS[g['mon'].lower()]:02d}")
+    if name == "yrng":
+        a, b = int(g["a"]), int(g["b"])
+        if b <= a:
+            return None
+        return DateHit("daterange", m.start(), m.end(), f"{a:04d}/{b:04d}")
+    if name == "yr":
+        return DateHit("date", m.start("y"), m.end("y"), g["y"])
+    if name == "dec":  # the 1990s, the 90s
+        start = int(g["full"]) if g["full"] else (1900 if int(g["short"]) >= 30 else 2000) + int(g["short"])
+        return DateHit("daterange", m.start(), m.end(), f"{start:04d}/{start + 10:04d}")
     if name == "clock":
         clock = _clock(m)
         return DateHit("time", m.start(), m.end(), clock) if clock else None

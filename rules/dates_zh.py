@@ -17,6 +17,12 @@ _C = "零〇○一二两兩三四五六七八九十"
 _REL_DAY = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨夜": -1, "今天": 0, "今日": 0,
             "今晨": 0, "今早": 0, "今晚": 0, "明天": 1, "明日": 1, "明早": 1, "明晚": 1, "后天": 2, "後天": 2,
             "大后天": 3, "大後天": 3}
+#: Regnal and republican eras → the Gregorian year of their first year (康熙三年 = 1664): the
+#: Qing and Ming eras, the Republic and a few Tang eras. A year inside one is read as written,
+#: lunar month and day included (as the Recognizers-Text gold does).
+ERAS = {"顺治": 1644, "康熙": 1662, "雍正": 1723, "乾隆": 1736, "嘉庆": 1796, "道光": 1821, "咸丰": 1851,
+        "同治": 1862, "光绪": 1875, "宣统": 1909, "民国": 1912, "洪武": 1368, "永乐": 1403, "嘉靖": 1522,
+        "万历": 1573, "崇祯": 1628, "贞观": 627, "开元": 713, "天宝": 742, "神龙": 705}
 _REL_MONTH = {"本月": 0, "这个月": 0, "這個月": 0, "上个月": -1, "上個月": -1, "上月": -1, "下个月": 1,
               "下個月": 1, "下月": 1}
 _WEEK_SHIFT = {"上上": -2, "下下": 2, "上": -1, "下": 1, "本": 0, "这": 0, "這": 0, "": 0}
@@ -24,8 +30,8 @@ _WEEK_SHIFT = {"上上": -2, "下下": 2, "上": -1, "下": 1, "本": 0, "这": 
 #: evening 16–20, night 20–24).
 _PERIOD_RANGE = {"早上": (8, 12), "早晨": (8, 12), "早间": (8, 12), "上午": (8, 12), "早": (8, 12),
                  "中午": (11, 13), "下午": (12, 16), "午后": (12, 16), "傍晚": (16, 20), "晚上": (16, 20),
-                 "晚间": (16, 20), "夜里": (20, 24), "夜间": (20, 24), "凌晨": (0, 6), "清晨": (5, 8)}
-_PM = ("下午", "午后", "傍晚", "晚上", "晚间", "夜里", "夜间", "今晚", "明晚", "昨晚", "昨夜")
+                 "晚间": (16, 20), "晚": (16, 20), "夜里": (20, 24), "夜间": (20, 24), "凌晨": (0, 6), "清晨": (5, 8)}
+_PM = ("下午", "午后", "傍晚", "晚上", "晚间", "晚", "夜里", "夜间", "今晚", "明晚", "昨晚", "昨夜")
 _WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "1": 0, "2": 1, "3": 2,
             "4": 3, "5": 4, "6": 5, "7": 6}
 
@@ -34,19 +40,25 @@ _WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6
 _DATE = (
     rf"(?P<dp>(?:农历|農曆)?(?:(?P<rel>{alternation(_REL_DAY)})"
     r"|(?P<wk>上上|下下|上|下|本|这|這)?(?:个|個)?(?:周|星期|礼拜|禮拜|週)(?P<wd>[一二三四五六日天1-7])?"
-    rf"|(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}}|\d{{2}}|[零〇○一二三四五六七八九]{{4}})\s*年)?(?:的)?\s*"
+    rf"|(?:(?P<ry>{alternation(REL_YEAR)})|(?P<era>{alternation(ERAS)})(?P<ey>元|\d{{1,2}}|[一二三四五六七八九十]{{1,3}})\s*年"
+    r"|(?P<y>\d{4}|\d{2}|[零〇○一二三四五六七八九]{3,4}|[一二两]千(?:零?[一二三四五六七八九十]{1,3})?)\s*年)?(?:的)?\s*"
+    r"(?:农历|農曆)?"
     rf"(?:(?P<rm>{alternation(_REL_MONTH)})|(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]|正)\s*月份?)?\s*"
     r"(?:(?P<d>3[01]|[12]\d|0?[1-9]|三十一?|二十[一二三四五六七八九]?|十[一二三四五六七八九]?"
-    r"|[一二三四五六七八九])\s*[日号號]|(?P<d2>初[一二三四五六七八九十]|廿[一二三四五六七八九]?))?))?"
+    r"|[一二三四五六七八九])\s*[日号號]|(?P<d2>初[一二三四五六七八九十]|廿[一二三四五六七八九]?)"
+    r"|(?<=月)(?P<d3>三十一?|二十[一二三四五六七八九]?|十[一二三四五六七八九]?)"
+    r"(?![\d一二三四五六七八九十百千万萬亿億个個人元块塊岁歲次年天倍份名位只件张張条條点點分%]))?))?"
 )
 _TIME = (
-    r"\s*(?P<p>凌晨|清晨|早上|早晨|早间|上午|中午|午后|下午|傍晚|晚上|晚间|夜里|夜间|早(?![上晨间饭餐点]))?\s*"
+    r"\s*(?P<p>凌晨|清晨|早上|早晨|早间|上午|中午|午后|下午|傍晚|晚上|晚间|夜里|夜间|早(?![上晨间饭餐点])"
+    r"|晚(?![上间饭餐点了安会辈]))?\s*"
     rf"(?:(?P<h>2[0-4]|[01]?\d|[{_C}]{{1,3}})\s*(?:点钟|点|點|时|時)"
     rf"(?:\s*(?P<mi>[0-5]\d|[1-9](?=\s*分)|[{_C}]{{2,3}}|[{_C}](?=\s*分))\s*分?|(?P<half>半)|(?P<q>一刻|三刻))?"
     rf"(?:\s*(?P<s>[0-5]?\d|[{_C}]{{1,3}})\s*秒)?"
     r"|(?P<ch>2[0-3]|[01]?\d):(?P<cm>[0-5]\d)(?::(?P<cs>[0-5]\d))?(?!\d))?"
 )
-DATETIME_RE = re.compile(r"(?=[0-9" + _C + r"今明昨前后後大上下本这這周星礼禮週凌清早中午傍晚夜去正初农農])"
+DATETIME_RE = re.compile(r"(?=[0-9" + _C + r"今明昨前后後大上下本这這周星礼禮週凌清早中午傍晚夜去正初农農"
+                         + "".join(sorted({e[0] for e in ERAS})) + r"])"
                          + _DATE + _TIME)
 _DUR_UNITS = "年|个月|個月|周|星期|礼拜|禮拜|週|天|小时|小時|钟头|鐘頭|分钟|分鐘|秒钟|秒鐘|秒|时(?![间候代刻])"
 DURATION_RE = re.compile(
@@ -109,7 +121,7 @@ def _datetime_hit(m: re.Match[str], ref: datetime) -> DateHit | None:
 def _period_range(m: re.Match[str], day_value: str | None, precision: str) -> DateHit | None:
     """``明天上午`` → 08:00–12:00 of that day; a lone ``上午``/``晚上`` → a time range."""
     p = m.group("p")
-    if not p or (p == "早" and day_value is None):
+    if not p or (p in ("早", "晚") and day_value is None):
         return None
     lo, hi = _PERIOD_RANGE[p]
     end_clock = "23:59:59" if hi == 24 else f"{hi:02d}:00:00"
@@ -147,17 +159,25 @@ def _date_part(g: dict[str, str | None], ref: datetime, m: re.Match[str]) -> tup
     year = month = day = None
     if g["ry"]:
         year = today.year + REL_YEAR[g["ry"]]
+    elif g["era"]:
+        nth = 1 if g["ey"] == "元" else zh_int(g["ey"])
+        if nth is None or nth < 1:
+            return None, ""
+        year = ERAS[g["era"]] + nth - 1
     elif g["y"]:
         year = zh_int(g["y"])
-        if year is not None and len(g["y"]) == 2:
+        if year is not None and len(g["y"]) == 2 and g["y"].isdigit():
             if not (g["m"] or g["y"].startswith("0") or year >= 30):
                 return None, ""
             year += 2000 if year < 30 else 1900
     if g["rm"]:
         shifted = add_months(today.replace(day=1), _REL_MONTH[g["rm"]])
-        year, month = shifted.year, shifted.month
+        year, month = (year, shifted.month) if year is not None and not _REL_MONTH[g["rm"]] \
+            else (shifted.year, shifted.month)
     elif g["m"]:
         month = zh_int(g["m"])
+    if g["d3"] and month is not None:  # 八月十五: a worded day right after its month needs no 日
+        day = zh_int(g["d3"])
     if g["d2"] and month is not None:
         day = zh_int(g["d2"].replace("廿", "二十"))
     if g["d"]:

@@ -15,7 +15,10 @@ from ._zh_time_words import REL_YEAR, UNIT_CODES, alternation, zh_int
 
 __all__ = ["find_periods"]
 
-YEAR_RANGE_RE = re.compile(r"(?<!\d)(?P<a>(?:1[5-9]|20)\d{2})\s*(?:-|—|~|～|到|至)\s*(?P<b>(?:1[5-9]|20)\d{2})\s*年")
+YEAR_RANGE_RE = re.compile(
+    r"(?:(?<!\d)|(?P<from>从|自))(?P<a>(?:1[5-9]|20)\d{2})\s*(?:-|—|~|～|到|至)\s*(?P<b>(?:1[5-9]|20)\d{2})"
+    r"(?:\s*年|(?(from)(?![\d年])|(?!)))"
+)
 _HALF_RE = re.compile(
     rf"(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)?(?:的)?(?:(?P<prev>上个|上個)|(?P<h>上|下|前|后|後))半(?P<u>年|月|个月)"
 )
@@ -40,10 +43,13 @@ def _half(m: re.Match[str], ref: datetime) -> DateHit | None:
 
 
 SET_RE = re.compile(r"每(?:一)?(?:个|個)?(?P<u>天|日|周|週|星期|礼拜|月|年|小时|小時)(?![一二三四五六日天1-7])")
+#: ``每周一`` → ``R/XXXX-WXX-1`` (every Monday, in the Recognizers-Text timex form).
+WEEKDAY_SET_RE = re.compile(r"每(?:个|個)?(?:周|週|星期|礼拜|禮拜)(?P<wd>[一二三四五六日天1-7])")
+_WEEKDAY_NO = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7}
 _SET_CODE = {"天": "P1D", "日": "P1D", "周": "P1W", "週": "P1W", "星期": "P1W", "礼拜": "P1W", "月": "P1M",
              "年": "P1Y", "小时": "PT1H", "小時": "PT1H"}
 WINDOW_RE = re.compile(
-    r"(?<![最的之以])(?:(?P<dir>前|后|後|过去|過去|未来|未來|最近)\s*(?P<n>\d+|[一二两兩三四五六七八九十]+)\s*(?:个|個)?\s*"
+    r"(?<![最的之以])(?:(?P<dir>前|后|後|过去|過去|未来|未來|最近|近|上(?=\s*[\d两兩二三四五六七八九十]))\s*的?\s*(?P<n>\d+|[一二两兩三四五六七八九十]+)\s*(?:个|個)?\s*"
     r"(?P<u>天|周|週|星期|个月|個月|月|年|小时|小時|分钟|分鐘)"
     r"|(?P<dir2>之后|之後|还剩|還剩)\s*(?P<n2>\d+|[一二两兩三四五六七八九十]+)\s*(?:个|個)?\s*(?P<u2>小时|小時|分钟|分鐘))"
     r"(?![前后後又\d一二三四五六七八九十])"
@@ -57,7 +63,7 @@ def _window(m: re.Match[str], ref: datetime) -> DateHit | None:
         return None
     u = m.group("u") or m.group("u2")
     unit = UNIT_CODES.get(u, "M")
-    back = m.group("dir") in ("前", "过去", "過去", "最近")
+    back = m.group("dir") in ("前", "过去", "過去", "最近", "近", "上")
     if unit in ("H", "MIN"):
         delta = timedelta(hours=n) if unit == "H" else timedelta(minutes=n)
         a, b = (ref - delta, ref) if back else (ref, ref + delta)
@@ -97,18 +103,37 @@ def _first_n(m: re.Match[str], ref: datetime) -> DateHit | None:
 
 
 
-DECADE_RE = re.compile(r"(?P<d>[一二三四五六七八九]十|[1-9]0)年代")
+DECADE_RE = re.compile(
+    r"(?:(?P<cur>本世纪|本世紀)|(?P<c>\d{1,2}|[一二三四五六七八九十]{1,3})\s*世[纪紀])?的?(?P<d>[一二三四五六七八九]十|[1-9]?0)年代"
+)
+#: ``今年第一季度`` / ``2015年第三季度`` → that quarter; ``第二季度`` alone → this year's.
+QUARTER_RE = re.compile(
+    rf"(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)?的?第(?P<n>[1-4一二三四])(?:个|個)?季度"
+)
+#: ``周末`` / ``下周末`` → Saturday … Monday (end exclusive) of that week.
+WEEKEND_RE = re.compile(r"(?P<wk>上上|下下|上|下|本|这|這)?(?:个|個)?(?:周末|週末)")
+_WEEK_SHIFT = {"上上": -2, "下下": 2, "上": -1, "下": 1, "本": 0, "这": 0, "這": 0}
 NTH_RE = re.compile(
     rf"(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?第(?P<n>[0-9一二三四五六七八九十]+)(?:个|個)?"
     r"(?P<u>周|週|星期|月)"
 )
 
 
-def _decade(m: re.Match[str]) -> DateHit | None:
+def _decade(m: re.Match[str], ref: datetime) -> DateHit | None:
+    """``九十年代`` → 1990s; ``19世纪70年代`` → 1870s; ``本世纪20年代`` → the 2020s of this century."""
     n = zh_int(m.group("d"))
     if n is None:
         return None
-    start = 1900 + n
+    if m.group("cur"):
+        century = ref.year // 100 * 100
+    elif m.group("c"):
+        c = zh_int(m.group("c"))
+        if c is None or c < 1:
+            return None
+        century = (c - 1) * 100
+    else:
+        century = 1900
+    start = century + n
     return DateHit("daterange", m.start(), m.end(), f"{start}/{start + 10}")
 
 
@@ -154,6 +179,9 @@ def find_periods(folded: str, ref: datetime) -> Iterator[DateHit]:
             yield hit
     for m in SET_RE.finditer(folded):
         yield DateHit("set", m.start(), m.end(), "R/" + _SET_CODE[m.group("u")])
+    for m in WEEKDAY_SET_RE.finditer(folded):
+        wd = m.group("wd")
+        yield DateHit("set", m.start(), m.end(), f"R/XXXX-WXX-{_WEEKDAY_NO.get(wd, wd)}")
     for m in WINDOW_RE.finditer(folded):
         hit = _window(m, ref)
         if hit:
@@ -164,8 +192,19 @@ def find_periods(folded: str, ref: datetime) -> Iterator[DateHit]:
         hit = _half(m, ref)
         if hit:
             yield hit
+    for m in QUARTER_RE.finditer(folded):
+        year = ref.year + REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y") or ref.year)
+        q = zh_int(m.group("n")) or 1
+        start, end = date(year, 3 * q - 2, 1), add_months(date(year, 3 * q - 2, 1), 3)
+        yield DateHit("daterange", m.start(), m.end(), f"{start.isoformat()}/{end.isoformat()}")
+    for m in WEEKEND_RE.finditer(folded):
+        today = ref.date()
+        shift = _WEEK_SHIFT.get(m.group("wk") or "", 0)
+        saturday = today - timedelta(days=today.weekday()) + timedelta(days=5, weeks=shift)
+        monday = saturday + timedelta(days=2)
+        yield DateHit("daterange", m.start(), m.end(), f"{saturday.isoformat()}/{monday.isoformat()}")
     for m in DECADE_RE.finditer(folded):
-        hit = _decade(m)
+        hit = _decade(m, ref)
         if hit:
             yield hit
     for m in NTH_RE.finditer(folded):

@@ -17,10 +17,11 @@ from lastline.text import is_cjk_dominant
 
 from ._types import ENTITY_TYPES, Entity, fold
 from .dates import find_dates
-from .money import find_money
-from .numbers import find_numbers, find_ordinals
+from .money import find_money, find_word_money
+from .numbers import find_number_forms, find_numbers, find_ordinals
+from .numbers_en import find_word_number_entities
 from .patterns import find_patterns
-from .percent import find_percent
+from .percent import find_percent, find_word_percent
 
 __all__ = ["ENTITY_TYPES", "Entity", "find_entities"]
 
@@ -63,9 +64,13 @@ def find_entities(
     recognizers: list[Callable[[], Iterable[Entity]]] = [
         lambda: find_patterns(text, folded),
         lambda: find_money(text, folded, cjk),
+        lambda: find_word_money(text, folded),
         lambda: find_percent(text, folded),
+        lambda: find_word_percent(text, folded),
         lambda: find_dates(text, folded, ref, cjk),
         lambda: find_numbers(text, folded),
+        lambda: find_number_forms(text, folded),
+        lambda: find_word_number_entities(text, folded),
         lambda: find_ordinals(text, folded),
     ]
     candidates: list[Entity] = []

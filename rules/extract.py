@@ -3,6 +3,11 @@
 A field no rule fills is ``null`` and listed in ``missing``; a required field that is missing, a
 normalizer that rejects every match or an output that breaks the pack's schema makes ``valid``
 false with a readable entry in ``errors``. Nothing is ever invented to fill a gap.
+
+When a rule's label matches but what follows it is not a value (``违约金为合同金额的百分之十五``: the
+``合同金额`` label is followed by a percentage), a money, date or percent rule takes the typed entity
+of its kind nearest that label in the same sentence (``人民币伍拾万元整`` just before it) — the
+value the text states, found by :func:`find_entities`, never a guess.
 """
 
 from __future__ import annotations
@@ -26,6 +31,13 @@ from .regexes import PatternTimeout
 __all__ = ["ExtractResult", "extract_fields"]
 
 MAX_TEXT_CHARS = 1_000_000
+#: Normalizers whose rules fall back to the nearest typed entity, and the entity types each takes.
+NEAREST_ENTITY_TYPES: dict[str, tuple[str, ...]] = {
+    "money": ("money",), "amount": ("money",), "date": ("date", "datetime"), "datetime": ("datetime", "date"),
+    "percent": ("percent",),
+}
+#: A label and its value never sit across one of these (sentence and line ends).
+_SENTENCE_END = frozenset("。！？!?；;\n")
 
 
 @dataclass
@@ -60,10 +72,15 @@ def extract_fields(pack: Pack, text: str, *, fields: Collection[str] | None = No
             continue
         if rule.entity and not rule.patterns:
             if entities is None:
-                entities = find_entities(text, reference_time=reference_time)
+                entities = find_entities(text, reference_time=reference_time, lang=lang)
             found = _from_entities(rule, text, entities)
         else:
-            found = _from_patterns(rule, text, reference_time, lang, errors)
+            labels: list[tuple[int, int]] = []
+            found = _from_patterns(rule, text, reference_time, lang, errors, labels)
+            if found is None and labels and rule.normalizer in NEAREST_ENTITY_TYPES:
+                if entities is None:
+                    entities = find_entities(text, reference_time=reference_time, lang=lang)
+                found = nearest_entity(text, entities, labels, NEAREST_ENTITY_TYPES[rule.normalizer], rule.window)
         if found is None or found == []:
             continue
         if rule.collect:
@@ -85,7 +102,10 @@ def extract_fields(pack: Pack, text: str, *, fields: Collection[str] | None = No
                          rule_ids=used, pack=pack.name)
 
 
-def _from_patterns(rule: Rule, text: str, ref: datetime | None, lang: str, errors: list[str]) -> Any:
+def _from_patterns(rule: Rule, text: str, ref: datetime | None, lang: str, errors: list[str],
+                   labels: list[tuple[int, int]]) -> Any:
+    """The first normalizable match (every one when ``collect``); the label span of each match whose
+    value did not normalize is appended to ``labels`` (the text before its value group)."""
     out: list[Any] = []
     for pattern in rule.patterns:
         try:
@@ -95,6 +115,7 @@ def _from_patterns(rule: Rule, text: str, ref: datetime | None, lang: str, error
                 try:
                     value = normalize(rule.normalizer, raw, ref, lang)
                 except NormalizeError:
+                    labels.append((m.start, group[1] if group else m.end))
                     continue
                 if not rule.collect:
                     return value
@@ -105,6 +126,32 @@ def _from_patterns(rule: Rule, text: str, ref: datetime | None, lang: str, error
     if rule.collect:
         return out
     return None
+
+
+def nearest_entity(text: str, entities: list[Entity], labels: list[tuple[int, int]], types: tuple[str, ...],
+                   window: int) -> Any:
+    """Value of the entity of ``types`` nearest any label span, at most ``window`` characters away and
+    with no sentence or line end between them; None when there is none.
+
+    Ties go to the entity after the label (``金额：…`` is read forward), then to the earlier label.
+    """
+    best: tuple[int, int, Any] | None = None
+    for e in entities:
+        if e.type not in types:
+            continue
+        for start, end in labels:
+            if e.start >= end:
+                gap, after = text[end:e.start], 0
+            elif e.end <= start:
+                gap, after = text[e.end:start], 1
+            else:
+                gap, after = "", 0
+            if len(gap) > window or _SENTENCE_END.intersection(gap):
+                continue
+            key = (len(gap), after)
+            if best is None or key < best[:2]:
+                best = (*key, e.value)
+    return best[2] if best is not None else None
 
 
 def _from_entities(rule: Rule, text: str, entities: list[Entity]) -> Any:
@@ -132,10 +179,26 @@ def _find_all(text: str, word: str) -> list[int]:
     return out
 
 
+#: Validators by schema object: building one costs more than a whole extraction of a short contract,
+#: and a pack's schema never changes once loaded (keyed by id, the schema kept to pin that id).
+_VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.Draft202012Validator]] = {}
+
+
+def _validator(schema: dict[str, Any]) -> jsonschema.Draft202012Validator:
+    cached = _VALIDATORS.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    validator = jsonschema.Draft202012Validator(schema)
+    if len(_VALIDATORS) > 1024:
+        _VALIDATORS.clear()
+    _VALIDATORS[id(schema)] = (schema, validator)
+    return validator
+
+
 def _schema_errors(pack: Pack, values: dict[str, Any], partial: bool) -> list[str]:
     schema = pack.schema
     if partial and isinstance(schema.get("required"), list):
         schema = {**schema, "required": [f for f in schema["required"] if f in values]}
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _validator(schema)
     return [f"schema: {'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}"
             for e in validator.iter_errors(values)][:20]

@@ -13,6 +13,7 @@ from decimal import Decimal
 
 from ._types import Entity, format_decimal
 from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, parse_number
+from .numbers_en import find_word_numbers
 
 __all__ = ["CURRENCIES", "find_money", "parse_money"]
 
@@ -27,19 +28,27 @@ CURRENCIES = {
     "新台币": "TWD", "台币": "TWD", "台幣": "TWD", "韩元": "KRW", "澳元": "AUD", "加元": "CAD",
     "卢布": "RUB", "dollars": "USD", "dollar": "USD", "yuan": "CNY", "euros": "EUR", "euro": "EUR",
     "pounds": "GBP", "yen": "JPY",
+    # Not ISO 4217, but the code exchanges use (ISO reserves X-codes for such units: XBT is rare).
+    "us dollars": "USD", "us dollar": "USD", "u.s. dollars": "USD", "chinese yuan": "CNY", "francs": "CHF",
+    "franc": "CHF", "turkish lira": "TRY", "rupees": "INR", "rupee": "INR", "bitcoins": "BTC", "bitcoin": "BTC",
+    "usd": "USD", "rmb": "CNY", "cny": "CNY", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "hkd": "HKD",
+    "₡": "CRC", "₭": "LAK", "c $": "CAD", "c$": "CAD", "cad$": "CAD", "mxn$": "MXN", "mex$": "MXN", "Mex$": "MXN",
+    "个比特币": "BTC", "個比特幣": "BTC", "比特币": "BTC", "比特幣": "BTC",
 }
-_PREFIXES = ["US$", "HK$", "NT$", "A$", "C$", "S$", "RMB", "CNY", "USD", "EUR", "GBP", "JPY", "HKD",
+_PREFIXES = ["cad$", "mxn$", "mex$", "Mex$", "c $",
+             "US$", "HK$", "NT$", "A$", "C$", "S$", "RMB", "CNY", "USD", "EUR", "GBP", "JPY", "HKD",
              "人民币", "美元", "港币", "港元", "欧元", "英镑", "日元", "$", "€", "£", "¥", "₩", "₹"]
-_SUFFIXES = sorted((k for k in CURRENCIES if k not in ("$", "€", "£", "¥", "₩", "₹", "US$", "HK$", "NT$",
-                                                      "A$", "C$", "S$")), key=len, reverse=True)
+_SYMBOLS = ("$", "€", "£", "¥", "₩", "₹", "US$", "HK$", "NT$", "A$", "C$", "S$", "c $", "c$", "cad$", "mxn$", "mex$",
+            "Mex$")
+_SUFFIXES = sorted((k for k in CURRENCIES if k not in _SYMBOLS), key=len, reverse=True)
 _NUM = (rf"(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[十百千万亿萬億](?:\d+|[{CN_DIGITS}])?)*"
         rf"|[{CN_NUM_CHARS}]+(?:[点點][{CN_DIGITS}]+)?")
 _CENT_DIGIT = f"[0-9{CN_DIGITS}]"
 MONEY_RE = re.compile(
-    rf"(?=[0-9{CN_NUM_CHARS}USRCNEGJHAuscnegjh$€£¥₩₹人美港欧英日])(?<![A-Za-z])"
+    rf"(?=[0-9{CN_NUM_CHARS}USRCNEGJHAMuscnegjhm$€£¥₩₹人美港欧英日])(?<![A-Za-z])"
     r"(?P<pre>" + "|".join(re.escape(p) for p in _PREFIXES) + r")?[ ]{0,2}"
     rf"(?P<num>{_NUM})(?P<k>[kKmM](?![A-Za-z])|[ ]?(?:million|billion|thousand|mn|bn)\b)?[ ]{{0,2}}"
-    r"(?P<suf>" + "|".join(re.escape(s) for s in _SUFFIXES) + r")?(?P<zheng>整|正)?"
+    r"(?P<suf>" + "|".join(re.escape(s) for s in _SUFFIXES) + r"|[$€£](?![ ]{0,2}\d))?(?P<zheng>整|正)?"
     rf"(?:(?P<jiao>{_CENT_DIGIT})[角毛])?(?:(?P<fen>{_CENT_DIGIT})分)?"
     rf"(?:[又零]?(?P<cents>[0-9{CN_DIGITS}十]{{1,3}})美分)?"
 )
@@ -93,3 +102,28 @@ def find_money(text: str, folded: str, cjk: bool) -> Iterator[Entity]:
             end -= 1
         yield Entity("money", text[start:end], start, end,
                      {"amount": format_decimal(amount), "currency": code})
+
+
+#: A currency word right after an amount in English words: ``five million yen``, ``one-yen``.
+_WORD_UNIT = re.compile(
+    r"[ \-]?(?P<u>us dollars?|u\.s\. dollars?|dollars?|euros?|pounds?|yen|yuan|francs?|rupees?|bitcoins?)\b"
+    r"(?:[ ]+(?:and[ ]+)?(?P<cents>[a-z\- ]+?)[ ]+cents?\b)?",
+    re.IGNORECASE,
+)
+
+
+def find_word_money(text: str, folded: str) -> Iterator[Entity]:
+    """Amounts written in English words before a currency word (``thirteen dollars and forty-five cents``)."""
+    words = find_word_numbers(folded, lone_one=True)
+    by_start = {w.start: w for w in words}
+    for w in words:
+        m = _WORD_UNIT.match(folded, w.end)
+        if m is None or (any(ch.isdigit() for ch in folded[w.start:w.end]) and " " not in folded[w.start:w.end]):
+            continue
+        amount, end = w.value, m.end("u")
+        if m.group("cents"):
+            cents = by_start.get(m.start("cents"))
+            if cents is not None and cents.end == m.end("cents") and 0 <= cents.value < 100:
+                amount, end = amount + cents.value / 100, m.end()
+        code = CURRENCIES.get(m.group("u").lower()) or CURRENCIES.get(m.group("u").lower().rstrip("s"), "USD")
+        yield Entity("money", text[w.start:end], w.start, end, {"amount": format_decimal(amount), "currency": code})

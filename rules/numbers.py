@@ -228,3 +228,41 @@ def find_ordinals(text: str, folded: str) -> Iterator[Entity]:
         if value is None or value != value.to_integral_value() or value <= 0:
             continue
         yield Entity("ordinal", text[m.start():m.end()], m.start(), m.end(), format_decimal(value))
+
+
+# Numeric forms the plain numeral grammar leaves in pieces: powers (``2^-1``, ``-1.1^+23``), mixed and
+# bare fractions in digits (``1 3/5``; ``1/2的努力`` — a bare ``12/1`` stays a date) and dozens
+# (``一打``, ``十打``; ``打开`` / ``打八折`` are verbs).
+_SIGNED = r"[-+]?\d+(?:\.\d+)?"
+POWER_RE = re.compile(rf"(?<![\w.^])(?P<b>{_SIGNED})\^(?P<e>[-+]{{0,2}}\d{{1,3}})(?![\d.])")
+FRACTION_RE = re.compile(
+    r"(?<![0-9A-Za-z./])(?:(?P<w>\d{1,9})[ ]+)?(?P<n>\d{1,9})[ ]?/[ ]?(?P<d>\d{1,9})(?![0-9A-Za-z./])"
+)
+DOZEN_RE = re.compile(rf"(?P<n>\d{{1,4}}|[{CN_NUM_CHARS}]{{1,6}})打(?![开開算扰擾电電印折车車球工架扫掃包卡针針])")
+
+
+def find_number_forms(text: str, folded: str) -> Iterator[Entity]:
+    """Powers, digit fractions and dozens as one number each (``1 4/3`` → 2.333…)."""
+    if "^" in folded:
+        for m in POWER_RE.finditer(folded):
+            base, exp = Decimal(m.group("b")), m.group("e")
+            power = int(exp.lstrip("+-")) * (-1 if exp.count("-") % 2 else 1)
+            if base == 0 and power <= 0:  # 0^0 and 0^-n are undefined
+                continue
+            try:  # 15 significant digits, as a float-precision reading would give
+                value = Decimal(f"{abs(base) ** power:.15g}") * (-1 if base < 0 else 1)
+            except (ArithmeticError, ValueError):
+                continue
+            yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(value))
+    if "/" in folded:
+        for m in FRACTION_RE.finditer(folded):
+            whole, den = m.group("w"), int(m.group("d"))
+            if den == 0 or not (whole or folded.startswith("的", m.end())):
+                continue
+            value = Decimal(int(whole or 0)) + Decimal(int(m.group("n"))) / Decimal(den)
+            yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(value.normalize()))
+    if "打" in folded:
+        for m in DOZEN_RE.finditer(folded):
+            n = parse_number(m.group("n"))
+            if n is not None and n > 0:
+                yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(n * 12))

@@ -12,8 +12,9 @@ from decimal import Decimal
 
 from ._types import Entity, format_decimal
 from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, parse_number
+from .numbers_en import find_word_numbers
 
-__all__ = ["find_percent"]
+__all__ = ["find_percent", "find_word_percent"]
 
 # Bounded repetition everywhere: per start position the work is constant, so a scan stays linear
 # even on adversarial input (a long run of digits and spaces).
@@ -76,3 +77,16 @@ def _rate(num: str, unit: str, tail: str) -> Decimal | None:
     if tail:
         value += DIGIT_VALUES.get(tail, 0)
     return value if 0 < value <= 100 else None
+
+
+_WORD_PERCENT = re.compile(r"[ ]?(?:percentages?|percents?|per[ ]cent|pct)\b", re.IGNORECASE)
+
+
+def find_word_percent(text: str, folded: str) -> Iterator[Entity]:
+    """``fifteen percent``, ``minus five percent``, ``one hundred percents`` (English number words)."""
+    if "per" not in folded.lower() and "pct" not in folded.lower():
+        return
+    for w in find_word_numbers(folded):
+        m = _WORD_PERCENT.match(folded, w.end)
+        if m is not None:
+            yield Entity("percent", text[w.start:m.end()], w.start, m.end(), format_decimal(w.value))

@@ -1,0 +1,157 @@
+"""English numbers in words: ``one hundred and six``, ``twenty-one``, ``sixty five point four``,
+``two thirds``, ``one hundred and three and two thirds``, ``negative one``, ``three dozen``.
+
+The cardinals are read by text2num (a Rust parser; its ``find_numbers`` works on tokens, so the
+words keep their character offsets here); this module adds what it leaves apart: fractions (a
+cardinal and a plural ordinal, ``half``/``quarter``), signs and dozens. A lone ``one`` is left out —
+it is as often a pronoun ("which one") as a count, and the semantic cache compares these values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from text_to_num import find_numbers as _t2n_find
+
+from ._types import Entity, format_decimal
+
+__all__ = ["WordNumber", "find_word_number_entities", "find_word_numbers"]
+
+_TOKEN = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*|\d+(?:\.\d+)?|\S")
+#: Cheap gate: the text has at least one English number word.
+_HAS_WORD = re.compile(
+    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty"
+    r"|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozens?|half|quarter)", re.I)
+_DENOMINATORS = {"half": 2, "halves": 2, "quarter": 4, "quarters": 4}
+_SIGN = {"negative", "minus"}
+
+
+@dataclass(frozen=True)
+class WordNumber:
+    """A number written in words: its character span and exact value."""
+
+    start: int
+    end: int
+    value: Decimal
+
+
+class _Token:
+    """The token protocol text2num reads (``text`` only; nothing separates tokens but punctuation)."""
+
+    __slots__ = ("word",)
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+    def text(self) -> str:
+        return self.word
+
+    def nt_separated(self, previous: object) -> bool:
+        return False
+
+    def not_a_number_part(self) -> bool:
+        return False
+
+
+def _decimal(text: str) -> Decimal | None:
+    try:
+        return Decimal(re.sub(r"(?:st|nd|rd|th)s?$", "", text))
+    except InvalidOperation:
+        return None
+
+
+_ALIASES = {"nought": "zero", "naught": "zero"}
+_DOZEN = {"dozen", "dozens", "doz", "dozs"}
+_A = {"a", "an", "one"}
+#: Digits with a scale word or suffix: 2 million, 1.2b, 2.33 k, 10 bln, 2mil, 1,674,200.5 M.
+SCALED_RE = re.compile(
+    r"(?<![\w.,])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)[ ]?"
+    r"(?P<s>(?i:hundred|thousand|million|billion|trillion|mil|mln|bln|bn|tln|crore|lakh)|[kKMB]|(?<=\d)b)(?![\w])"
+)
+_SCALE = {"hundred": 10**2, "thousand": 10**3, "k": 10**3, "million": 10**6, "mil": 10**6, "mln": 10**6,
+          "m": 10**6, "billion": 10**9, "bln": 10**9, "bn": 10**9, "b": 10**9, "trillion": 10**12, "tln": 10**12,
+          "crore": 10**7, "lakh": 10**5}
+
+
+def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
+    """text2num's occurrences as (first token, end token, value, is_ordinal), digit tokens added."""
+    out: list[tuple[int, int, Decimal, bool]] = []
+    for occ in _t2n_find([_Token(_ALIASES.get(w, w)) for w in words], "en", 0):
+        value = _decimal(occ.text)
+        if value is not None:
+            out.append((occ.start, occ.end, value, bool(occ.is_ordinal)))
+    taken = {t for a, b, _, _ in out for t in range(a, b)}
+    for t, w in enumerate(words):
+        if t not in taken and (w[0].isdigit() or w in ("half", "quarter", "halves", "quarters")):
+            if w[0].isdigit():
+                out.append((t, t + 1, Decimal(w), False))
+            else:  # a bare half / quarter: a denominator waiting for its numerator
+                out.append((t, t + 1, Decimal(_DENOMINATORS[w]), True))
+    return sorted(out)
+
+
+def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber]:
+    """Every number written (at least partly) in English words in ``folded``, as one span each.
+
+    ``lone_one``: keep a ``one`` standing alone (money does: "one dollar", "and one cent").
+    """
+    out = [WordNumber(m.start(), m.end(), Decimal(m.group("n").replace(",", "")) * _SCALE[m.group("s").lower()])
+           for m in SCALED_RE.finditer(folded)]
+    if not _HAS_WORD.search(folded):
+        return out
+    spans = [(m.start(), m.end()) for m in _TOKEN.finditer(folded)]
+    words = [folded[a:b].lower() for a, b in spans]
+    merged: list[tuple[int, int, Decimal]] = []
+    items = _cardinals(words)
+    k = 0
+    while k < len(items):
+        i, j, value, ordinal = items[k]
+        k += 1
+        if ordinal:
+            prev = merged[-1] if merged else None
+            if prev is not None and prev[1] == i and (words[j - 1].endswith("s") or prev[2] == 1):
+                a, _, num = merged.pop()  # two thirds, one eighth
+                i, value = a, num / value
+            elif i > 0 and words[i - 1] in ("a", "an") and value:
+                i, value = i - 1, 1 / value  # a third, a half
+            elif words[i] in ("half", "quarter") and j < len(words) and words[j] in _SCALE:
+                pass  # half million: the scale word below takes it
+            else:
+                continue
+            if words[i] in ("half", "quarter") and j < len(words) and words[j] in _SCALE:
+                value, j = Decimal(1) / value * _SCALE[words[j]], j + 1
+        nxt = items[k] if k < len(items) else None
+        if nxt is not None and j < len(words) and words[j] == "point" and nxt[0] == j + 1 and value == int(value) \
+                and not nxt[3] and nxt[1] - nxt[0] == 1:
+            value, j = value + Decimal("0." + str(int(nxt[2]))), nxt[1]  # point seventy-one
+            k += 1
+        elif nxt is not None and not nxt[3] and nxt[2] and (
+                (j < len(words) and words[j] == "over" and nxt[0] == j + 1)
+                or (j + 1 < len(words) and words[j:j + 2] == ["out", "of"] and nxt[0] == j + 2)):
+            value, j = value / nxt[2], nxt[1]  # one over three, two out of five hundred
+            k += 1
+        if j < len(words) and words[j] in _DENOMINATORS and not ordinal:
+            value, j = value / _DENOMINATORS[words[j]], j + 1  # three quarters
+        if j < len(words) and words[j] in _DOZEN:
+            value, j = value * 12, j + 1
+        if merged and merged[-1][1] + 1 == i and words[i - 1] == "and" and 0 < value < 1:
+            a, _, whole = merged.pop()  # 103 and two thirds, one and a half
+            i, value = a, whole + value
+        if i > 0 and words[i - 1] in _SIGN:
+            i, value = i - 1, -value
+        merged.append((i, j, value))
+    for i, j, value in merged:
+        if j - i == 1 and ((words[i] == "one" and not lone_one) or words[i][0].isdigit()):
+            continue  # a lone "one" is as often a pronoun; lone digits are find_numbers' own
+        out.append(WordNumber(spans[i][0], spans[j - 1][1], value))
+    return sorted(out, key=lambda w: w.start)
+
+
+def find_word_number_entities(text: str, folded: str) -> Iterator[Entity]:
+    """:func:`find_word_numbers` as ``number`` entities (rounded to 15 places: ``two thirds``)."""
+    for w in find_word_numbers(folded):
+        value = w.value.quantize(Decimal("1e-15")).normalize() if w.value != int(w.value) else w.value
+        yield Entity("number", text[w.start:w.end], w.start, w.end, format_decimal(value))

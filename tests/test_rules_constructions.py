@@ -1,0 +1,257 @@
+"""One test per construction the entity grammars read: each names the kind of expression it pins.
+
+The cases are written for the construction, not copied from the benchmark specs, so a grammar that
+learned one spec string instead of the construction fails here.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from lastline.rules import find_entities
+
+REF = datetime(2024, 6, 12, 10, 0)  # a Wednesday
+
+
+def found(text: str, *types: str) -> list[tuple[str, str, object]]:
+    return [(e.type, e.text, e.value) for e in find_entities(text, reference_time=REF) if not types or e.type in types]
+
+
+# -- numbers ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "value"), [
+    ("3^2", "9"), ("10^-2", "0.01"), ("-2^+3", "-8"), ("1.5^--2", "2.25"),
+])
+def test_power_is_one_number(text: str, value: str) -> None:
+    assert found(text, "number") == [("number", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("还剩2 1/4", "2 1/4", "2.25"), ("有3/4的人同意", "3/4", "0.75"), ("7 ３/8英寸", "7 ３/8", "7.375"),
+])
+def test_digit_fraction_with_a_whole_part_or_before_de_is_one_number(text: str, span: str, value: str) -> None:
+    assert ("number", span, value) in found(text, "number")
+
+
+def test_bare_digit_fraction_is_not_read_as_a_fraction() -> None:
+    assert all(v != "0.25" for _, _, v in found("1/4", "number"))
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [("买了三打鸡蛋", "三打", "36"), ("2打铅笔", "2打", "24")])
+def test_dozens_multiply_by_twelve(text: str, span: str, value: str) -> None:
+    assert found(text, "number") == [("number", span, value)]
+
+
+@pytest.mark.parametrize("text", ["请打开文件", "一打电话就通了", "这件衣服打八折"])
+def test_da_as_a_verb_is_not_a_dozen(text: str) -> None:
+    assert all(not t.endswith("打") for _, t, _ in found(text, "number"))
+
+
+# -- money ------------------------------------------------------------------------------------
+def test_bitcoin_amount_is_money() -> None:
+    assert found("转给他3个比特币", "money") == [("money", "3个比特币", {"amount": "3", "currency": "BTC"})]
+
+
+# -- Chinese dates ----------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "value"), [
+    ("乾隆五十年", "1785"), ("光绪二十六年五月", "1900-05"), ("民国元年", "1912"), ("嘉庆10年3月", "1805-03"),
+])
+def test_era_year_reads_as_the_gregorian_year(text: str, value: str) -> None:
+    assert found(text, "date") == [("date", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("我们每周三开会", "每周三", "R/XXXX-WXX-3"), ("每星期日休息", "每星期日", "R/XXXX-WXX-7"),
+])
+def test_every_weekday_is_a_set(text: str, span: str, value: str) -> None:
+    assert found(text, "set") == [("set", span, value)]
+
+
+# -- holidays ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("国庆节放假", "国庆节", "2024-10-01"),  # fixed Gregorian day, next occurrence
+    ("元旦前交付", "元旦", "2025-01-01"),  # already past this year → next year's
+    ("2023年圣诞节", "2023年圣诞节", "2023-12-25"), ("去年的教师节", "去年的教师节", "2023-09-10"),
+    ("母亲节快乐", "母亲节", "2025-05-11"),  # second Sunday of May (2024's is past)
+    ("感恩节", "感恩节", "2024-11-28"),  # fourth Thursday of November
+    ("端午节", "端午节", "2025-05-05"),  # lunar festival: lunar month and day, unconverted (2024-05-05 is past)
+])
+def test_chinese_holiday_names_resolve_to_their_day(text: str, span: str, value: str) -> None:
+    assert found(text, "date") == [("date", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("see you on Christmas", "Christmas", "2024-12-25"), ("thanksgiving 2025", "thanksgiving 2025", "2025-11-27"),
+    ("Easter 2024", "Easter 2024", "2024-03-31"), ("last Halloween", "last Halloween", "2023-10-31"),
+    ("memorial day", "memorial day", "2025-05-26"),  # last Monday of May (2024's is past)
+])
+def test_english_holiday_names_resolve_to_their_day(text: str, span: str, value: str) -> None:
+    assert found(text, "date") == [("date", span, value)]
+
+
+# -- Chinese dates: years, days, periods -------------------------------------------------------
+@pytest.mark.parametrize(("text", "value"), [
+    ("两千零八年五月十二日", "2008-05-12"), ("一九九七年七月一日", "1997-07-01"), ("二〇一〇年三月", "2010-03"),
+])
+def test_worded_year_reads_as_digits(text: str, value: str) -> None:
+    assert found(text, "date") == [("date", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("约在三月二十一见", "三月二十一", "2024-03-21"), ("十月十五那天", "十月十五", "2024-10-15"),
+])
+def test_worded_day_right_after_its_month_needs_no_ri(text: str, span: str, value: str) -> None:
+    assert found(text, "date") == [("date", span, value)]
+
+
+def test_relative_year_keeps_its_offset_before_this_month() -> None:
+    assert found("去年本月五号", "date") == [("date", "去年本月五号", "2023-06-05")]
+
+
+def test_lunar_marker_between_year_and_month() -> None:
+    assert found("2023年农历八月十五", "date") == [("date", "2023年农历八月十五", "2023-08-15")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("2023年第二季度营收", "2023年第二季度", "2023-04-01/2023-07-01"), ("第4季度", "第4季度", "2024-10-01/2025-01-01"),
+    ("下周末去爬山", "下周末", "2024-06-22/2024-06-24"), ("从2019到2021", "从2019到2021", "2019/2021"),
+    ("18世纪80年代", "18世纪80年代", "1780/1790"), ("本世纪10年代", "本世纪10年代", "2010/2020"),
+    ("近两年的数据", "近两年", "2022-06-12/2024-06-12"), ("上3个月", "上3个月", "2024-03-12/2024-06-12"),
+])
+def test_worded_periods_are_date_ranges(text: str, span: str, value: str) -> None:
+    assert found(text, "daterange") == [("daterange", span, value)]
+
+
+def test_evening_after_a_date_is_its_evening() -> None:
+    assert found("六月二十号晚到货", "daterange") == [
+        ("daterange", "六月二十号晚", "2024-06-20T16:00:00/2024-06-20T20:00:00")]
+
+
+@pytest.mark.parametrize("text", ["我来晚了", "晚安", "今天很晚"])
+def test_wan_without_a_date_is_not_a_time(text: str) -> None:
+    assert found(text, "daterange", "timerange", "time") == []
+
+
+# -- numeric dates ----------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "value"), [("05/05/89", "1989-05-05"), ("07/04/21", "2021-07-04"),
+                                             ("2010 01 29", "2010-01-29")])
+def test_two_digit_years_pivot_at_thirty_and_spaced_iso_dates(text: str, value: str) -> None:
+    assert found(text, "date") == [("date", text, value)]
+
+
+# -- English numbers in words ------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "value"), [
+    ("three hundred and forty two", "342"), ("twenty-one", "21"), ("sixty five point four", "65.4"),
+    ("two thousand and one", "2001"), ("negative seven", "-7"), ("minus twelve", "-12"),
+])
+def test_english_cardinal_words(text: str, value: str) -> None:
+    assert found(text, "number") == [("number", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("three fifths", "0.6"), ("a quarter", "0.25"), ("one tenth", "0.1"), ("seven and a half", "7.5"),
+    ("ten and two thirds", "10.666666666666667"), ("two over four", "0.5"), ("one out of ten", "0.1"),
+    ("quarter million", "250000"),
+])
+def test_english_fraction_words(text: str, value: str) -> None:
+    assert found(text, "number") == [("number", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("4 dozen", "48"), ("two dozens", "24"), ("7 million", "7000000"), ("2.5 K", "2500"), ("3bn", "3000000000"),
+])
+def test_english_dozens_and_scaled_digits(text: str, value: str) -> None:
+    assert found(text, "number") == [("number", text, value)]
+
+
+@pytest.mark.parametrize("text", ["which one is better", "one of them", "the 10 m mark"])
+def test_lone_one_and_lowercase_m_are_not_scaled_numbers(text: str) -> None:
+    assert all(t != "one" and not t.endswith(" m") for _, t, _ in found(text, "number"))
+
+
+# -- English money, percent, phones -------------------------------------------------------------
+@pytest.mark.parametrize(("text", "amount", "currency"), [
+    ("twelve dollars and fifty cents", "12.5", "USD"), ("two million yen", "2000000", "JPY"),
+    ("forty euros", "40", "EUR"), ("three thousand us dollars", "3000", "USD"),
+])
+def test_amount_in_words_before_a_currency_word(text: str, amount: str, currency: str) -> None:
+    assert found(text, "money") == [("money", text, {"amount": amount, "currency": currency})]
+
+
+@pytest.mark.parametrize(("text", "amount", "currency"), [
+    ("25 usd", "25", "USD"), ("300 rmb", "300", "CNY"), ("40 chinese yuan", "40", "CNY"), ("7 €", "7", "EUR"),
+    ("c $ 2.5 million", "2500000", "CAD"), ("mex$ 40", "40", "MXN"), ("12 bitcoins", "12", "BTC"),
+    ("90 turkish lira", "90", "TRY"), ("3 billion francs", "3000000000", "CHF"),
+])
+def test_currency_codes_names_and_symbols_after_the_amount(text: str, amount: str, currency: str) -> None:
+    assert found(text, "money") == [("money", text, {"amount": amount, "currency": currency})]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("fifteen percent", "15"), ("minus two percent", "-2"), ("forty percentage", "40"), ("ten per cent", "10"),
+])
+def test_percent_in_words(text: str, value: str) -> None:
+    assert found(text, "percent") == [("percent", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("Sales #-(415) 555-2671", "(415) 555-2671", "4155552671"),
+    ("desk: (212).555.0188", "(212).555.0188", "2125550188"),
+    ("desk.-415 555 2671", "415 555 2671", "4155552671"),
+    ("dial 650.555.0100X123", "650.555.0100X123", "6505550100x123"),
+])
+def test_phone_area_codes_dotted_groups_and_upper_case_extensions(text: str, span: str, value: str) -> None:
+    assert found(text, "phone") == [("phone", span, value)]
+
+
+@pytest.mark.parametrize("text", ["91a-677-0060", "id 12-3456"])
+def test_a_phone_never_starts_inside_a_code_joined_by_a_hyphen(text: str) -> None:
+    assert found(text, "phone") == []
+
+
+# -- English dates ------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("last week", "date", "2024-W23"), ("next month", "date", "2024-07"), ("this year", "date", "2024"),
+    ("next weekend", "daterange", "2024-06-22/2024-06-24"), ("previous month", "date", "2024-05"),
+])
+def test_english_relative_periods(text: str, type_: str, value: str) -> None:
+    assert found(text, type_) == [(type_, text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("see you thursday", "thursday", "2024-06-13"), ("closed on Wednesday", "Wednesday", "2024-06-12"),
+    ("due in september", "september", "2024-09"),
+])
+def test_english_weekday_or_month_alone(text: str, span: str, value: str) -> None:
+    assert found(text, "date") == [("date", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("sales 2019-2021.", "2019-2021", "2019/2021"), ("between 1998 and 2003", "between 1998 and 2003", "1998/2003"),
+    ("from 2010 till 2012", "from 2010 till 2012", "2010/2012"), ("the 1980s", "the 1980s", "1980/1990"),
+    ("the 70s", "the 70s", "1970/1980"),
+])
+def test_english_year_ranges_and_decades(text: str, span: str, value: str) -> None:
+    assert found(text, "daterange") == [("daterange", span, value)]
+
+
+def test_a_year_after_a_preposition_is_a_date_but_a_count_is_a_number() -> None:
+    assert found("founded in 1987", "date") == [("date", "1987", "1987")]
+    assert found("we sold 1987 units", "date") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("daily", "R/P1D"), ("every month", "R/P1M"), ("each three days", "R/P3D"), ("every tuesday", "R/XXXX-WXX-2"),
+    ("once a week", "R/P1W"),
+])
+def test_english_sets(text: str, value: str) -> None:
+    assert found(text, "set") == [("set", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("two weeks from today", "2024-06-26"), ("3 days before yesterday", "2024-06-08"),
+    ("a month after tomorrow", "2024-07-13"),
+])
+def test_english_offsets_from_a_named_day(text: str, value: str) -> None:
+    assert found(text, "date") == [("date", text, value)]

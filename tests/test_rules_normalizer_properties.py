@@ -1,0 +1,131 @@
+"""Properties of the normalizers added for the constructions: never raise, and values round-trip.
+
+Each recognizer is called directly (``find_entities`` would log and skip a failing one, which
+would hide the failure).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lastline.rules._date_types import add_months
+from lastline.rules.dates_en import find_en
+from lastline.rules.dates_holidays import find_holidays
+from lastline.rules.dates_zh import ERAS, find_zh
+from lastline.rules.dates_zh_periods import find_periods
+from lastline.rules.money import find_word_money
+from lastline.rules.numbers import find_number_forms
+from lastline.rules.numbers_en import find_word_numbers
+from lastline.rules.percent import find_word_percent
+
+_ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+         "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+
+
+def words(n: int) -> str:
+    """English words for 0 ≤ n < 10**12, written independently of the code under test."""
+    if n < 20:
+        return _ONES[n]
+    if n < 100:
+        return _TENS[n // 10] + ("-" + _ONES[n % 10] if n % 10 else "")
+    if n < 1000:
+        return _ONES[n // 100] + " hundred" + (" and " + words(n % 100) if n % 100 else "")
+    for scale, name in ((10**9, "billion"), (10**6, "million"), (1000, "thousand")):
+        if n >= scale:
+            rest = n % scale
+            return words(n // scale) + " " + name + ((" " if rest >= 100 else " and ") + words(rest) if rest else "")
+    raise AssertionError(n)
+
+
+WORDY = st.lists(st.sampled_from([*_ONES, *_TENS[2:], "hundred", "thousand", "million", "and", "a", "half",
+                                          "quarter", "thirds", "over", "out", "of", "point", "minus", "dozen", "-",
+                                          " ", "dollars", "cents", "percent", "yen", "5", "1.5", "k", "M"]),
+                 max_size=30).map(" ".join)
+REF = datetime(2024, 6, 12, 10, 0)
+
+
+@given(st.integers(min_value=2, max_value=10**12 - 1))
+@settings(max_examples=300, deadline=None)
+def test_english_number_words_round_trip(n: int) -> None:
+    text = words(n)
+    assert [(w.start, w.end, w.value) for w in find_word_numbers(text)] == [(0, len(text), Decimal(n))]
+
+
+@given(st.integers(min_value=2, max_value=999), st.integers(min_value=1, max_value=99))
+@settings(max_examples=200, deadline=None)
+def test_english_money_in_words_round_trips(dollars: int, cents: int) -> None:
+    text = f"{words(dollars)} dollars and {words(cents)} cents"
+    [entity] = list(find_word_money(text, text))
+    assert entity.value == {"amount": str(Decimal(dollars) + Decimal(cents) / 100).rstrip("0").rstrip("."),
+                            "currency": "USD"}
+
+
+@given(WORDY)
+@settings(max_examples=300, deadline=None)
+def test_word_recognizers_never_raise_and_spans_are_inside(text: str) -> None:
+    for w in find_word_numbers(text):
+        assert 0 <= w.start < w.end <= len(text)
+    for e in [*find_word_money(text, text), *find_word_percent(text, text)]:
+        assert text[e.start:e.end] == e.text
+
+
+@given(st.integers(min_value=0, max_value=999), st.integers(min_value=1, max_value=999),
+       st.integers(min_value=1, max_value=999))
+@settings(max_examples=200, deadline=None)
+def test_mixed_digit_fractions_round_trip(whole: int, num: int, den: int) -> None:
+    text = f"{whole} {num}/{den}"
+    [entity] = list(find_number_forms(text, text))
+    assert abs(Decimal(entity.value) - (whole + Decimal(num) / den)) < Decimal("1e-20")
+
+
+@given(st.decimals(min_value=-99, max_value=99, places=1, allow_nan=False), st.integers(min_value=-6, max_value=6))
+@settings(max_examples=200, deadline=None)
+def test_powers_match_decimal_arithmetic(base: Decimal, exp: int) -> None:
+    if base == 0 and exp <= 0:
+        return  # undefined: no number is read
+    text = f"{base:f}^{exp:+d}"
+    [entity] = list(find_number_forms(text, text))
+    want = (abs(base) ** exp) * (-1 if base < 0 else 1)
+    assert abs(Decimal(entity.value) - want) <= abs(want) * Decimal("1e-12") + Decimal("1e-14")
+
+
+@given(st.sampled_from(sorted(ERAS)), st.integers(min_value=1, max_value=30), st.integers(min_value=1, max_value=12))
+@settings(max_examples=200, deadline=None)
+def test_era_years_round_trip(era: str, nth: int, month: int) -> None:
+    text = f"{era}{nth}年{month}月"
+    hits = [(h.start, h.end, h.value) for h in find_zh(text, REF) if h.type == "date"]
+    assert hits == [(0, len(text), f"{ERAS[era] + nth - 1:04d}-{month:02d}")]
+
+
+@given(st.integers(min_value=1900, max_value=2100))
+@settings(max_examples=100, deadline=None)
+def test_holidays_fall_in_their_year_on_their_weekday(year: int) -> None:
+    for name, weekday in (("感恩节", 3), ("母亲节", 6), ("thanksgiving", 3), ("easter", 6), ("labor day", 0)):
+        text = f"{year}年{name}" if not name.isascii() else f"{name} {year}"
+        [hit] = list(find_holidays(text, REF))
+        day = datetime.fromisoformat(hit.value).date()
+        assert day.year == year and day.weekday() == weekday
+
+
+@given(st.text(alphabet="0123456789一二三四五六七八九十两年月日号季度第周末近上下从到世纪代晚农历元旦节每星期 -/^",
+               max_size=40))
+@settings(max_examples=400, deadline=None)
+def test_date_grammars_never_raise_on_date_soup(text: str) -> None:
+    for hit in [*find_zh(text, REF), *find_periods(text, REF), *find_holidays(text, REF), *find_en(text, REF),
+                *find_number_forms(text, text)]:
+        assert 0 <= hit.start <= hit.end <= len(text)
+
+
+@given(st.dates(), st.integers(min_value=-600, max_value=600))
+def test_add_months_lands_in_the_right_month_and_never_past_its_end(d: datetime, months: int) -> None:
+    try:
+        moved = add_months(d, months)
+    except (ValueError, OverflowError):
+        return  # out of the calendar's range
+    assert (moved.year * 12 + moved.month) - (d.year * 12 + d.month) == months
+    assert moved.day <= d.day
