@@ -59,7 +59,11 @@ AFTER = SlotGuard()
 
 # ------------------------------------------------------------------ held-out lists (never read by the guard)
 
-HELD_OUT_OPPOSITES_EN = [tuple(p.split("/")) for p in """
+def _opposites(spec: str) -> list[tuple[str, ...]]:
+    return [tuple(pair.split("/")) for pair in spec.split()]
+
+
+HELD_OUT_OPPOSITES_EN = _opposites("""
 good/bad easy/hard positive/negative legal/illegal possible/impossible safe/unsafe happy/unhappy
 rich/poor strong/weak true/false love/hate accept/reject include/exclude increase/reduce gain/lose
 rise/drop grow/shrink fast/slow early/late first/last big/small heavy/light high/low top/bottom
@@ -71,16 +75,16 @@ father/mother like/dislike agree/disagree allow/ban best/worst most/least more/f
 right/wrong smart/stupid beautiful/ugly benefit/harm advantages/disadvantages pros/cons
 upgrade/downgrade install/remove add/delete join/quit hire/fire morning/night summer/winter
 north/south east/west left/right cheap/costly better/worse increase/lower always/never
-""".split()]
+""")
 
-HELD_OUT_OPPOSITES_ZH = [tuple(p.split("/")) for p in """
+HELD_OUT_OPPOSITES_ZH = _opposites("""
 开通/注销 升高/降低 变多/变少 扩大/缩小 提升/下降 加快/放慢 延长/缩短 增多/减少 放大/缩小
 批准/驳回 成功/失败 能/不能 可以/不可以 会/不会 是/不是 有/没有 要/不要 借入/借出 收到/发出
 开户/销户 办理/取消 申请/撤销 提额/降额 涨价/降价 高/矮 胖/瘦 长/短 贵/便宜 快/慢 早/迟 好/差
 喜欢/讨厌 爱/恨 男/女 男孩/女孩 新/老 进/退 上/下 里/外 前/后 买/卖 正/反 多/少 深/浅
 白天/夜晚 安全/危险 简单/困难 容易/难 热/冷 甜/苦 硬/软 大/小 最好/最坏 最高/最低 最贵/最便宜
 以上/以下 之前/之后 开始/结束 打开/关上 开机/关机 登录/登出 上线/下线 充值/提现 还款/借款
-""".split()]
+""")
 
 HELD_OUT_NAMES_EN = {
     "city": "London|Paris|Tokyo|Mumbai|Delhi|Bangalore|Chennai|Hyderabad|Pune|Kolkata|Chicago|Boston|"
@@ -98,7 +102,8 @@ HELD_OUT_NAMES_EN = {
 }
 HELD_OUT_NAMES_ZH = {
     "city": "北京 上海 广州 深圳 杭州 南京 武汉 成都 重庆 西安 天津 苏州 长沙 郑州 青岛 厦门 大连 沈阳 哈尔滨 昆明",
-    "province": "广东 江苏 浙江 山东 河南 河北 湖南 湖北 四川 福建 云南 广西 陕西 山西 安徽 江西 贵州 辽宁 吉林 新疆 西藏",
+    "province": "广东 江苏 浙江 山东 河南 河北 湖南 湖北 四川 福建 云南 广西 陕西 山西 安徽 江西 贵州 辽宁 吉林 "
+                "新疆 西藏",
     "country": "中国 美国 日本 韩国 英国 法国 德国 俄罗斯 泰国 澳大利亚 加拿大 新加坡",
     "bank": "工商银行 建设银行 农业银行 中国银行 招商银行 交通银行 邮政银行 浦发银行 民生银行 光大银行 平安银行 "
             "兴业银行 中信银行",
