@@ -3,8 +3,9 @@
 Every development question (QQP val, LCQMC dev, BQ dev) that holds a word from a list gets one
 variant with that word replaced — by its opposite ("best" → "worst", 开通 → 关闭, 能 → 不能),
 or, for names, by another name of the same kind ("Battle of Somme" → "Battle of Mill" style:
-Paris → Tokyo, Python → Java, 北京 → 深圳, 工商银行 → 招商银行). All of a set's questions go into
-one real :class:`SemanticCache`; each variant is looked up, and a *false hit* is a variant served
+Paris → Tokyo, Python → Java, 北京 → 深圳, 工商银行 → 招商银行). The originals go into
+one real :class:`SemanticCache` (with other questions of the set as distractors, ``--pool`` in all);
+each variant is looked up, and a *false hit* is a variant served
 its original's answer. Measured with the guard before this change (values + English negation)
 and with the default guard, at the shipped intercept and fallback thresholds and at the set's own
 2% threshold (plain cosine on its labelled pairs, ≈ where a calibrated tenant sits).
@@ -243,7 +244,7 @@ def _use_guard(cache: object, guard: SlotGuard) -> None:
         lookup.guard = guard
 
 
-def measure(name: str, max_variants: int, embedder: object, seed: int = 5) -> list[dict[str, object]]:
+def measure(name: str, max_variants: int, pool: int, embedder: object, seed: int = 5) -> list[dict[str, object]]:
     rng = random.Random(seed)
     pairs = load_set(name)
     lang = SETS[name]
@@ -269,6 +270,10 @@ def measure(name: str, max_variants: int, embedder: object, seed: int = 5) -> li
         rng.shuffle(kept)
         sets[label] = kept[:max_variants]
     rewrites = [(q, rewrite(q, rng)[1]) for q in rng.sample(questions, min(1000, len(questions)))]
+    # the cache: every original looked up against, plus other questions of the set as distractors
+    wanted = {q for vs in [*sets.values(), rewrites] for q, _ in vs}
+    others = [q for q in questions if q not in wanted]
+    questions = [*sorted(wanted), *rng.sample(others, min(len(others), max(0, pool - len(wanted))))]
     texts = [*questions, *(v for vs in sets.values() for _, v in vs), *(r for _, r in rewrites)]
     memo = MemoEmbedder(embedder, texts)
     plain = plain_cosine(memo, pairs.first, pairs.second)  # type: ignore[attr-defined]
@@ -301,6 +306,7 @@ def measure(name: str, max_variants: int, embedder: object, seed: int = 5) -> li
         rows.append(row)
     for row in rows:
         row["t_own"] = t_own
+        row["pool"] = len(questions)
     return rows
 
 
@@ -309,7 +315,8 @@ def render(rows: list[dict[str, object]], started: str, seconds: float) -> str:
         "## Opposite questions and swapped names",
         "",
         f"`bench/opposite_questions.py` — {started}; {seconds / 60:.0f} min. Default embedder, one real cache per",
-        "set holding all its questions; each variant looked up; **served its original's answer** = the share",
+        f"set holding the originals and other questions of the set ({rows[0]['pool']:,} in all); each variant looked up;",
+        "**served its original's answer** = the share",
         "below (lower is better; trivial rewrites: higher is better). *before*: the value guard with English",
         "negation (the guard before the polarity and name rules); *after*: the default guard. Thresholds:",
         "shipped intercept / fallback, and the set's own plain-cosine threshold for 2% false hits on its",
@@ -348,6 +355,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", nargs="+", default=list(SETS))
     parser.add_argument("--max", type=int, default=1500, help="variants per kind and set")
+    parser.add_argument("--pool", type=int, default=6000,
+                        help="questions in the cache: the originals plus other questions of the set")
     parser.add_argument("--write", action="store_true", help="write the section of docs/benchmarks.md")
     args = parser.parse_args()
     faiss_single_thread()
@@ -355,7 +364,7 @@ def main() -> None:
     embedder = get_embedder("use", 1)
     rows = []
     for name in args.sets:
-        rows += measure(name, args.max, embedder)
+        rows += measure(name, args.max, args.pool, embedder)
         print(f"{name} done ({time.perf_counter() - t0:.0f}s)", file=sys.stderr, flush=True)
     text = render(rows, started, time.perf_counter() - t0)
     print(text)
