@@ -23,8 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _cache_common import SETS, load_set, machine_line
 from _common import write_section
 
-from lastline.cache import SlotGuard, extract_slots
-from lastline.cache import _diff, _lexicon
+from lastline.cache import SlotGuard, _diff, _lexicon, extract_slots
 
 OLD = SlotGuard(antonyms=False, changed_negation_zh=False, role_swaps=False, names=False, swapped_nouns_zh=False)
 NEW = SlotGuard()

@@ -4,7 +4,8 @@ The polarity and name guards judge only what changed between a lookup and a cand
 "不" both questions carry, or a city both name, says nothing about whether they ask the same
 thing. Latin words come from a regex (case kept, so capitalised names stay visible; a
 possessive ``'s`` dropped), Chinese runs from ``jieba.posseg`` (its part-of-speech tags mark
-places, people and organisations). The alignment is ``difflib``'s opcodes over the lower-cased
+places, people and organisations; its HMM stays on, or words its dictionary lacks, such as 微信,
+fall apart into characters). The alignment is ``difflib``'s opcodes over the lower-cased
 keys, computed on the pair in one fixed order so that ``changes(a, b)`` and ``changes(b, a)`` are
 mirror images.
 """

@@ -32,9 +32,14 @@ from ._lexicon import names_en
 
 __all__ = ["Name", "find_names", "name_clash", "swapped_noun_zh"]
 
+
+def _words(text: str) -> frozenset[str]:
+    """A set of words written as one space-separated string (lists read better that way)."""
+    return frozenset(text.split())
+
 _ZH_TAGS = frozenset({"ns", "nr", "nt", "nz", "nrt", "nrfg", "nrf", "j"})  # j: abbreviated names (工商银行, 工行)
 #: Capitalised words that are no names even mid-sentence.
-_NOT_NAMES = frozenset("i i'm i've i'd i'll a ok okay vs".split())
+_NOT_NAMES = _words("i i'm i've i'd i'll a ok okay vs")
 
 
 @dataclass(frozen=True)
@@ -94,9 +99,10 @@ def find_names(tokens: Sequence[Token]) -> list[Name]:
         if taken[i]:
             i += 1
             continue
-        if tok.tag in _ZH_TAGS and len(tok.key) >= 2:
-            names.append(Name(i, i + 1, tok.key, frozenset()))
-        elif tok.tag == "eng" and cjk_text and len(tok.key) >= 2 and tok.key.isascii() and tok.key.isalpha():
+        tagged = tok.tag in _ZH_TAGS and len(tok.key) >= 2
+        latin_in_chinese = tok.tag == "eng" and cjk_text and len(tok.key) >= 2 and tok.key.isascii() \
+            and tok.key.isalpha()
+        if tagged or latin_in_chinese:
             names.append(Name(i, i + 1, tok.key, frozenset()))
         elif _capitalised(tok) and not tok.initial and not title_case:
             j = i + 1

@@ -32,6 +32,11 @@ from ._lexicon import antonyms_en, antonyms_zh, inflections_en, opposite_chars_z
 
 __all__ = ["antonym_clash", "negation_zh_clash", "role_swap"]
 
+
+def _words(text: str) -> frozenset[str]:
+    """A set of words written as one space-separated string (lists read better that way)."""
+    return frozenset(text.split())
+
 _SUFFIXES = (("ies", "y"), ("ied", "y"), ("iest", "y"), ("ier", "y"), ("es", ""), ("s", ""), ("ed", ""),
              ("ed", "e"), ("ing", ""), ("ing", "e"), ("est", ""), ("est", "e"), ("er", ""), ("er", "e"))
 
@@ -114,16 +119,16 @@ def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Chang
 
 _NEGATORS = "不没沒冇无未非莫勿"
 #: Words that hold a negator character without negating the question.
-_NOT_NEGATION = frozenset(
+_NOT_NEGATION = _words(
     "非常 无论 不管 不过 不错 不仅 不但 不断 不少 不久 不同 未来 差不多 不得不 无所谓 毫无 无限 莫名 并非 "
     "不如 要不 要不然 不然 无聊 不一定 非得 无非 无需 不知道 不懂 不清楚 不确定 不明白 不好意思 不客气 "
-    "感激不尽 不胜感激 别复制 不要复制 无缘无故".split())
+    "感激不尽 不胜感激 别复制 不要复制 无缘无故")
 #: Words that say "no" without a negator character.
-_NEGATIVE = frozenset("失败 拒绝 被拒 驳回 禁止 别 难以 消失 尚未 还没 并未".split())
+_NEGATIVE = _words("失败 拒绝 被拒 驳回 禁止 别 难以 消失 尚未 还没 并未")
 #: A negator closing a clause asks a question (好玩不？ 开通了没？ 有没有 … 没有？).
-_TAG_QUESTION = frozenset("不 没 沒 没有 沒有 冇 否".split())
-_PARTICLES = frozenset("呢 吗 啊 呀 么 嘛 哦 啦".split())
-_WHY = frozenset("为什么 为何 为啥 怎么 咋 怎么会 干嘛".split())
+_TAG_QUESTION = _words("不 没 沒 没有 沒有 冇 否")
+_PARTICLES = _words("呢 吗 啊 呀 么 嘛 哦 啦")
+_WHY = _words("为什么 为何 为啥 怎么 咋 怎么会 干嘛")
 _A_NOT_A = re.compile(r"(.)[不没]\1")
 
 
@@ -157,13 +162,13 @@ def negation_zh_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[C
     return sum(_negating(ta, i) for i in range(len(ta))) != sum(_negating(tb, i) for i in range(len(tb)))
 
 
-_CONNECTORS = frozenset("到 至 去 往 飞 飞往 开往 回 转 to → ->".split())
-_FUNCTION_EN = frozenset(
+_CONNECTORS = _words("到 至 去 往 飞 飞往 开往 回 转 to → ->")
+_FUNCTION_EN = _words(
     "how what why when where who which is are do does did can could should would will i you we they it "
-    "a an the my your me be been have has had want need way best good able going go from get".split())
+    "a an the my your me be been have has had want need way best good able going go from get")
 
 
-_AFTER_PLACE = frozenset("in on at by for via with and or but if when is are was will should than".split())
+_AFTER_PLACE = _words("in on at by for via with and or but if when is are was will should than")
 
 
 def _directed(tokens: Sequence[Token]) -> set[tuple[str, str]]:

@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from lastline.cache._diff import Change, changes, matching_form, tokens
 
-_MIXED = st.text(alphabet=st.sampled_from(list("abc XYZ'’.?!,") + list("北京到深圳不能借款上下开通关闭") + ["\u3000", "5"]),
-                 max_size=40)
+_ALPHABET = [*"abc XYZ'’.?!,", *"北京到深圳不能借款上下开通关闭", "\u3000", "5"]
+_MIXED = st.text(alphabet=st.sampled_from(_ALPHABET), max_size=40)
 
 
 def test_latin_words_keep_their_case_and_know_when_they_open_a_sentence() -> None:

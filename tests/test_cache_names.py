@@ -63,7 +63,8 @@ def test_name_rule_can_be_switched_off() -> None:
     assert SlotGuard(names=False, swapped_nouns_zh=False).ok("北京有什么好玩的地方", "深圳有什么好玩的地方")
 
 
-@pytest.mark.parametrize(("a", "b"), [("可以用微信钱包还款吗", "可以用百度钱包还款吗"), ("小米手机怎么截图", "华为手机怎么截图")])
+@pytest.mark.parametrize(("a", "b"), [("可以用微信钱包还款吗", "可以用百度钱包还款吗"),
+                                      ("小米手机怎么截图", "华为手机怎么截图")])
 def test_one_chinese_noun_swapped_for_an_unrelated_one_is_another_thing(a: str, b: str) -> None:
     assert SlotGuard(names=False).why(a, b) == "noun_zh"
 
