@@ -19,13 +19,15 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from lastline.text import HAN_CHARS
+
 __all__ = ["Change", "Token", "changes", "matching_form", "small_edit", "tokens"]
 
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_CJK_RUN = re.compile(f"[{HAN_CHARS}]+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[+#]+")
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
 _POSSESSIVE = re.compile(r"['’]s$", re.I)
-_SPACE_BY_CJK = re.compile(r"(?<=[\u3400-\u9fff\uf900-\ufaff])\s+|\s+(?=[\u3400-\u9fff\uf900-\ufaff])")
+_SPACE_BY_CJK = re.compile(rf"(?<=[{HAN_CHARS}])\s+|\s+(?=[{HAN_CHARS}])")
 
 
 def matching_form(text: str) -> str:

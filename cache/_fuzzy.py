@@ -23,10 +23,12 @@ import re
 from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
+from lastline.text import HAN_CHARS
+
 __all__ = ["typo_only", "typo_similarity"]
 
-_TOKEN = re.compile(r"[^\W\d_\u3400-\u9fff\uf900-\ufaff]+|\d+|[\u3400-\u9fff\uf900-\ufaff]|\S")
-_LATIN_WORD = re.compile(r"[^\W\d_\u3400-\u9fff\uf900-\ufaff]{4,}")
+_TOKEN = re.compile(rf"[^\W\d_{HAN_CHARS}]+|\d+|[{HAN_CHARS}]|\S")
+_LATIN_WORD = re.compile(rf"[^\W\d_{HAN_CHARS}]{{4,}}")
 
 
 def _word_typo(a: str, b: str) -> bool:

@@ -61,10 +61,12 @@ class ChatScope(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     system: Literal["normalized", "exact", "ignore"] = Field(
-        "normalized", description="normalized: dates, times, UUIDs, request ids masked; exact: as sent; ignore."
+        default="normalized", description="normalized: dates, times, UUIDs, request ids masked; exact: as sent; ignore."
     )
-    history: bool = Field(True, description="Prior turns scope the cache (follow-ups stay in their conversation).")
-    model: bool = Field(True, description="A request naming an upstream model sees only that model's answers.")
+    history: bool = Field(
+        default=True, description="Prior turns scope the cache (follow-ups stay in their conversation)."
+    )
+    model: bool = Field(default=True, description="A request naming an upstream model sees only that model's answers.")
 
 
 class Settings(BaseSettings):

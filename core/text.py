@@ -11,10 +11,16 @@ import hashlib
 import re
 import unicodedata
 
-__all__ = ["cjk_ratio", "is_cjk_dominant", "language_of", "normalize_text", "text_hash"]
+__all__ = ["CJK_CHARS", "HAN_CHARS", "cjk_ratio", "is_cjk_dominant", "language_of", "normalize_text", "text_hash"]
+
+#: The one definition of a Han character, as the body of a regex class (``f"[{HAN_CHARS}]"``): CJK
+#: Unified Ideographs, Extension A and the compatibility block. Every tier builds its patterns on it.
+HAN_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+#: Han plus Japanese kana and Korean Hangul: what counts as CJK when telling the language of a text.
+CJK_CHARS = HAN_CHARS + "\u3040-\u30ff\uac00-\ud7af"
 
 _SPACE = re.compile(r"\s+")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+_CJK = re.compile(f"[{CJK_CHARS}]")
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 # Punctuation that does not change meaning when spaced differently or doubled: 。、，！？ etc.
 # after NFKC (。 and 、 have no compatibility mapping, so they are folded here).
@@ -37,7 +43,7 @@ def _space_between_cjk(text: str) -> str:
     if " " not in text or not _CJK.search(text):
         return text
     return re.sub(
-        r"(?<=[\u3400-\u9fff\uf900-\ufaff]) | (?=[\u3400-\u9fff\uf900-\ufaff])", "", text
+        f"(?<=[{HAN_CHARS}]) | (?=[{HAN_CHARS}])", "", text
     )
 
 

@@ -16,13 +16,15 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from lastline.text import HAN_CHARS
+
 __all__ = ["SEGMENTERS", "index_text", "match_expression", "tokens"]
 
 SEGMENTERS = ("jieba", "char", "bigram", "char+bigram")
 MAX_QUERY_TOKENS = 64
 
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[^\W_]+")
-_IS_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK_RUN = re.compile(rf"[{HAN_CHARS}]+|[^\W_]+")
+_IS_CJK = re.compile(f"[{HAN_CHARS}]")
 # Query-side only: function words that carry no topic; BM25 would down-weight them anyway,
 # but dropping them keeps big OR queries cheap.
 _STOP = frozenset({

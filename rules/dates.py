@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterator
 from datetime import datetime
 
+from lastline.text import HAN_CHARS
+
 from ._date_types import DateHit
 from ._types import Entity
 from .dates_en import find_en
@@ -33,7 +35,7 @@ _AFTER = re.compile(
 _BEFORE = re.compile(r"(?:\s*(?:或|及|以及|或者)?\s*(?:之前|以前)|\s+or earlier)")
 _BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|before|until)\s*$")
 _DATEISH = ("date", "datetime", "time")
-_HAN = re.compile(r"[\u4e00-\u9fff]")
+_HAN = re.compile(f"[{HAN_CHARS}]")
 
 
 def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:

@@ -78,7 +78,7 @@ def test_stats_report_layers_hit_rate_and_calibration(live_server: LiveServer) -
     [
         ("/v1/cache/entries", {"prompt": "", "response": "x"}, 422),
         ("/v1/cache/entries", {"prompt": "   ", "response": "x"}, 422),
-        ("/v1/cache/entries", {"prompt": "x" * 40_000, "response": "x"}, 413),
+        ("/v1/cache/entries", {"prompt": "x" * 40_000, "response": "x"}, 422),  # names max_prompt_chars
         ("/v1/cache/entries", {"prompt": "q", "response": "x", "ttl_s": 0}, 422),
         ("/v1/cache/entries", {"prompt": "q", "response": "x", "ttl_s": "soon"}, 422),
         ("/v1/cache/entries", {"prompt": "q"}, 422),
