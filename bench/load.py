@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lastline import normalize_text
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DATA, ROOT, machine, write_section
 from http_bench import _exchange, _post, cpu_seconds, start_server
@@ -111,8 +113,9 @@ def qqp_pairs(limit: int) -> list[tuple[str, str, int]]:
     with open(DATA / "cache" / "qqp_val.csv", newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
             q1, q2 = row["question1"].strip(), row["question2"].strip()
-            if q1 and q2 and q1.lower() not in seen:
-                seen.add(q1.lower())
+            key = normalize_text(q1)
+            if key and normalize_text(q2) and key not in seen:
+                seen.add(key)
                 out.append((q1, q2, int(float(row["is_duplicate"]))))
                 if len(out) >= limit:
                     break
@@ -124,7 +127,7 @@ def fresh_questions(limit: int) -> list[str]:
     out: list[str] = []
     with open(DATA / "cache" / "qqp_train.csv", newline="", encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
-            out.extend(q for q in (row["question1"].strip(), row["question2"].strip()) if q)
+            out.extend(q for q in (row["question1"].strip(), row["question2"].strip()) if normalize_text(q))
             if len(out) >= limit:
                 break
     return out[:limit]
