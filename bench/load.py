@@ -36,6 +36,7 @@ import contextlib
 import csv
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from lastline import normalize_text
 
@@ -63,28 +66,31 @@ BURST_MIXES = ("bare", "exact", "semantic")
 
 
 # -- the bare app: the same body through pydantic, nothing else ----------------------------------
+class BareLookupIn(BaseModel):
+    """The body of ``POST /v1/cache/lookup``, as the bare app parses it."""
+
+    model_config = ConfigDict(extra="forbid")
+    prompt: str = Field(max_length=1_000_000)
+    context: str | dict[str, Any] | list[Any] | None = None
+    mode: str = "intercept"
+    threshold: float | None = Field(None, ge=0.0, le=1.0)
+    exact_only: bool = False
+
+
+class BareLookupOut(BaseModel):
+    hit: bool
+    answer: str | None
+    mode: str
+
+
 def bare_app() -> Any:
     from fastapi import FastAPI
-    from pydantic import BaseModel, ConfigDict, Field
-
-    class LookupIn(BaseModel):
-        model_config = ConfigDict(extra="forbid")
-        prompt: str = Field(max_length=1_000_000)
-        context: str | dict[str, Any] | list[Any] | None = None
-        mode: str = "intercept"
-        threshold: float | None = Field(None, ge=0.0, le=1.0)
-        exact_only: bool = False
-
-    class LookupOut(BaseModel):
-        hit: bool
-        answer: str | None
-        mode: str
 
     app = FastAPI()
 
-    @app.post("/v1/cache/lookup", response_model=LookupOut)
-    def lookup(body: LookupIn) -> LookupOut:
-        return LookupOut(hit=False, answer=None, mode=body.mode)
+    @app.post("/v1/cache/lookup", response_model=BareLookupOut)
+    def lookup(body: BareLookupIn) -> BareLookupOut:
+        return BareLookupOut(hit=False, answer=None, mode=body.mode)
 
     @app.get("/readyz")
     def readyz() -> dict[str, bool]:
@@ -471,6 +477,7 @@ def main() -> None:
     if "--bare" in sys.argv[1:]:
         serve_bare(sys.argv[1:])
         return
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="Duration of each row.")
     parser.add_argument("--entries", type=int, default=2000, help="Cached questions (QQP validation).")
