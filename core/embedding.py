@@ -24,8 +24,8 @@ from .embedders import Backend, make_backend
 __all__ = [
     "DEFAULT_MAX_BATCH",
     "DEFAULT_MAX_WAIT_S",
-    "EncodeStats",
     "Embedder",
+    "EncodeStats",
     "encode_distinct",
     "get_embedder",
     "normalize_rows",
