@@ -75,13 +75,16 @@ class BatchWriter:
 
     def __init__(self, *, interval_s: float = DEFAULT_FLUSH_INTERVAL_S, max_items: int = DEFAULT_MAX_ITEMS,
                  max_queue: int = DEFAULT_MAX_QUEUE, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-                 name: str = "lastline-writer") -> None:
+                 name: str = "lastline-writer", observer: Callable[[str, int], None] | None = None) -> None:
+        """``observer(outcome, n)`` hears every count as it happens — ``written``, ``dropped``, ``failed``,
+        ``errors`` — so metrics can sum them across worker processes (a snapshot could not)."""
         if max_queue < max_items or max_items < 1:
             raise ValueError("need 1 <= max_items <= max_queue")
         self.interval_s = interval_s
         self.max_items = max_items
         self.max_queue = max_queue
         self.max_attempts = max_attempts
+        self._observer = observer
         self._stats = WriterStats()
         self._queue: deque[tuple[Sink, Any]] = deque()
         self._retry: list[tuple[Sink, list[Any], int]] = []  # (sink, items, attempts so far)
@@ -106,6 +109,7 @@ class BatchWriter:
                     self._queue.popleft()
                     self._stats.dropped += 1
                     self._handled_seq += 1
+                    self._observe("dropped", 1)
                 self._queue.append((sink, item))
                 self._submitted_seq += 1
                 if len(self._queue) >= self.max_items:
@@ -180,11 +184,20 @@ class BatchWriter:
                 with self._cond:
                     self._stats.errors += 1
                     self._stats.last_error = f"{type(exc).__name__}: {exc}"
-                    if attempts + 1 >= self.max_attempts or final:
+                    given_up = attempts + 1 >= self.max_attempts or final
+                    if given_up:
                         self._stats.failed += len(items)
                     else:
                         self._retry.append((sink, items, attempts + 1))
+                self._observe("errors", 1)
+                if given_up:
+                    self._observe("failed", len(items))
                 continue
             with self._cond:
                 self._stats.written += len(items)
                 self._stats.flushes += 1
+            self._observe("written", len(items))
+
+    def _observe(self, outcome: str, n: int) -> None:
+        if self._observer is not None:
+            self._observer(outcome, n)

@@ -152,3 +152,20 @@ def test_flush_is_a_barrier_for_earlier_items() -> None:
 def test_limits_must_make_sense() -> None:
     with pytest.raises(ValueError):
         BatchWriter(max_items=10, max_queue=5)
+
+
+def test_an_observer_hears_every_count() -> None:
+    heard: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def observe(outcome: str, n: int) -> None:
+        with lock:
+            heard[outcome] = heard.get(outcome, 0) + n
+
+    sink = ListSink(fail_times=1)
+    writer = BatchWriter(interval_s=0.01, max_items=10, observer=observe)
+    for i in range(7):
+        writer.submit(sink, i)
+    assert writer.flush()
+    writer.close()
+    assert heard == {"errors": 1, "written": 7}
