@@ -2,10 +2,10 @@
 
 Each cycle starts the server on the same SQLite file, lets 8 concurrent writers store fresh entries
 over HTTP (each ``201`` with its id is an acknowledgement), and SIGKILLs the process a random
-0.3–1.5 s after the cycle's first acknowledgement — mid-transaction, mid-WAL-write, wherever it is. After the last cycle the server starts
-once more and every acknowledged entry is checked twice: ``POST /v1/cache/lookup`` must answer it
-(the SQLite row) and the semantic index rebuilt at start-up must return it as its own nearest
-neighbour (the FAISS side, via :meth:`SemanticCache.score` on the same file).
+0.3–1.5 s after the cycle's first acknowledgement — mid-transaction, mid-WAL-write, wherever it is.
+After the last cycle the server starts once more and every acknowledged entry is checked twice:
+``POST /v1/cache/lookup`` must answer it (the SQLite row) and the semantic index rebuilt at start-up
+must return it as its own nearest neighbour (the FAISS side, via :meth:`SemanticCache.score`).
 
     python bench/crash.py --cycles 20           # the bench version (prints a line, writes nothing)
     python bench/crash.py --cycles 20 --write   # also replace "## Crash safety" in docs/benchmarks.md

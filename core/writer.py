@@ -117,6 +117,11 @@ class BatchWriter:
                 return
         self._write([], [(sink, item)], final=True)
 
+    def submit_many(self, sink: Sink, items: Sequence[Any]) -> None:
+        """Queue several items for ``sink`` (each counts against the bound on its own)."""
+        for item in items:
+            self.submit(sink, item)
+
     def flush(self, timeout_s: float = 10.0) -> bool:
         """Wait until every item submitted before this call was written (or given up); False on timeout."""
         with self._cond:
@@ -171,11 +176,11 @@ class BatchWriter:
 
     def _write(self, retry: list[tuple[Sink, list[Any], int]], taken: list[tuple[Sink, Any]], *,
                final: bool) -> None:
-        batches: dict[int, tuple[Sink, list[Any], int]] = {}
+        batches: dict[Sink, tuple[Sink, list[Any], int]] = {}  # by sink (equal bound methods share a batch)
         for sink, items, attempts in retry:
-            batches[id(sink)] = (sink, items, attempts)
+            batches[sink] = (sink, items, attempts)
         for sink, item in taken:
-            entry = batches.setdefault(id(sink), (sink, [], 0))
+            entry = batches.setdefault(sink, (sink, [], 0))
             entry[1].append(item)
         for sink, items, attempts in batches.values():
             try:
