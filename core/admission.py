@@ -152,10 +152,12 @@ class Bulkhead:
                                  self._stats.timeouts, self._in_flight, dict(self._by_tenant))
 
     def close(self) -> None:
+        """Stop the tier threads, waiting for calls still running (even ones their caller gave up on):
+        storage closes after this, and a call must never find its connection closed under it."""
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 @dataclass(frozen=True)

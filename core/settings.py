@@ -122,8 +122,8 @@ class Settings(BaseSettings):
     limit_writes: int = Field(8, ge=1, description="Writes (entries, documents, packs…) in flight per process.")
     limit_ladder: int = Field(32, ge=1, description="Fallback and chat-completion requests in flight per process.")
     tenant_share: float = Field(0.5, gt=0, le=1, description="Most of one bulkhead's slots one tenant may hold.")
-    tier_timeout_s: float = Field(2.0, gt=0, le=600, description="Hard timeout of one ladder tier call.")
-    request_deadline_s: float = Field(5.0, gt=0, le=600, description="A fallback request's whole budget.")
+    tier_timeout_s: float = Field(5.0, gt=0, le=600, description="Hard timeout of one ladder tier call.")
+    request_deadline_s: float = Field(10.0, gt=0, le=600, description="A fallback request's whole budget.")
     writer_interval_s: float = Field(0.5, gt=0, le=10, description="Telemetry flush interval (the most a crash loses).")
 
     @classmethod
