@@ -140,3 +140,4 @@ def test_workers_share_one_file_and_metrics_sum_over_them(tmp_path: Path) -> Non
         assert 'lastline_cache_lookups_total{layer="exact",result="hit"} 20.0' in metrics
     finally:
         stop_server(server)
+        server.process.wait(timeout=60)  # a supervisor with two workers may outlast stop_server's wait
