@@ -131,7 +131,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
         db = tmp / "crash.db"
-        env = {"LASTLINE_DB": str(db), "LASTLINE_KB_ENGLISH_EMBEDDER": "none"}
+        # One worker: SIGKILL reaches the process that writes (a killed --workers supervisor would
+        # leave its workers running).
+        env = {"LASTLINE_DB": str(db), "LASTLINE_KB_ENGLISH_EMBEDDER": "none", "LASTLINE_WORKERS": "1"}
 
         def start() -> tuple[subprocess.Popen[bytes], str]:
             return start_server(tmp, env=env)
