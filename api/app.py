@@ -4,9 +4,10 @@ The composition root sits above the faces it mounts (``http/`` routes, the OpenA
 in ``openai_compat/``), so neither face imports the other's package and no cycle can form.
 
 ``create_app(settings)`` opens the runtime (storage, embedder, tiers), installs the error shape
-(``{error, detail}`` everywhere), the body-size limit and request counting, and mounts one router
-per concern. The model loads and each wired tier is built (the cache's index rebuilt from SQLite)
-during start-up, before ``/readyz`` says yes.
+(``{error, detail}`` everywhere), the body-size limit, admission control (bounded work in flight per
+bulkhead, ``503 overloaded`` past it) and request counting, and mounts one router per concern.
+The model loads and each wired tier is built (the cache's index rebuilt from SQLite) during
+start-up, before ``/readyz`` says yes.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio.to_thread
 from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lastline import Settings, __version__
 
+from .http.admission import AdmissionControl, drain_on_sigterm
 from .http.errors import install_error_handlers
 from .http.limits import BodySizeLimit
 from .http.routes import cache as routes_cache
@@ -62,14 +65,21 @@ class RequestCounter:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app; storage opens and the model loads at start-up, before /readyz says yes."""
-    runtime = Runtime.open(settings)
+    runtime = Runtime.open(settings, background=True)  # telemetry off the read path
     # Built now, on one thread: request threads then share one registry, one event store.
     metrics, _, _ = runtime.metrics, runtime.events, runtime.defaults
 
+    bulkheads = runtime.bulkheads
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Every admitted request gets a thread at once: the pool is as large as all bulkheads together
+        # (plus room for the probes), so nothing queues between the door and the work.
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        limiter.total_tokens = max(limiter.total_tokens, sum(b.limit for b in bulkheads.values()) + 8)
         await run_in_threadpool(runtime.build)
         runtime.kb.start_background()  # fills the KB's slower vector spaces; resumes after a restart
+        drain_on_sigterm(app.state, bulkheads)
         app.state.ready = True
         yield
         runtime.close()
@@ -83,7 +93,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.runtime = runtime
     app.state.ready = False
     install_error_handlers(app)
+    app.state.draining = False  # set on SIGTERM (lastline serve): new requests get 503 while in-flight finish
     app.add_middleware(BodySizeLimit, max_bytes=runtime.settings.max_body_bytes)
+    app.add_middleware(AdmissionControl, bulkheads=bulkheads, api_keys=runtime.settings.api_keys, metrics=metrics,
+                       draining=lambda: bool(app.state.draining))
     app.add_middleware(RequestCounter, metrics=metrics)
 
     app.include_router(routes_ops.router)

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,21 +41,29 @@ SECTION = "## HTTP service"
 CONCURRENCY = (1, 16, 64)
 
 
-def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(tmp: Path, args: Sequence[str] = (), env: dict[str, str] | None = None,
+                 command: Sequence[str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``lastline serve`` (or ``command``, which must take ``--port``) on a free loopback port.
+
+    Returns once ``GET /readyz`` answers 200; ``args`` go to the command line, ``env`` over the
+    environment. The log goes to ``server.log`` in ``tmp``.
+    """
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    env = {**os.environ, "LASTLINE_DB": str(tmp / "bench.db"), "HF_HUB_OFFLINE": "1"}
-    log = open(tmp / "server.log", "wb")  # noqa: SIM115 - lives as long as the server
+    full_env = {**os.environ, "LASTLINE_DB": str(tmp / "bench.db"), "HF_HUB_OFFLINE": "1", **(env or {})}
+    base_cmd = list(command) if command is not None else [sys.executable, "-m", "lastline.api", "serve"]
+    log_path = tmp / f"server-{port}.log"
+    log = open(log_path, "wb")  # noqa: SIM115 - lives as long as the server
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lastline.api", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
+        [*base_cmd, "--host", "127.0.0.1", "--port", str(port), *args],
+        env=full_env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError((tmp / "server.log").read_text())
+            raise RuntimeError(log_path.read_text())
         try:
             if httpx.get(base + "/readyz", timeout=1).status_code == 200:
                 return proc, base

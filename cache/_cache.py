@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lastline import Embedder, InvalidInput, Storage, language_of, normalize_text
+from lastline.writer import BatchWriter
 
 from . import _validate as v
 from ._config import DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES, CacheConfig, LookupResult, Mode, Threshold
@@ -36,7 +37,7 @@ from ._feedback import record_feedback
 from ._fuzzy import typo_similarity
 from ._index import VectorIndex
 from ._lookup import LookupPath
-from ._recorder import LookupRecorder, StoreRecorder
+from ._recorder import LookupRecorder, QueuedRecorder, StoreRecorder
 from ._rows import NewEntry, context_hash
 from ._stats import build_stats
 from ._store import SQLiteCacheStore
@@ -69,7 +70,7 @@ class SemanticCache:
     """
 
     def __init__(self, storage: Storage, embedder: Embedder, config: CacheConfig | None = None, *,
-                 recorder: LookupRecorder | None = None) -> None:
+                 recorder: LookupRecorder | None = None, writer: BatchWriter | None = None) -> None:
         self.storage = storage
         self.embedder = embedder
         self.config = config or CacheConfig()
@@ -81,8 +82,11 @@ class SemanticCache:
         self._sync = IndexSync(self.store, self.model_id)
         self._syncing = False  # a catch-up or rebuild holds the write lock: lookups do not wait for it
         self.index = self._new_index()
-        #: Where lookups write their bookkeeping; by default synchronously through the store.
+        #: Where lookups write their bookkeeping; by default synchronously through the store, or
+        #: through ``writer`` (the background batching writer) in batches, off the read path.
         self.recorder: LookupRecorder = recorder or StoreRecorder(self.store, self._sync, self.config)
+        if writer is not None:
+            self.recorder = QueuedRecorder(writer, self.recorder)
         self._lookup = LookupPath(store=self.store, index=self.index, embedder=embedder, guard=self.guard,
                                   thresholds=self.thresholds, recorder=self.recorder, config=self.config)
         self.rebuild()

@@ -19,12 +19,14 @@ import uuid
 from collections.abc import Sequence
 from typing import Protocol
 
+from lastline.writer import BatchWriter
+
 from ._config import CacheConfig
 from ._rows import LookupRecord
 from ._store_api import CacheStore
 from ._sync import IndexSync
 
-__all__ = ["PRUNE_EVERY", "LookupRecorder", "StoreRecorder", "new_lookup_id"]
+__all__ = ["PRUNE_EVERY", "LookupRecorder", "QueuedRecorder", "StoreRecorder", "new_lookup_id"]
 
 #: Retention pruning (lookup records, counter buckets, deletion log) runs once per this many records.
 PRUNE_EVERY = 10_000
@@ -73,3 +75,20 @@ class StoreRecorder:
             c = self.config
             self.store.prune(now - c.lookup_retention_s, int((now - c.counter_retention_s) // c.stats_bucket_s))
             self.sync.prune_log(now - c.sync_log_retention_s)
+
+
+class QueuedRecorder:
+    """Puts the background writer in front of another recorder: no write on the read path.
+
+    ``record`` queues each record and returns at once; the writer hands them to ``inner`` in
+    batches (one transaction per flush). Readers that must see their own lookups (feedback on a
+    lookup id, stats) flush the writer first — see ``Runtime.flush_telemetry``.
+    """
+
+    def __init__(self, writer: BatchWriter, inner: LookupRecorder) -> None:
+        self.writer = writer
+        self.inner = inner
+        self._sink = inner.record  # one sink object, so the writer batches every record together
+
+    def record(self, records: Sequence[LookupRecord]) -> None:
+        self.writer.submit_many(self._sink, records)

@@ -13,7 +13,8 @@ face maps errors in one place and the CLI prints one readable line and exits non
     ├── Conflict                       409 conflict
     │   └── NoDegradedWrites           409 no_degraded_writes  (keeps the idempotency key)
     ├── StorageError                   503 storage_error       (never logged and swallowed)
-    └── ModelUnavailable               503 model_unavailable
+    ├── ModelUnavailable               503 model_unavailable
+    └── Overloaded                     503 overloaded          (shed at once; carries retry_after_s)
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ __all__ = [
     "NoDegradedWrites",
     "NoFallbackAnswer",
     "NotFound",
+    "Overloaded",
     "PayloadTooLarge",
     "StorageError",
     "Unauthorized",
@@ -99,3 +101,13 @@ class StorageError(LastlineError):
 class ModelUnavailable(LastlineError):
     status = 503
     code = "model_unavailable"
+
+
+class Overloaded(LastlineError):
+    """Past the bounded in-flight work (or the request's deadline): refused at once, retry later.
+
+    ``retry_after_s`` becomes the ``Retry-After`` header; ``limit`` names the bulkhead that was full.
+    """
+
+    status = 503
+    code = "overloaded"

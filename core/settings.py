@@ -114,6 +114,19 @@ class Settings(BaseSettings):
     cache_hnsw_threshold: int | None = Field(
         None, ge=1, description="Partition size at which FAISS switches to HNSW."
     )
+    # Under load (docs/reliability.md): bounded work in flight per kind, 503 overloaded past it. The work
+    # is CPU-bound and shares one GIL per process: more in flight than this only adds latency (and
+    # starves the event loop that answers the 503s); concurrent embeddings still share model calls.
+    workers: int | None = Field(None, ge=1, le=64, description="Server processes (default: the core count).")
+    limit_cache: int = Field(32, ge=1, description="Cache lookups in flight per process.")
+    limit_kb: int = Field(2, ge=1, description="KB searches and answers in flight per process.")
+    limit_rules: int = Field(8, ge=1, description="Rule extractions in flight per process.")
+    limit_writes: int = Field(8, ge=1, description="Writes (entries, documents, packs…) in flight per process.")
+    limit_ladder: int = Field(32, ge=1, description="Fallback and chat-completion requests in flight per process.")
+    tenant_share: float = Field(0.5, gt=0, le=1, description="Most of one bulkhead's slots one tenant may hold.")
+    tier_timeout_s: float = Field(5.0, gt=0, le=600, description="Hard timeout of one ladder tier call.")
+    request_deadline_s: float = Field(10.0, gt=0, le=600, description="A fallback request's whole budget.")
+    writer_interval_s: float = Field(0.5, gt=0, le=10, description="Telemetry flush interval (the most a crash loses).")
 
     @classmethod
     def settings_customise_sources(

@@ -79,7 +79,9 @@ def start_server(tmp: Path, env: dict[str, str] | None = None, timeout_s: float 
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     db = tmp / "server.db"
-    full_env = {**os.environ, "LASTLINE_DB": str(db), **(env or {})}
+    # One worker unless a test asks for more: telemetry written by one worker reaches another's reads
+    # only after the writer's flush interval, and most tests read their own writes at once.
+    full_env = {**os.environ, "LASTLINE_DB": str(db), "LASTLINE_WORKERS": "1", **(env or {})}
     log = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed with the process
     process = subprocess.Popen(
         [sys.executable, "-m", "lastline.api", "serve", "--host", "127.0.0.1", "--port", str(port)],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,12 @@ def runtime(db_path: Path, embedder: Embedder) -> Iterator[Runtime]:
     rt = Runtime.open(load_settings(db=db_path))
     yield rt
     rt.close()
+
+
+def events_of(rt: Runtime) -> list[Any]:
+    """The default tenant's events, once the background writer has written this process's own."""
+    rt.flush_telemetry()
+    return list(rt.events.list(tenant="default"))
 
 
 def ask(rt: Runtime, tenant: str = "default", **fields: object) -> object:
@@ -106,7 +113,7 @@ def test_tenants_do_not_see_each_others_cache_or_defaults(runtime: Runtime) -> N
 def test_each_request_records_one_event_with_hash_only(runtime: Runtime) -> None:
     runtime.cache.put(PROMPT, ANSWER)
     ask(runtime, prompt=PROMPT, reason="upstream_timeout")
-    [event] = runtime.events.list(tenant="default")
+    [event] = events_of(runtime)
     assert (event.tier, event.depth, event.confidence, event.reason) == ("exact", 0, "high", "upstream_timeout")
     assert len(event.prompt_hash) == 64 and event.prompt is None and event.answer is None
 
@@ -132,7 +139,7 @@ def test_rules_pack_without_any_field_found_falls_through(runtime: Runtime) -> N
     runtime.defaults.put(tenant="default", task="contract_zh", default=DeclaredDefault(answer="later"))
     got = ask(runtime, prompt="summarize the contract", task="contract_zh", text="no parties here at all")
     assert got.source.value == "default"
-    assert "rules:contract_zh:no_fields" in runtime.events.list(tenant="default")[0].path
+    assert "rules:contract_zh:no_fields" in events_of(runtime)[0].path
 
 
 def test_depth_3_knowledge_base_answer_with_citation(runtime: Runtime) -> None:
@@ -145,7 +152,7 @@ def test_depth_3_knowledge_base_answer_with_citation(runtime: Runtime) -> None:
     assert "14 days" in got.answer
     assert got.citations and got.citations[0].source == "policy.md"
     assert got.notice == "Answered from the local knowledge base; it may be out of date."
-    event = runtime.events.list(tenant="default")[0]
+    event = events_of(runtime)[0]
     assert (event.tier, event.depth) == ("kb", 3) and event.path.startswith("cache:")
 
 
@@ -184,8 +191,9 @@ def test_old_events_are_pruned_by_age(runtime: Runtime) -> None:
     ask(runtime, prompt="first")
     time.sleep(0.05)
     ask(runtime, prompt="second")
+    runtime.flush_telemetry()
     assert runtime.events.prune(older_than_s=0.03) == 1
-    assert [e.tier for e in runtime.events.list(tenant="default")] == ["default"]
+    assert [e.tier for e in events_of(runtime)] == ["default"]
 
 
 def test_tool_result_comes_back_exact_only_with_medium_confidence(runtime: Runtime) -> None:

@@ -12,7 +12,7 @@ def test_core_public_names() -> None:
         [
             "DEPTH", "Answer", "Citation", "ConfigError", "Confidence", "Conflict", "Embedder",
             "InvalidInput", "LastlineError", "Migration", "ModelUnavailable", "NoDegradedWrites",
-            "NoFallbackAnswer", "NotFound", "PayloadTooLarge", "SQLiteStorage", "Settings", "Source",
+            "NoFallbackAnswer", "NotFound", "Overloaded", "PayloadTooLarge", "SQLiteStorage", "Settings", "Source",
             "Storage", "StorageError", "Unauthorized", "__version__", "get_embedder", "is_cjk_dominant",
             "language_of", "load_settings", "normalize_rows", "normalize_text", "notice_for",
             "open_storage", "text_hash",
@@ -29,7 +29,8 @@ def test_every_exported_name_exists() -> None:
 
 def test_every_error_maps_to_an_http_status_and_code() -> None:
     errors = [getattr(lastline, n) for n in lastline.__all__ if n.endswith(("Error", "Input", "Unavailable"))]
-    errors += [lastline.NotFound, lastline.NoFallbackAnswer, lastline.Conflict, lastline.NoDegradedWrites]
+    errors += [lastline.NotFound, lastline.NoFallbackAnswer, lastline.Conflict, lastline.NoDegradedWrites,
+               lastline.Overloaded]
     for cls in errors:
         assert issubclass(cls, lastline.LastlineError)
         assert 400 <= cls.status < 600

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from ipaddress import ip_address
 from typing import Annotated, Any
 
@@ -81,16 +83,21 @@ def serve(
     host: Annotated[str | None, typer.Option(help="Bind address (default 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (default 8765).")] = None,
     db: DbOption = None,
+    workers: Annotated[int | None, typer.Option(min=1, max=64, help="Server processes (default: the core count).")
+                       ] = None,
 ) -> None:
-    """Run the HTTP service.
+    """Run the HTTP service: N worker processes on one SQLite file (LASTLINE_WORKERS, default: cores).
 
-    Without API keys (LASTLINE_API_KEYS) it is single-tenant and only binds to loopback.
+    Without API keys (LASTLINE_API_KEYS) it is single-tenant and only binds to loopback. The workers
+    share the database (each keeps its index in step with the others' writes) and /metrics sums
+    their counters. SIGTERM drains: new requests get 503 overloaded, in-flight ones finish, the
+    telemetry writer flushes and the WAL is checkpointed before the process exits.
 
-    Example: lastline serve --port 8765 --db ./lastline.db
+    Example: lastline serve --port 8765 --db ./lastline.db --workers 2
     """
-    import uvicorn
+    import os
 
-    from ..app import create_app
+    import uvicorn
 
     overrides: dict[str, Any] = {}
     if host is not None:
@@ -99,12 +106,43 @@ def serve(
         overrides["port"] = port
     if db is not None:
         overrides["db"] = db
+    if workers is not None:
+        overrides["workers"] = workers
     settings = load_settings(**overrides)
     if not settings.api_keys and not _is_loopback(settings.host):
         raise ConfigError(
             f"LASTLINE_HOST: {settings.host} is not loopback; set LASTLINE_API_KEYS to serve other hosts"
         )
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+    n = settings.workers or os.cpu_count() or 1
+    if n == 1:
+        from ..app import create_app
+
+        uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+        return
+    with _multiprocess_metrics():
+        # Each worker reads its settings from the environment: the command line's overrides go there.
+        os.environ["LASTLINE_DB"] = str(settings.db)
+        uvicorn.run("lastline.api.app:create_app", factory=True, workers=n, host=settings.host,
+                    port=settings.port, log_level="info")
+
+
+@contextmanager
+def _multiprocess_metrics() -> Iterator[None]:
+    """A fresh PROMETHEUS_MULTIPROC_DIR for the workers' counters, removed when they have stopped."""
+    import os
+    import shutil
+    import tempfile
+
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        yield  # the operator chose the folder (and cleans it)
+        return
+    folder = tempfile.mkdtemp(prefix="lastline-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+    try:
+        yield
+    finally:
+        os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _is_loopback(host: str) -> bool:

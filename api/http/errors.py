@@ -83,7 +83,9 @@ def install_error_handlers(app: FastAPI) -> None:
         if exc.status >= 500:
             log.error("%s on %s %s: %s", exc.code, request.method, request.url.path, exc.detail)
         body = {k: _jsonable(v) for k, v in exc.to_dict().items()}
-        return JSONResponse(body, status_code=exc.status)
+        retry = exc.extra.get("retry_after_s")  # Overloaded: when to come back
+        headers = {"retry-after": str(retry)} if retry is not None else None
+        return JSONResponse(body, status_code=exc.status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from .events_store import Event, EventStore, NewEvent
@@ -33,11 +34,17 @@ class EventLog:
         self._records = 0
 
     def record(self, event: NewEvent) -> None:
-        if not self.log_content and (event.prompt is not None or event.answer is not None):
-            event = dataclasses.replace(event, prompt=None, answer=None)
-        self.store.append(event)
-        self._records += 1
-        if self._records % _PRUNE_EVERY == 0:
+        self.record_many([event])
+
+    def record_many(self, events: Sequence[NewEvent]) -> None:
+        """Store a batch in one write (the background writer's sink for events)."""
+        if not self.log_content:
+            events = [e if e.prompt is None and e.answer is None else dataclasses.replace(e, prompt=None, answer=None)
+                      for e in events]
+        self.store.append_many(events)
+        before = self._records
+        self._records += len(events)
+        if self._records // _PRUNE_EVERY > before // _PRUNE_EVERY:
             self.prune()
 
     def prune(self, *, older_than_s: float | None = None) -> int:

@@ -12,6 +12,12 @@ saw in the trail (``cache:below_threshold rules:no_match kb:no_answer``), which 
 degradation event with the prompt's hash — never its text unless the operator opted in. Every
 tier is always on the runtime; a tier whose model cannot load says so in the trail and the next
 rung answers.
+
+Under load (docs/reliability.md) the cache, rules and KB rungs each run through their own bulkhead
+with a hard timeout — ``min(tier_timeout_s, what the request's deadline leaves)``: a rung that
+overruns (``kb:timeout``) or whose bulkhead is full (``kb:overloaded``) is skipped, the reason goes
+into the trail, and the rung below still answers. The degradation event goes to the background
+writer, not into the request's own transaction.
 """
 
 from __future__ import annotations
@@ -32,12 +38,14 @@ from lastline import (
     ModelUnavailable,
     NoDegradedWrites,
     NoFallbackAnswer,
+    Overloaded,
     Source,
     language_of,
     normalize_text,
     notice_for,
     text_hash,
 )
+from lastline.admission import Deadline, TierTimeout
 from lastline.rules import Pack, RuleEngine
 
 from .events_store import NewEvent
@@ -81,7 +89,8 @@ def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: st
     trail: list[str] = []
 
     def record(tier: str, answer: Answer | None) -> None:
-        runtime.events.record(
+        runtime.telemetry(
+            runtime.event_sink,
             NewEvent(
                 tenant=tenant, route=route, tier=tier, path=" ".join(trail),
                 prompt_hash=text_hash(normalize_text(req.prompt)),
@@ -91,7 +100,7 @@ def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: st
                 confidence=answer.confidence.value if answer else None,
                 entry_id=answer.entry_id if answer else None, task=req.task,
                 prompt=req.prompt, answer=_answer_text(answer),
-            )
+            ),
         )
 
     if req.operation == "write" or runtime.defaults.has_side_effects(tenant=tenant, task=req.task):
@@ -105,9 +114,10 @@ def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: st
         )
 
     lang = language_of(req.prompt)
-    for rung in (_from_cache, _from_rules, _from_kb, _from_default):
+    deadline = Deadline.after(runtime.settings.request_deadline_s)
+    for rung, bulkhead in ((_from_cache, "cache"), (_from_rules, "rules"), (_from_kb, "kb"), (_from_default, None)):
         try:
-            answer = rung(runtime, tenant, req, lang, trail)
+            answer = _bounded(runtime, tenant, req, lang, trail, rung, bulkhead, deadline)
         except LastlineError as exc:
             trail.append(f"{rung.__name__.removeprefix('_from_')}:{exc.code}")
             with contextlib.suppress(LastlineError):  # storage may be what failed: keep the first error
@@ -124,6 +134,39 @@ def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: st
     raise NoFallbackAnswer(
         "no tier could answer: " + " ".join(trail), path=" ".join(trail)
     )
+
+
+def _bounded(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, trail: list[str], rung: Any,
+             bulkhead: str | None, deadline: Deadline) -> Answer | None:
+    """One rung, through its bulkhead with a hard timeout; skipped (reason in the trail) when it cannot run.
+
+    The rung notes into its own trail, merged once it returns: a rung that overran may still be
+    running on its bulkhead's thread, and must not write into this request's trail afterwards.
+    """
+    if bulkhead is None:
+        answer: Answer | None = rung(runtime, tenant, req, lang, trail)
+        return answer
+    name = rung.__name__.removeprefix("_from_")
+    own: list[str] = []
+    budget = deadline.budget(runtime.settings.tier_timeout_s)
+    try:
+        if budget <= 0:
+            raise TierTimeout(name, 0.0)
+        answer = runtime.bulkheads[bulkhead].call(lambda: rung(runtime, tenant, req, lang, own), tenant=tenant,
+                                                  timeout_s=budget)
+    except TierTimeout:
+        reason = "timeout"
+    except Overloaded:
+        reason = "overloaded"
+    except BaseException:
+        trail.extend(own)
+        raise
+    else:
+        trail.extend(own)
+        return answer
+    trail.append(f"{name}:{reason}")
+    runtime.metrics.tier_skips.labels(tier=name, reason=reason).inc()
+    return None
 
 
 def _answer_text(answer: Answer | None) -> str | None:

@@ -1,7 +1,9 @@
 """Prometheus metrics, on a registry owned by one app (never the process-global one).
 
 A per-app registry keeps two apps in one process (tests, embedding in another service) from
-double-registering or mixing counts. Names, as DESIGN.md promises:
+double-registering or mixing counts. Under ``lastline serve --workers N`` prometheus-client's
+multiprocess mode sums every worker's counters at scrape time (see :meth:`Metrics.render`).
+Names, as DESIGN.md promises:
 
 - ``lastline_cache_lookups_total{layer,result}`` — cache layers are tried in order, so a lookup
   that hits at ``semantic`` counts ``exact``/``fuzzy`` misses and a ``semantic`` hit; a lookup
@@ -11,15 +13,22 @@ double-registering or mixing counts. Names, as DESIGN.md promises:
 - ``lastline_fallback_total{outcome}`` — ladder outcomes: answered, no_answer, refused_write, error.
 - ``lastline_cache_entries{tenant}`` — read from storage at scrape time.
 - ``lastline_http_requests_total{method,route,status}`` — by route template, not raw path.
+- ``lastline_shed_total{bulkhead,reason}`` — requests refused with 503 ``overloaded``
+  (``full``, ``tenant_share``, ``draining``).
+- ``lastline_tier_skips_total{tier,reason}`` — ladder rungs skipped (``timeout``, ``overloaded``).
+- ``lastline_writer_items_total{outcome}`` — the background telemetry writer: ``written``,
+  ``dropped`` (queue full), ``failed`` (given up after retries); ``errors`` counts failed writes.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
 __all__ = ["CACHE_LAYERS", "CONTENT_TYPE", "Metrics"]
@@ -70,8 +79,41 @@ class Metrics:
             "lastline_http_requests_total", "HTTP requests by method, route template and status.",
             ["method", "route", "status"], registry=self.registry,
         )
-        if entries_source is not None:
-            self.registry.register(_EntriesCollector(entries_source))
+        self.shed = Counter(
+            "lastline_shed_total", "Requests refused with 503 overloaded, by bulkhead and reason.",
+            ["bulkhead", "reason"], registry=self.registry,
+        )
+        self.tier_skips = Counter(
+            "lastline_tier_skips_total", "Ladder tiers skipped: timed out or their bulkhead full.",
+            ["tier", "reason"], registry=self.registry,
+        )
+        self.writer = Counter(
+            "lastline_writer_items_total", "Telemetry items of the background writer: written, dropped, failed;"
+            " errors counts failed sink calls.", ["outcome"], registry=self.registry,
+        )
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            self._declare_series()
+        self._entries = _EntriesCollector(entries_source) if entries_source is not None else None
+        if self._entries is not None:
+            self.registry.register(self._entries)
+
+    def _declare_series(self) -> None:
+        """Create the known label sets at zero: in multiprocess mode a family with no series is not
+        exported at all, and a scrape should name every metric before its first event."""
+        from lastline import Confidence, Source
+
+        for layer in CACHE_LAYERS:
+            for result in ("hit", "miss"):
+                self.cache_lookups.labels(layer=layer, result=result)
+        for endpoint in ("cache", "fallback"):
+            self.lookup_duration.labels(endpoint=endpoint)
+        for source in Source:
+            for confidence in Confidence:
+                self.answers.labels(source=source.value, confidence=confidence.value)
+        for outcome in ("answered", "no_answer", "refused_write", "error"):
+            self.fallback.labels(outcome=outcome)
+        for outcome in ("written", "dropped", "failed", "errors"):
+            self.writer.labels(outcome=outcome)
 
     def count_lookup(self, *, hit: bool, layer: str | None, exact_only: bool = False,
                      duration_s: float, endpoint: str) -> None:
@@ -88,10 +130,24 @@ class Metrics:
         self.answers.labels(source=source, confidence=confidence).inc()
         self.fallback.labels(outcome="answered").inc()
 
+    def _scraped(self) -> CollectorRegistry:
+        """The registry to read: this app's, or — under ``lastline serve --workers N`` — every worker's.
+
+        With several workers ``PROMETHEUS_MULTIPROC_DIR`` is set before they start: each worker's
+        counters live in files there, and a scrape answered by any worker sums them all.
+        """
+        if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            return self.registry
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        if self._entries is not None:
+            registry.register(self._entries)  # read from the shared SQLite file: the same for every worker
+        return registry
+
     def render(self) -> bytes:
-        return generate_latest(self.registry)
+        return generate_latest(self._scraped())
 
     def value(self, name: str, **labels: Any) -> float:
-        """A sample's current value (0 when absent); for reports and tests."""
-        got = self.registry.get_sample_value(name, {k: str(v) for k, v in labels.items()})
+        """A sample's current value (0 when absent), summed over workers; for reports and tests."""
+        got = self._scraped().get_sample_value(name, {k: str(v) for k, v in labels.items()})
         return float(got or 0.0)

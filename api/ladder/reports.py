@@ -25,6 +25,7 @@ def hit_rate_report(runtime: Runtime, tenant: str, *, window_s: int, buckets: in
     """Hit rate (as ``/v1/cache/stats`` reports it), its series, hits by layer, ladder outcomes."""
     cache = runtime.cache
     buckets = max(1, min(buckets, MAX_BUCKETS))
+    runtime.flush_telemetry()  # this process's own lookups and events are counted too
     # The cache counts in buckets of ``stats_bucket_s`` (60 s); a step finer than that is noise.
     grain = cache.config.stats_bucket_s
     step = max(grain, (window_s // buckets) // grain * grain)

@@ -7,15 +7,18 @@ index), and :meth:`Runtime.build` builds them all before a server says it is rea
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from lastline import ConfigError, Embedder, Settings, SQLiteStorage, get_embedder, load_settings, open_storage
+from lastline.admission import Bulkhead
 from lastline.cache import CacheConfig, SemanticCache
 from lastline.kb import KnowledgeBase
 from lastline.rules import RuleEngine
 from lastline.rules.store import SQLitePackStore
+from lastline.writer import BatchWriter
 
 from .defaults import Defaults, load_defaults_file
 from .defaults_store import SQLiteDefaultsStore
@@ -31,14 +34,25 @@ class Runtime:
     settings: Settings
     storage: SQLiteStorage
     embedder: Embedder
+    #: Telemetry (lookup bookkeeping, degradation events) through the background writer — the
+    #: server's choice. A one-shot CLI process writes it in the request instead: nothing to lose
+    #: when it exits without closing.
+    background: bool = False
 
     @classmethod
-    def open(cls, settings: Settings | None = None, **overrides: Any) -> Runtime:
+    def open(cls, settings: Settings | None = None, *, background: bool = False, **overrides: Any) -> Runtime:
         """Read settings (failing by name), open storage and name the embedder (loaded lazily)."""
         settings = settings or load_settings(**overrides)
         storage = open_storage(settings.db)
         embedder = get_embedder(settings.embedder, settings.embed_threads)
-        return cls(settings=settings, storage=storage, embedder=embedder)
+        return cls(settings=settings, storage=storage, embedder=embedder, background=background)
+
+    def telemetry(self, sink: Callable[[Sequence[Any]], None], item: Any) -> None:
+        """Hand one telemetry item to ``sink``: queued for the background writer, or written now."""
+        if self.background:
+            self.writer.submit(sink, item)
+        else:
+            sink([item])
 
     def build(self) -> None:
         """Load the model and build every tier now (the cache's FAISS index is rebuilt from SQLite)."""
@@ -75,7 +89,8 @@ class Runtime:
         if s.cache_ttl_s is not None:  # unset keeps the cache's own default; 0 means never expire
             overrides["default_ttl_s"] = s.cache_ttl_s or None
         config = CacheConfig(max_prompt_chars=s.max_prompt_chars, **overrides)
-        return SemanticCache(self.storage, self.embedder, config)
+        return SemanticCache(self.storage, self.embedder, config,
+                             writer=self.writer if self.background else None)
 
     @cached_property
     def kb(self) -> KnowledgeBase:
@@ -97,7 +112,39 @@ class Runtime:
         """Rule packs: built-in, the ``rules_dir`` folder (if present) and uploads (rules_0001_packs)."""
         return RuleEngine(SQLitePackStore(self.storage), rules_dir=self.settings.rules_dir)
 
+    @cached_property
+    def writer(self) -> BatchWriter:
+        """The background batching writer for telemetry (docs/reliability.md); counts go to /metrics."""
+        metrics = self.metrics
+        return BatchWriter(interval_s=self.settings.writer_interval_s,
+                           observer=lambda outcome, n: metrics.writer.labels(outcome=outcome).inc(n))
+
+    @cached_property
+    def event_sink(self) -> Callable[[Sequence[Any]], None]:
+        """Writes a batch of degradation events in one transaction (the writer's sink for them)."""
+        return self.events.record_many
+
+    @cached_property
+    def bulkheads(self) -> dict[str, Bulkhead]:
+        """Bounded work in flight per kind (docs/reliability.md): the door and the ladder's tier calls."""
+        s = self.settings
+        share = s.tenant_share if s.multi_tenant else 1.0
+        limits = {"cache": s.limit_cache, "kb": s.limit_kb, "rules": s.limit_rules, "writes": s.limit_writes,
+                  "ladder": s.limit_ladder}
+        return {name: Bulkhead(name, limit, tenant_share=share) for name, limit in limits.items()}
+
+    def flush_telemetry(self) -> None:
+        """Reads that must see this process's own telemetry (events, stats, reports) call this first."""
+        if "writer" in vars(self):
+            self.writer.flush()
+
     def close(self) -> None:
+        """Flush the writer, stop the tier threads and the KB's worker, checkpoint the WAL, close storage."""
+        if "writer" in vars(self):
+            self.writer.close()
+        for bulkhead in vars(self).get("bulkheads", {}).values():
+            bulkhead.close()
         if "kb" in self.__dict__:
             self.kb.close()  # stop its background worker before the storage it writes to
+        self.storage.checkpoint()
         self.storage.close()

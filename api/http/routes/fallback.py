@@ -80,4 +80,5 @@ def list_events(
     since: Annotated[float | None, Query(ge=0, le=1e11, description="Unix time; events after it.")] = None,
 ) -> EventList:
     """Degradation events of this tenant: tier, reason, depth, confidence, entry id, prompt hash."""
+    runtime.flush_telemetry()
     return EventList(events=runtime.events.list(tenant=tenant, limit=limit, since=since))

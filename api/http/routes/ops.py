@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from importlib import resources
 from typing import Annotated
 
@@ -62,7 +63,8 @@ def readyz(request: Request) -> JSONResponse:
     """Readiness: storage open, the model loaded and the cache index built."""
     ready, checks = is_ready(request)
     runtime: Runtime = request.app.state.runtime
-    body = {"status": "ready" if ready else "starting", "model": runtime.embedder.name, "checks": checks}
+    body = {"status": "ready" if ready else "starting", "model": runtime.embedder.name, "checks": checks,
+            "pid": os.getpid()}  # which worker answered (lastline serve --workers N)
     return JSONResponse(body, status_code=200 if ready else 503)
 
 

@@ -1,0 +1,147 @@
+"""Admission at the door: bounded in-flight requests per kind of work, ``503 overloaded`` at once past it.
+
+Each request that does work is classified by method and path into one bulkhead of
+:mod:`lastline.admission` — ``cache`` (lookups), ``kb`` (search and answers), ``rules``, ``ladder``
+(``/v1/fallback``, ``/v1/chat/completions``, other reads), ``writes`` (everything else) — and
+takes one of its slots for as long as it runs. A request that finds its bulkhead full (or its tenant
+holding its share) gets ``503 {"error": "overloaded"}`` with ``Retry-After`` before its body is read;
+the OpenAI face answers with the OpenAI error shape, which the SDKs retry on 503. Health, readiness,
+metrics and the dashboard are never refused. While the server drains (SIGTERM), new requests are
+refused the same way and the ones in flight finish.
+
+The bounds add up to the thread pool's size, set at start-up, so an admitted request never waits
+for a thread either: no queue anywhere between the socket and the work.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from lastline.admission import Bulkhead
+
+from ..ladder.metrics import Metrics
+
+__all__ = ["DRAIN_GRACE_S", "AdmissionControl", "bulkhead_for", "drain_on_sigterm"]
+
+#: The longest SIGTERM waits for in-flight requests before the server shuts down anyway.
+DRAIN_GRACE_S = 10.0
+
+_UNLIMITED = ("/healthz", "/readyz", "/metrics", "/dashboard", "/docs", "/openapi.json", "/redoc", "/static")
+
+
+def bulkhead_for(method: str, path: str) -> str | None:
+    """Which bulkhead a request takes a slot of; ``None`` for the probes and pages never refused."""
+    if path.startswith(_UNLIMITED) or not path.startswith("/v1/"):
+        return None
+    if path in ("/v1/fallback", "/v1/chat/completions"):
+        return "ladder"
+    if path == "/v1/cache/lookup":
+        return "cache"
+    if path == "/v1/kb/search" or (path.startswith("/v1/kb/") and method == "GET"):
+        return "kb"
+    if path.startswith("/v1/rules/") and method == "POST" and not path.startswith("/v1/rules/packs"):
+        return "rules"
+    if method == "GET":
+        return "cache" if path.startswith("/v1/cache/") else "ladder"
+    return "writes"
+
+
+def _tenant_of(keys: dict[str, str], scope: Scope) -> str:
+    """The tenant the API key names (``default`` without keys); unknown keys share one bucket."""
+    if not keys:
+        return "default"
+    for name, value in scope.get("headers") or ():
+        if name == b"authorization":
+            token = value.decode("latin-1").partition(" ")[2].strip()
+            return keys.get(token, "?unknown")
+    return "?anonymous"
+
+
+class AdmissionControl:
+    """ASGI middleware: one bulkhead slot per request, or 503 overloaded at once."""
+
+    def __init__(self, app: ASGIApp, bulkheads: dict[str, Bulkhead], api_keys: dict[str, str], metrics: Metrics,
+                 draining: Callable[[], bool]) -> None:
+        self.app = app
+        self.bulkheads = bulkheads
+        self.api_keys = api_keys
+        self.metrics = metrics
+        self.draining = draining
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        name = bulkhead_for(scope.get("method", ""), scope.get("path", ""))
+        if name is None:
+            await self.app(scope, receive, send)
+            return
+        bulkhead = self.bulkheads[name]
+        tenant = _tenant_of(self.api_keys, scope)
+        why = "draining" if self.draining() else bulkhead.try_acquire(tenant)
+        if why is not None:
+            self.metrics.shed.labels(bulkhead=name, reason=why).inc()
+            await _refuse(send, scope.get("path", ""), name, why, bulkhead.retry_after_s)
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            bulkhead.release(tenant)
+
+
+async def _refuse(send: Send, path: str, name: str, why: str, retry_after_s: int) -> None:
+    detail = (f"{name}: the server is shutting down" if why == "draining"
+              else f"{name}: {why.replace('_', ' ')}; retry after {retry_after_s} s")
+    body: dict[str, Any]
+    if path == "/v1/chat/completions":  # the OpenAI shape: SDKs retry a 503 with Retry-After
+        body = {"error": {"message": detail, "type": "server_error", "param": None, "code": "overloaded"}}
+    else:
+        body = {"error": "overloaded", "detail": detail, "limit": name, "retry_after_s": retry_after_s}
+    data = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": 503, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
+        (b"retry-after", str(retry_after_s).encode())]})
+    await send({"type": "http.response.body", "body": data})
+
+
+def drain_on_sigterm(state: Any, bulkheads: dict[str, Bulkhead], grace_s: float = DRAIN_GRACE_S) -> bool:
+    """Put a drain in front of the server's own SIGTERM handler; True when installed.
+
+    On SIGTERM ``state.draining`` turns on (new requests get 503 overloaded at once), and once no
+    bulkhead has work in flight — or ``grace_s`` passed — the server's handler runs: it stops
+    accepting, closes the connections and runs the app's shutdown (writer flush, WAL checkpoint).
+    A second SIGTERM skips the wait. Called at start-up, from the thread that runs the server.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    server_handler = signal.getsignal(signal.SIGTERM)
+    if not callable(server_handler):
+        return False
+
+    def drained() -> bool:
+        return all(b.stats().in_flight == 0 for b in bulkheads.values())
+
+    def on_sigterm(sig: int, frame: FrameType | None) -> None:
+        if state.draining:
+            server_handler(sig, frame)
+            return
+        state.draining = True
+
+        def wait_then_stop() -> None:
+            deadline = time.monotonic() + grace_s
+            while not drained() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            server_handler(sig, frame)
+
+        threading.Thread(target=wait_then_stop, name="lastline-drain", daemon=True).start()
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+    return True

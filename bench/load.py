@@ -1,0 +1,515 @@
+"""Load on a real ``lastline serve``: throughput against a bare FastAPI app, overload, isolation, soak.
+
+One run starts two servers on 127.0.0.1 — ``lastline serve`` on a scratch SQLite file, and a bare
+FastAPI app (this file, ``--bare``) with one POST endpoint that takes the same JSON body through
+pydantic — and drives both with the raw-socket asyncio client of ``bench/http_bench.py`` (kept-alive
+connections, pre-encoded requests; httpx caps near 40 req/s here). Throughput is reported as a ratio
+to the bare app measured in the same run, so a machine shared with other work does not move the goal.
+
+Data: the cache holds ``--entries`` questions (``question1`` of the QQP validation pairs); the KB
+holds ``--kb-docs`` short Chinese FAQ questions of BQ (``kb/bq_faq_dev``) plus the demo folder.
+Fixed mixes, each at rising concurrency:
+
+- ``bare``        the bare app (the ceiling);
+- ``exact``       ``POST /v1/cache/lookup`` with a stored question (hash lookup, no embedding);
+- ``semantic``    ``POST /v1/cache/lookup`` (fallback mode) with its pair's other question: embedded,
+                  searched, guarded; hit or miss as the threshold decides;
+- ``fallback_kb`` ``POST /v1/fallback`` with a BQ query: cache miss, no rule, answered by the KB (or 404);
+- ``insert``      ``POST /v1/cache/entries`` with fresh questions (QQP training split);
+- ``kb_search``   ``POST /v1/kb/search`` with a BQ query;
+
+then a burst (5 × the top level at once), a KB flood beside cache traffic, and with ``--soak S`` a
+paced run at 80 % of the measured semantic capacity with RSS sampled. Every request is bounded by a
+client timeout; anything that is not a 2xx/404 is counted by status.
+
+    python bench/load.py                       # print the tables (≈4 minutes)
+    python bench/load.py --write               # also replace "## Under load" in docs/benchmarks.md
+    python bench/load.py --soak 600 --write    # add the 10-minute soak
+    python bench/load.py --mixes exact,semantic --levels 16 --seconds 3   # a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lastline import normalize_text
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import DATA, ROOT, machine, write_section
+from http_bench import _exchange, _post, cpu_seconds, start_server
+
+SECTION = "## Under load"
+LEVELS = (1, 16, 64, 256)
+BURST_FACTOR = 5
+CLIENT_TIMEOUT_S = 30.0
+MIXES = ("bare", "exact", "semantic", "fallback_kb", "insert", "kb_search")
+#: Mixes whose cost is the writes or the KB: fewer levels keep the run bounded.
+SHORT_MIXES = {"fallback_kb": (1, 16, 64), "insert": (1, 16, 64), "kb_search": (1, 16, 64)}
+BURST_MIXES = ("bare", "exact", "semantic")
+
+
+# -- the bare app: the same body through pydantic, nothing else ----------------------------------
+class BareLookupIn(BaseModel):
+    """The body of ``POST /v1/cache/lookup``, as the bare app parses it."""
+
+    model_config = ConfigDict(extra="forbid")
+    prompt: str = Field(max_length=1_000_000)
+    context: str | dict[str, Any] | list[Any] | None = None
+    mode: str = "intercept"
+    threshold: float | None = Field(None, ge=0.0, le=1.0)
+    exact_only: bool = False
+
+
+class BareLookupOut(BaseModel):
+    hit: bool
+    answer: str | None
+    mode: str
+
+
+def bare_app() -> Any:
+    from fastapi import FastAPI
+
+    app = FastAPI()
+
+    @app.post("/v1/cache/lookup", response_model=BareLookupOut)
+    def lookup(body: BareLookupIn) -> BareLookupOut:
+        return BareLookupOut(hit=False, answer=None, mode=body.mode)
+
+    @app.get("/readyz")
+    def readyz() -> dict[str, bool]:
+        return {"ready": True}
+
+    return app
+
+
+def serve_bare(argv: Sequence[str]) -> None:
+    """``load.py --bare --host H --port P``: the ceiling app, served the way ``lastline serve`` is."""
+    import uvicorn
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bare", action="store_true")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    args = parser.parse_args(argv)
+    uvicorn.run(bare_app(), host=args.host, port=args.port, log_level="warning")
+
+
+# -- data ----------------------------------------------------------------------------------------
+def qqp_pairs(limit: int) -> list[tuple[str, str, int]]:
+    """(question1, question2, is_duplicate) with distinct, non-empty question1."""
+    out: list[tuple[str, str, int]] = []
+    seen: set[str] = set()
+    with open(DATA / "cache" / "qqp_val.csv", newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            q1, q2 = row["question1"].strip(), row["question2"].strip()
+            key = normalize_text(q1)
+            if key and normalize_text(q2) and key not in seen:
+                seen.add(key)
+                out.append((q1, q2, int(float(row["is_duplicate"]))))
+                if len(out) >= limit:
+                    break
+    return out
+
+
+def fresh_questions(limit: int) -> list[str]:
+    """Questions for inserts, from the training split (never in the validation pairs)."""
+    out: list[str] = []
+    with open(DATA / "cache" / "qqp_train.csv", newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            out.extend(q for q in (row["question1"].strip(), row["question2"].strip()) if normalize_text(q))
+            if len(out) >= limit:
+                break
+    return out[:limit]
+
+
+def bq_lines(name: str, limit: int) -> list[dict[str, Any]]:
+    with open(DATA / "kb" / "bq_faq_dev" / name, encoding="utf-8") as handle:
+        return [json.loads(line) for _, line in zip(range(limit), handle, strict=False)]
+
+
+def seed(tmp: Path, env: dict[str, str], entries: int, kb_docs: int) -> None:
+    """Fill the scratch database through the CLI: cache entries, then the KB."""
+    pairs = qqp_pairs(entries)
+    with open(tmp / "entries.jsonl", "w", encoding="utf-8") as out:
+        for q1, _, _ in pairs:
+            out.write(json.dumps({"prompt": q1, "response": f"answer to: {q1}"}, ensure_ascii=False) + "\n")
+    kb_dir = tmp / "kb"
+    kb_dir.mkdir()
+    with open(kb_dir / "corpus.jsonl", "w", encoding="utf-8") as out:
+        for doc in bq_lines("corpus.jsonl", kb_docs):
+            out.write(json.dumps(doc, ensure_ascii=False) + "\n")
+    cli = [sys.executable, "-m", "lastline.api"]
+    full_env = {**os.environ, **env}
+    for cmd in ([*cli, "cache", "import", str(tmp / "entries.jsonl")],
+                [*cli, "kb", "ingest", str(kb_dir)],
+                [*cli, "kb", "ingest", str(ROOT / "data" / "demo")]):
+        subprocess.run(cmd, env=full_env, cwd=tmp, check=True, stdout=subprocess.DEVNULL)
+
+
+def bodies_for(mix: str, entries: int) -> tuple[str, list[dict[str, object]]]:
+    pairs = qqp_pairs(entries)
+    queries = [q["text"] for q in bq_lines("queries.jsonl", 2000)]
+    if mix == "bare":
+        return "/v1/cache/lookup", [{"prompt": q2, "mode": "fallback"} for _, q2, _ in pairs]
+    if mix == "exact":
+        return "/v1/cache/lookup", [{"prompt": q1} for q1, _, _ in pairs]
+    if mix == "semantic":
+        return "/v1/cache/lookup", [{"prompt": q2, "mode": "fallback"} for _, q2, _ in pairs]
+    if mix == "fallback_kb":
+        return "/v1/fallback", [{"prompt": q} for q in queries]
+    if mix == "insert":
+        return "/v1/cache/entries", [{"prompt": q, "response": f"answer to: {q}"} for q in fresh_questions(40_000)]
+    if mix == "kb_search":
+        return "/v1/kb/search", [{"query": q, "k": 5} for q in queries]
+    raise ValueError(mix)
+
+
+# -- the client ----------------------------------------------------------------------------------
+@dataclass
+class Row:
+    """One measured level: every request's latency, by status (``timeout``/``conn`` for failures)."""
+
+    mix: str
+    clients: int
+    seconds: float
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    hits: int = 0
+    rss_mb: float = 0.0
+    cpu_ms: float = 0.0
+    load: tuple[float, float] = (0.0, 0.0)
+
+    def add(self, status: str, latency: float) -> None:
+        self.latencies.setdefault(status, []).append(latency)
+
+    @property
+    def n(self) -> int:
+        return sum(len(v) for v in self.latencies.values())
+
+    @property
+    def rps(self) -> float:
+        return self.n / self.seconds if self.seconds else 0.0
+
+    def pct(self, q: float, statuses: Sequence[str] | None = None) -> float:
+        values = sorted(x for s, v in self.latencies.items() if statuses is None or s in statuses for x in v)
+        if not values:
+            return float("nan")
+        return 1000 * values[min(len(values) - 1, int(q * len(values)))]
+
+    def answered(self) -> list[str]:
+        """Statuses that are an answer of the service (2xx and 404 no_fallback_answer)."""
+        return [s for s in self.latencies if s.isdigit() and (s.startswith("2") or s == "404")]
+
+    def statuses(self) -> str:
+        return " ".join(f"{s}:{len(v)}" for s, v in sorted(self.latencies.items()))
+
+
+async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: int, seconds: float,
+                row: Row, *, count_hits: bool = False, rate: float | None = None) -> None:
+    """``clients`` kept-alive connections send back to back for ``seconds`` (or paced at ``rate``/s).
+
+    A failed exchange (timeout, closed connection) is recorded and the connection reopened.
+    Requests are pre-encoded; each client walks the bodies from its own offset.
+    """
+    host, port = base.removeprefix("http://").split(":")
+    requests = [_post(host, path, b) for b in bodies]
+    started = time.perf_counter()
+    stop = started + seconds
+    interval = clients / rate if rate else 0.0
+
+    async def client(offset: int) -> None:
+        conn: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        i = offset
+        due = started + (offset * interval / clients if interval else 0.0)
+        while time.perf_counter() < stop:
+            if interval:
+                delay = due - time.perf_counter()
+                due += interval
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            t0 = time.perf_counter()
+            try:
+                if conn is None:
+                    conn = await asyncio.wait_for(asyncio.open_connection(host, int(port)), CLIENT_TIMEOUT_S)
+                status, body = await asyncio.wait_for(_exchange(*conn, requests[i % len(requests)]),
+                                                      CLIENT_TIMEOUT_S)
+            except TimeoutError:
+                row.add("timeout", time.perf_counter() - t0)
+                conn = _close(conn)
+                continue
+            except (OSError, asyncio.IncompleteReadError, IndexError, ValueError):
+                row.add("conn", time.perf_counter() - t0)
+                conn = _close(conn)
+                await asyncio.sleep(0.01)
+                continue
+            row.add(str(status), time.perf_counter() - t0)
+            i += clients
+            if count_hits and status == 200 and b'"hit":true' in body.replace(b" ", b""):
+                row.hits += 1
+        _close(conn)
+
+    await asyncio.gather(*(client(k) for k in range(clients)))
+    row.seconds = time.perf_counter() - started
+
+
+def _close(conn: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None) -> None:
+    if conn is not None:
+        conn[1].close()
+    return None
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process and all its descendants (the workers), in MB."""
+    total = 0
+    pending = [pid]
+    while pending:
+        p = pending.pop()
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+            for task in Path(f"/proc/{p}/task").iterdir():
+                pending.extend(int(c) for c in (task / "children").read_text().split())
+    return total / 1024
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    total = 0.0
+    pending = [pid]
+    while pending:
+        p = pending.pop()
+        with contextlib.suppress(OSError):
+            total += cpu_seconds(p)
+            for task in Path(f"/proc/{p}/task").iterdir():
+                pending.extend(int(c) for c in (task / "children").read_text().split())
+    return total
+
+
+def measure(proc: subprocess.Popen[bytes], base: str, mix: str, path: str, bodies: list[dict[str, object]],
+            clients: int, seconds: float, rate: float | None = None) -> Row:
+    row = Row(mix, clients, seconds)
+    load0 = os.getloadavg()[0]
+    cpu0 = tree_cpu_seconds(proc.pid)
+    asyncio.run(drive(base, path, bodies, clients, seconds, row, count_hits=mix in ("semantic", "exact"),
+                      rate=rate))
+    row.cpu_ms = 1000 * (tree_cpu_seconds(proc.pid) - cpu0) / max(1, row.n)
+    row.rss_mb = rss_mb(proc.pid)
+    row.load = (load0, os.getloadavg()[0])
+    print(f"{mix:12s} c={clients:5d} {row.rps:8.0f} req/s  p50 {row.pct(0.5):7.1f}  p99 {row.pct(0.99):8.1f}"
+          f"  max {row.pct(1.0):8.1f} ms  {row.statuses()}  rss {row.rss_mb:.0f} MB  load {row.load[1]:.1f}",
+          file=sys.stderr)
+    return row
+
+
+# -- the run -------------------------------------------------------------------------------------
+@dataclass
+class Run:
+    rows: list[Row] = field(default_factory=list)
+    flood: dict[str, Row] = field(default_factory=dict)
+    soak: list[tuple[float, float]] = field(default_factory=list)
+    soak_row: Row | None = None
+    where: str = ""
+
+
+def run(args: argparse.Namespace) -> Run:
+    result = Run()
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp_dir:
+        tmp = Path(tmp_dir)
+        env = {"LASTLINE_DB": str(tmp / "bench.db"), "HF_HUB_OFFLINE": "1"}
+        started = time.perf_counter()
+        seed(tmp, env, args.entries, args.kb_docs)
+        print(f"seeded in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+        serve_args = ["--workers", str(args.workers)] if args.workers else []
+        servers = {"bare": start_server(tmp, command=[sys.executable, __file__, "--bare"])}
+        servers["lastline"] = start_server(tmp, serve_args, env)
+        try:
+            for mix in args.mixes:
+                proc, base = servers["bare" if mix == "bare" else "lastline"]
+                path, bodies = bodies_for(mix, args.entries)
+                asyncio.run(drive(base, path, bodies, 4, 1.0, Row(mix, 4, 1.0)))  # warm-up
+                for clients in [c for c in args.levels if c in SHORT_MIXES.get(mix, args.levels)]:
+                    result.rows.append(measure(proc, base, mix, path, bodies, clients, args.seconds))
+                if mix in BURST_MIXES and not args.no_burst:
+                    burst = BURST_FACTOR * max(args.levels)
+                    result.rows.append(measure(proc, base, mix, path, bodies, burst, args.seconds))
+            if not args.no_flood:
+                result.flood = kb_flood(servers["lastline"], args)
+            if args.soak:
+                result.soak_row, result.soak = soak(servers["lastline"], args, result.rows)
+        finally:
+            for proc, _ in servers.values():
+                proc.terminate()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=30)
+                if proc.poll() is None:
+                    proc.kill()
+    load_after = os.getloadavg()
+    result.where = (f"{machine()}; 1/5/15-min load average {'/'.join(f'{x:.1f}' for x in load_before)} before, "
+                    f"{'/'.join(f'{x:.1f}' for x in load_after)} after")
+    return result
+
+
+def kb_flood(server: tuple[subprocess.Popen[bytes], str], args: argparse.Namespace) -> dict[str, Row]:
+    """Cache lookups at 16 clients alone, then beside 32 clients of KB searches."""
+    proc, base = server
+    path, bodies = bodies_for("semantic", args.entries)
+    kb_path, kb_bodies = bodies_for("kb_search", args.entries)
+    alone = measure(proc, base, "semantic", path, bodies, 16, args.seconds)
+    beside = Row("semantic+kb", 16, args.seconds)
+    flood = Row("kb_search", 32, args.seconds)
+
+    async def both() -> None:
+        await asyncio.gather(drive(base, path, bodies, 16, args.seconds, beside),
+                             drive(base, kb_path, kb_bodies, 32, args.seconds, flood))
+
+    asyncio.run(both())
+    for row in (beside, flood):
+        print(f"flood {row.mix:12s} c={row.clients:3d} {row.rps:8.0f} req/s  p99 {row.pct(0.99):8.1f} ms  "
+              f"{row.statuses()}", file=sys.stderr)
+    return {"alone": alone, "beside": beside, "flood": flood}
+
+
+def soak(server: tuple[subprocess.Popen[bytes], str], args: argparse.Namespace,
+         rows: list[Row]) -> tuple[Row, list[tuple[float, float]]]:
+    """Semantic lookups paced at 80 % of the best measured semantic throughput; RSS every 5 s."""
+    proc, base = server
+    path, bodies = bodies_for("semantic", args.entries)
+    measured = [r.rps for r in rows if r.mix == "semantic"]
+    if not measured:
+        measured = [measure(proc, base, "semantic", path, bodies, 16, 5.0).rps]
+    rate = 0.8 * max(measured)
+    row = Row("soak", 64, args.soak)
+    samples: list[tuple[float, float]] = []
+
+    async def sample() -> None:
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < args.soak:
+            samples.append((time.perf_counter() - t0, rss_mb(proc.pid)))
+            await asyncio.sleep(5.0)
+
+    async def both() -> None:
+        await asyncio.gather(drive(base, path, bodies, 64, args.soak, row, rate=rate), sample())
+
+    asyncio.run(both())
+    print(f"soak at {rate:.0f} req/s: {row.rps:.0f} req/s, p99 {row.pct(0.99):.1f} ms, {row.statuses()}, "
+          f"RSS {samples[0][1]:.0f} → {samples[-1][1]:.0f} MB", file=sys.stderr)
+    return row, samples
+
+
+# -- the report ----------------------------------------------------------------------------------
+def _f(x: float) -> str:
+    return "—" if x != x else (f"{x:.0f}" if x >= 100 else f"{x:.1f}")
+
+
+def render(res: Run, args: argparse.Namespace) -> str:
+    bare = {r.clients: r.rps for r in res.rows if r.mix == "bare"}
+    lines = [
+        SECTION, "",
+        f"Machine: {res.where}. Produced by `python bench/load.py --write`"
+        f"{f' --soak {args.soak:g}' if args.soak else ''}{f' --workers {args.workers}' if args.workers else ''}.",
+        "",
+        f"One `lastline serve`{f' --workers {args.workers}' if args.workers else ''} on a scratch SQLite file "
+        f"holding {args.entries} cached QQP questions and {args.kb_docs} BQ FAQ",
+        "questions (+ the demo folder) in the KB, and a bare FastAPI app (one POST endpoint, the same JSON body",
+        "through pydantic) started by the same run; client and servers share the machine's cores. Each row:",
+        f"`clients` kept-alive connections send back to back for {args.seconds:g} s (raw-socket asyncio client of",
+        f"`bench/http_bench.py`, {CLIENT_TIMEOUT_S:g} s timeout). `× bare` is throughput over the bare app's at the",
+        f"same concurrency; the burst row is {BURST_FACTOR} × the top level at once. Shed requests (503 overloaded)",
+        "are counted in the status column; `p99 ok` covers answers only (2xx, and 404 for no answer),",
+        "`p99 503` the shed ones. RSS is the server's (all workers).",
+        "",
+        "| mix | clients | req/s | × bare | p50 ms | p99 ms | p99 ok | p99 503 | max ms | hits | statuses | RSS MB |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
+    ]
+    for r in res.rows:
+        ratio = f"{r.rps / bare[r.clients]:.2f}" if r.clients in bare and r.mix != "bare" else ""
+        hits = f"{r.hits / r.n:.0%}" if r.mix in ("exact", "semantic") and r.n else ""
+        lines.append(
+            f"| {r.mix} | {r.clients} | {r.rps:.0f} | {ratio} | {_f(r.pct(0.5))} | {_f(r.pct(0.99))} | "
+            f"{_f(r.pct(0.99, r.answered()))} | {_f(r.pct(0.99, ['503']))} | {_f(r.pct(1.0))} | {hits} | "
+            f"{r.statuses()} | {r.rss_mb:.0f} |")
+    if res.flood:
+        a, b, k = res.flood["alone"], res.flood["beside"], res.flood["flood"]
+        lines += [
+            "",
+            f"KB flood: semantic lookups at 16 clients alone, then beside {k.clients} clients of `POST /v1/kb/search`.",
+            "",
+            "| cache lookups | req/s | p50 ms | p99 ms | statuses | KB searches alongside |",
+            "|---|---:|---:|---:|---|---|",
+            f"| alone | {a.rps:.0f} | {_f(a.pct(0.5))} | {_f(a.pct(0.99))} | {a.statuses()} | — |",
+            f"| beside the flood | {b.rps:.0f} | {_f(b.pct(0.5))} | {_f(b.pct(0.99))} | {b.statuses()} | "
+            f"{k.rps:.0f} req/s, p99 {_f(k.pct(0.99))} ms, {k.statuses()} |",
+            "",
+            f"Cache-lookup p99 beside the flood: {b.pct(0.99) / a.pct(0.99):.2f} × alone.",
+        ]
+    if res.soak_row is not None and res.soak:
+        s = res.soak_row
+        warm = next((rss for t, rss in res.soak if t >= 0.2 * args.soak), res.soak[0][1])
+        end = res.soak[-1][1]
+        lines += [
+            "",
+            f"Soak: {args.soak:g} s of semantic lookups paced at 80 % of the best semantic row, 64 connections: "
+            f"{s.rps:.0f} req/s, p50 {_f(s.pct(0.5))} ms, p99 {_f(s.pct(0.99))} ms, {s.statuses()}; "
+            f"RSS {res.soak[0][1]:.0f} MB at start, {warm:.0f} MB after warm-up (20 %), {end:.0f} MB at the end "
+            f"({(end - warm) / warm:+.1%}).",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    if "--bare" in sys.argv[1:]:
+        serve_bare(sys.argv[1:])
+        return
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="Duration of each row.")
+    parser.add_argument("--entries", type=int, default=2000, help="Cached questions (QQP validation).")
+    parser.add_argument("--kb-docs", type=int, default=2000, help="BQ FAQ questions in the KB.")
+    parser.add_argument("--levels", default=",".join(map(str, LEVELS)), help="Concurrency levels.")
+    parser.add_argument("--mixes", default=",".join(MIXES), help=f"Subset of {', '.join(MIXES)}.")
+    parser.add_argument("--workers", type=int, default=0, help="Pass --workers N to lastline serve.")
+    parser.add_argument("--soak", type=float, default=0.0, help="Seconds of soak at 80%% of capacity.")
+    parser.add_argument("--no-burst", action="store_true")
+    parser.add_argument("--no-flood", action="store_true")
+    parser.add_argument("--write", action="store_true", help="Update docs/benchmarks.md.")
+    parser.add_argument("--json", type=Path, help="Also dump every row's figures here.")
+    args = parser.parse_args()
+    args.levels = tuple(int(x) for x in args.levels.split(","))
+    args.mixes = [m for m in args.mixes.split(",") if m]
+    unknown = set(args.mixes) - set(MIXES)
+    if unknown:
+        parser.error(f"unknown mixes: {', '.join(sorted(unknown))}")
+    res = run(args)
+    text = render(res, args)
+    print(text)
+    if args.json:
+        args.json.write_text(json.dumps([
+            {"mix": r.mix, "clients": r.clients, "rps": r.rps, "p50_ms": r.pct(0.5), "p99_ms": r.pct(0.99),
+             "p99_ok_ms": r.pct(0.99, r.answered()), "p99_503_ms": r.pct(0.99, ["503"]), "max_ms": r.pct(1.0),
+             "statuses": dict(Counter({s: len(v) for s, v in r.latencies.items()})), "rss_mb": r.rss_mb,
+             "cpu_ms": r.cpu_ms, "load": r.load}
+            for r in res.rows + list(res.flood.values()) + ([res.soak_row] if res.soak_row else [])
+        ], indent=1))
+    if args.write:
+        print(f"wrote {write_section(SECTION, text)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

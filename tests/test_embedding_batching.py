@@ -1,0 +1,107 @@
+"""Micro-batching in the one embedder: concurrent requests share model calls, vectors unchanged."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from lastline import Embedder, get_embedder
+from lastline.embedding import EncodeStats
+
+TEXTS = [f"how do I reset the password of account {i}?" for i in range(48)] + [
+    "我的银行卡丢了怎么办", "银行卡丢失了该如何处理", "怎么修改登录密码", "what is the refund policy",
+]
+
+
+@pytest.fixture
+def fresh(embedder: Embedder) -> Embedder:
+    """A second Embedder over the session's loaded backend, with its own queue and counters."""
+    emb = Embedder("use", 1)
+    emb._backend = embedder.load()  # the weights are loaded once per session; the batcher is new
+    return emb
+
+
+def _concurrently(emb: Embedder, groups: Sequence[Sequence[str]]) -> list[np.ndarray]:
+    results: list[np.ndarray | None] = [None] * len(groups)
+    barrier = threading.Barrier(len(groups))
+
+    def work(i: int) -> None:
+        barrier.wait()
+        results[i] = emb.encode(groups[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(groups))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(r is not None for r in results)
+    return [r for r in results if r is not None]
+
+
+def test_concurrent_callers_get_the_vectors_of_single_calls(fresh: Embedder) -> None:
+    singles = np.stack([fresh.encode_one(t) for t in TEXTS])
+    together = _concurrently(fresh, [[t] for t in TEXTS])
+    np.testing.assert_allclose(np.stack([r[0] for r in together]), singles, atol=1e-5)
+
+
+def test_concurrent_requests_share_model_calls(fresh: Embedder) -> None:
+    _concurrently(fresh, [[t] for t in TEXTS])
+    stats = fresh.stats
+    assert stats.requests == len(TEXTS)
+    assert stats.texts == len(TEXTS)
+    assert stats.calls < len(TEXTS) / 2
+    assert stats.shared_calls >= 1
+
+
+def test_requests_of_several_texts_keep_their_rows_in_order(fresh: Embedder) -> None:
+    groups = [TEXTS[i : i + 5] for i in range(0, len(TEXTS), 5)]
+    expected = [fresh.encode(g) for g in groups]
+    for got, want in zip(_concurrently(fresh, groups), expected, strict=True):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, atol=1e-5)
+
+
+def test_a_lone_caller_runs_at_once_one_call_per_request(fresh: Embedder) -> None:
+    for text in TEXTS[:10]:
+        fresh.encode([text])
+    assert fresh.stats.calls == 10
+    assert fresh.stats.shared_calls == 0
+
+
+def test_no_shared_call_exceeds_max_batch(embedder: Embedder) -> None:
+    emb = Embedder("use", 1, max_batch=8)
+    emb._backend = embedder.load()
+    _concurrently(emb, [[t] for t in TEXTS])
+    assert emb.stats.largest <= 8
+    assert emb.stats.texts == len(TEXTS)
+
+
+def test_one_bad_input_fails_only_its_own_caller(fresh: Embedder) -> None:
+    expected = fresh.encode(TEXTS[:15])
+    outcomes: dict[int, object] = {}
+    barrier = threading.Barrier(16)
+
+    def work(i: int) -> None:
+        barrier.wait()
+        try:
+            outcomes[i] = fresh.encode([TEXTS[i]] if i < 15 else [None])  # type: ignore[list-item]
+        except Exception as exc:
+            outcomes[i] = exc
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert isinstance(outcomes[15], Exception)
+    for i in range(15):
+        got = outcomes[i]
+        assert isinstance(got, np.ndarray), got
+        np.testing.assert_allclose(got[0], expected[i], atol=1e-5)
+
+
+def test_the_process_wide_embedder_counts_its_calls() -> None:
+    assert isinstance(get_embedder("use", 1).stats, EncodeStats)

@@ -1,0 +1,107 @@
+"""The ladder under load: a tier whose bulkhead is full, or that overruns its timeout, is skipped."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lastline import Embedder, Overloaded, Settings, load_settings
+from lastline.api import Runtime
+from lastline.api.ladder.defaults import DeclaredDefault
+from lastline.api.ladder.ladder import FallbackRequest, run_ladder
+
+PROMPT = "How do I reset my password?"
+
+
+def _runtime(db_path: Path, **overrides: Any) -> Runtime:
+    settings: Settings = load_settings(db=db_path, kb_english_embedder="none", **overrides)
+    rt = Runtime.open(settings)
+    rt.defaults.put(tenant="default", task="*", default=DeclaredDefault(answer="We are on it."))
+    return rt
+
+
+@pytest.fixture
+def runtime(db_path: Path, embedder: Embedder) -> Iterator[Runtime]:
+    rt = _runtime(db_path, limit_kb=1)
+    yield rt
+    rt.close()
+
+
+def _last_path(rt: Runtime) -> str:
+    rt.flush_telemetry()
+    return str(rt.events.list(tenant="default")[0].path)
+
+
+def test_a_full_kb_bulkhead_skips_the_kb_and_the_default_answers(runtime: Runtime) -> None:
+    runtime.bulkheads["kb"].acquire("default")  # another request holds the KB's only slot
+    try:
+        answer = run_ladder(runtime, "default", FallbackRequest(prompt=PROMPT))
+    finally:
+        runtime.bulkheads["kb"].release("default")
+    assert answer.source.value == "default"
+    assert "kb:overloaded" in _last_path(runtime)
+    assert runtime.metrics.value("lastline_tier_skips_total", tier="kb", reason="overloaded") == 1
+
+
+def test_a_tier_past_its_timeout_is_skipped_with_the_reason_in_the_event(db_path: Path, embedder: Embedder) -> None:
+    rt = _runtime(db_path, tier_timeout_s=0.0001)  # no cache lookup (an embedding) fits in 0.1 ms
+    try:
+        rt.cache.put("something else entirely", "x")
+        answer = run_ladder(rt, "default", FallbackRequest(prompt=PROMPT))
+        assert answer.source.value == "default"
+        path = _last_path(rt)
+        assert "cache:timeout" in path
+        assert rt.metrics.value("lastline_tier_skips_total", tier="cache", reason="timeout") == 1
+    finally:
+        rt.close()
+
+
+def test_a_request_past_its_deadline_skips_every_bounded_tier(db_path: Path, embedder: Embedder) -> None:
+    rt = _runtime(db_path, request_deadline_s=1e-9)
+    try:
+        answer = run_ladder(rt, "default", FallbackRequest(prompt=PROMPT))
+        assert answer.source.value == "default"
+        assert _last_path(rt).split() == ["cache:timeout", "rules:timeout", "kb:timeout", "default:*"]
+    finally:
+        rt.close()
+
+
+def test_bulkheads_are_built_from_the_settings(runtime: Runtime) -> None:
+    assert {name: b.limit for name, b in runtime.bulkheads.items()} == {
+        "cache": 32, "kb": 1, "rules": 8, "writes": 8, "ladder": 32}
+    runtime.bulkheads["kb"].acquire("default")
+    with pytest.raises(Overloaded):
+        runtime.bulkheads["kb"].acquire("default")
+    runtime.bulkheads["kb"].release("default")
+
+
+def test_a_lookup_writes_nothing_until_the_writer_flushes(db_path: Path, embedder: Embedder) -> None:
+    rt = Runtime.open(load_settings(db=db_path, kb_english_embedder="none", writer_interval_s=10), background=True)
+    try:
+        entry = rt.cache.put(PROMPT, "Use the reset link.")
+        answer = run_ladder(rt, "default", FallbackRequest(prompt=PROMPT))
+        assert answer.entry_id == entry
+        assert rt.cache.get(entry)["hit_count"] == 0  # bookkeeping and the event wait in the writer
+        assert rt.events.list(tenant="default") == []
+        rt.flush_telemetry()
+        assert rt.cache.get(entry)["hit_count"] == 1
+        assert [e.tier for e in rt.events.list(tenant="default")] == ["exact"]
+        assert rt.writer.stats().written == 2
+    finally:
+        rt.close()
+
+
+def test_close_writes_the_queued_telemetry(db_path: Path, embedder: Embedder) -> None:
+    rt = Runtime.open(load_settings(db=db_path, kb_english_embedder="none", writer_interval_s=10), background=True)
+    entry = rt.cache.put(PROMPT, "Use the reset link.")
+    for _ in range(5):
+        rt.cache.lookup(PROMPT)
+    rt.close()
+    again = Runtime.open(load_settings(db=db_path, kb_english_embedder="none"))
+    try:
+        assert again.cache.get(entry)["hit_count"] == 5
+    finally:
+        again.close()

@@ -1,0 +1,143 @@
+"""``lastline serve`` under load, over real HTTP: 503 overloaded at once, draining on SIGTERM, workers."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import LiveServer, start_server, stop_server
+
+LONG_TEXT = "\n\n".join(
+    f"## Section {i}\n\nThe fallback ladder answers from the cache, the rules, the knowledge base "
+    f"and the declared default; paragraph {i} says so again in other words, at some length." for i in range(400))
+
+
+def _burst(url: str, bodies: list[dict[str, object]], headers: dict[str, str] | None = None) -> list[httpx.Response]:
+    """Send every body at the same moment, one connection each."""
+    barrier = threading.Barrier(len(bodies))
+    out: list[httpx.Response | None] = [None] * len(bodies)
+
+    def one(i: int) -> None:
+        with httpx.Client(timeout=60) as client:
+            barrier.wait()
+            out[i] = client.post(url, json=bodies[i], headers=headers)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(bodies))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return [r for r in out if r is not None]
+
+
+@pytest.fixture(scope="module")
+def tight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A server whose KB and ladder take one request at a time."""
+    env = {"LASTLINE_LIMIT_KB": "1", "LASTLINE_LIMIT_LADDER": "1", "LASTLINE_KB_ENGLISH_EMBEDDER": "none"}
+    server = start_server(tmp_path_factory.mktemp("tight"), env)
+    yield server
+    stop_server(server)
+
+
+def test_past_the_kb_limit_requests_get_503_overloaded_with_retry_after(tight: LiveServer) -> None:
+    httpx.post(tight.url("/v1/kb/documents"), json={"title": "ladder", "text": LONG_TEXT[:4000]},
+               timeout=60).raise_for_status()
+    replies = _burst(tight.url("/v1/kb/search"), [{"query": f"fallback ladder {i}", "k": 5} for i in range(16)])
+    statuses = [r.status_code for r in replies]
+    assert set(statuses) <= {200, 503}
+    assert 200 in statuses and 503 in statuses
+    shed = next(r for r in replies if r.status_code == 503)
+    assert shed.json()["error"] == "overloaded"
+    assert shed.json()["limit"] == "kb"
+    assert int(shed.headers["retry-after"]) >= 1
+    metrics = httpx.get(tight.url("/metrics")).text
+    assert f'lastline_shed_total{{bulkhead="kb",reason="full"}} {statuses.count(503)}.0' in metrics
+
+
+def test_a_kb_flood_does_not_shed_cache_lookups(tight: LiveServer) -> None:
+    bodies: list[dict[str, object]] = [{"prompt": f"question {i}"} for i in range(12)]
+    kb = threading.Thread(target=_burst, args=(tight.url("/v1/kb/search"), [{"query": "ladder"}] * 12))
+    kb.start()
+    lookups = _burst(tight.url("/v1/cache/lookup"), bodies)
+    kb.join()
+    assert [r.status_code for r in lookups] == [200] * 12
+
+
+def test_the_openai_face_sheds_in_the_openai_error_shape(tight: LiveServer) -> None:
+    body = {"model": "lastline", "messages": [{"role": "user", "content": "what is the fallback ladder?"}]}
+    replies = _burst(tight.url("/v1/chat/completions"), [body] * 12)
+    shed = [r for r in replies if r.status_code == 503]
+    assert shed, [r.status_code for r in replies]
+    error = shed[0].json()["error"]
+    assert error["code"] == "overloaded" and error["type"] == "server_error"
+    assert "retry-after" in shed[0].headers
+    assert all(r.status_code in (200, 422, 503) for r in replies)
+
+
+def test_health_and_metrics_are_never_shed(tight: LiveServer) -> None:
+    assert httpx.get(tight.url("/healthz")).status_code == 200
+    assert httpx.get(tight.url("/readyz")).status_code == 200
+
+
+def test_sigterm_drains_in_flight_work_flushes_telemetry_and_checkpoints(tmp_path: Path) -> None:
+    env = {"LASTLINE_WRITER_INTERVAL_S": "10", "LASTLINE_KB_ENGLISH_EMBEDDER": "none"}
+    server = start_server(tmp_path, env)
+    try:
+        with httpx.Client(timeout=60) as client:
+            httpx.put(server.url("/v1/defaults/*"), json={"answer": "on it"}).raise_for_status()
+            for i in range(20):  # their events wait in the writer (10 s interval)
+                assert client.post(server.url("/v1/fallback"), json={"prompt": f"q {i}"}).status_code == 200
+        slow: dict[str, int] = {}
+
+        def ingest() -> None:
+            res = httpx.post(server.url("/v1/kb/documents"), json={"title": "long", "text": LONG_TEXT}, timeout=120)
+            slow["status"] = res.status_code
+
+        writer = threading.Thread(target=ingest)
+        writer.start()
+        time.sleep(0.5)  # the ingest is being embedded now
+        server.process.send_signal(signal.SIGTERM)
+        time.sleep(0.2)
+        try:
+            refused = httpx.post(server.url("/v1/cache/lookup"), json={"prompt": "late"}, timeout=10)
+            assert refused.status_code == 503 and refused.json()["error"] == "overloaded"
+        except httpx.ConnectError:
+            pass  # the ingest already finished and the server stopped listening: also a refusal
+        writer.join()
+        assert slow["status"] == 201
+        server.process.wait(timeout=60)
+    finally:
+        stop_server(server)
+    with sqlite3.connect(server.db) as conn:
+        assert conn.execute("SELECT count(*) FROM api_events").fetchone()[0] == 20
+    wal = Path(str(server.db) + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_workers_share_one_file_and_metrics_sum_over_them(tmp_path: Path) -> None:
+    server = start_server(tmp_path, {"LASTLINE_WORKERS": "2", "LASTLINE_KB_ENGLISH_EMBEDDER": "none"}, timeout_s=180)
+    try:
+        pids: set[int] = set()
+        deadline = time.monotonic() + 120
+        while len(pids) < 2 and time.monotonic() < deadline:
+            with httpx.Client(timeout=10) as client:  # a fresh connection: either worker may take it
+                pids.add(client.get(server.url("/readyz")).json()["pid"])
+        assert len(pids) == 2, "the second worker never answered"
+        entry = httpx.post(server.url("/v1/cache/entries"), json={"prompt": "where is my order?", "response": "x"})
+        entry.raise_for_status()
+        for _ in range(20):
+            with httpx.Client(timeout=10) as client:
+                hit = client.post(server.url("/v1/cache/lookup"), json={"prompt": "where is my order"}).json()
+                assert hit["hit"] and hit["entry_id"] == entry.json()["id"]
+        metrics = httpx.get(server.url("/metrics")).text
+        assert 'lastline_http_requests_total{method="POST",route="/v1/cache/lookup",status="200"} 20.0' in metrics
+        assert 'lastline_cache_lookups_total{layer="exact",result="hit"} 20.0' in metrics
+    finally:
+        stop_server(server)
+        server.process.wait(timeout=60)  # a supervisor with two workers may outlast stop_server's wait
