@@ -11,7 +11,7 @@ from lastline import Embedder, SQLiteStorage, open_storage
 from lastline.cache import CacheConfig, SemanticCache
 from lastline.cache._values import values_key
 
-STORED = "What is the payment status of invoice {n} that was issued to our company last month?"
+STORED = "What is the payment status of invoice {n} that was issued to our company in the previous billing cycle?"
 ASKED = "payment status for invoice {n}?"
 #: Below every paraphrase's cosine to its own entry (≈0.55–0.70 with the bundled model) and far
 #: below the shipped default, so only value agreement decides which entry may answer.

@@ -212,9 +212,16 @@ def calibrate(body: CalibrateIn, runtime: RuntimeDep, tenant: TenantDep) -> dict
 
 @router.get("/thresholds")
 def thresholds(runtime: RuntimeDep, tenant: TenantDep) -> dict[str, Any]:
-    """The thresholds lookups use now, per mode: calibrated, derived, or the model's shipped default."""
-    return {mode: runtime.cache.get_threshold(tenant=tenant, mode=mode).to_dict()
-            for mode in ("intercept", "fallback")}
+    """The thresholds lookups use now, per mode: calibrated, derived, or the model's shipped default.
+
+    The top-level modes are the tenant's language-independent values; ``by_language`` gives what an
+    English or a Chinese prompt is held to (calibration from pairs stores under the pairs' language).
+    """
+    def per_mode(language: str) -> dict[str, Any]:
+        return {mode: runtime.cache.get_threshold(tenant=tenant, mode=mode, language=language).to_dict()
+                for mode in ("intercept", "fallback")}
+
+    return {**per_mode("*"), "by_language": {language: per_mode(language) for language in ("en", "zh")}}
 
 
 @router.delete("/thresholds", response_model=Deleted, responses=_ERRORS)
