@@ -134,12 +134,18 @@ def _match_case(template: str, word: str) -> str:
     return word
 
 
-def english_opposites(questions: list[str], pairs: list[tuple[str, str]], rng: random.Random) -> list[tuple[str, str]]:
-    """Questions with one word replaced by its opposite from ``pairs`` (either direction)."""
+def _both_ways(pairs: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """Each word's opposites, whichever side of a pair it stands on."""
     table: dict[str, list[str]] = defaultdict(list)
     for a, b in pairs:
         table[a].append(b)
         table[b].append(a)
+    return table
+
+
+def english_opposites(questions: list[str], pairs: list[tuple[str, str]], rng: random.Random) -> list[tuple[str, str]]:
+    """Questions with one word replaced by its opposite from ``pairs`` (either direction)."""
+    table = _both_ways(pairs)
     out = []
     for q in questions:
         if q.isascii() is False and re.search(r"[\u4e00-\u9fff]", q):
@@ -155,10 +161,7 @@ def english_opposites(questions: list[str], pairs: list[tuple[str, str]], rng: r
 
 def chinese_opposites(questions: list[str], pairs: list[tuple[str, str]], rng: random.Random) -> list[tuple[str, str]]:
     """Questions with one jieba word replaced by its opposite (whole words only: 快 in 快递 stays)."""
-    table: dict[str, list[str]] = defaultdict(list)
-    for a, b in pairs:
-        table[a].append(b)
-        table[b].append(a)
+    table = _both_ways(pairs)
     out = []
     for q in questions:
         spots = [t for t in tokens(q) if t.key in table]
