@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lastline import Embedder, InvalidInput, Storage, language_of, normalize_text
+from lastline import Embedder, InvalidInput, SQLiteStorage, language_of, normalize_text
 from lastline.writer import BatchWriter
 
 from . import _validate as v
@@ -69,7 +69,7 @@ class SemanticCache:
     it wires together; none of them reaches back into it.
     """
 
-    def __init__(self, storage: Storage, embedder: Embedder, config: CacheConfig | None = None, *,
+    def __init__(self, storage: SQLiteStorage, embedder: Embedder, config: CacheConfig | None = None, *,
                  recorder: LookupRecorder | None = None, writer: BatchWriter | None = None) -> None:
         self.storage = storage
         self.embedder = embedder
@@ -383,8 +383,6 @@ class SemanticCache:
         import tempfile
         from pathlib import Path
 
-        from lastline import open_storage
-
         from .served import memo_embedder, score_served
 
         if partition_size is not None and (isinstance(partition_size, bool) or not isinstance(partition_size, int)
@@ -394,7 +392,7 @@ class SemanticCache:
         config = replace(self.config, record_lookups=False, default_ttl_s=None, max_entries=DEFAULT_MAX_ENTRIES,
                          max_bytes=DEFAULT_MAX_BYTES)
         with tempfile.TemporaryDirectory(prefix="lastline-calibrate-") as folder:
-            storage = open_storage(Path(folder) / "scratch.db")
+            storage = SQLiteStorage(Path(folder) / "scratch.db")
             try:
                 scratch = SemanticCache(storage, memo_embedder(self.embedder, pairs), config)
                 return score_served(scratch, pairs, partition_size=size)

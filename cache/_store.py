@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from lastline import Storage
+from lastline import SQLiteStorage
 
 from ._config import Threshold
 from ._rows import EntryRow, FeedbackRow, InsertResult, LookupRecord, NewEntry, SyncState, VectorRow
@@ -39,7 +39,7 @@ def _entry(row: Sequence[Any]) -> EntryRow:
 class SQLiteCacheStore:
     """SQL for the cache tables; runs the cache migrations on construction."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: SQLiteStorage) -> None:
         self.storage = storage
         self._sqlite = getattr(storage, "backend", None) == "sqlite"
         storage.migrate(MIGRATIONS)

@@ -4,6 +4,7 @@ This package (``core/`` in the source tree) holds the few pieces every tier shar
 the one embedder, storage, the answer envelope, text normalization and the error hierarchy.
 """
 
+from .backends import open_storage
 from .embedding import Embedder, get_embedder, normalize_rows
 from .envelope import DEPTH, Answer, Citation, Confidence, Source, notice_for
 from .errors import (
@@ -20,8 +21,9 @@ from .errors import (
     StorageError,
     Unauthorized,
 )
+from .postgres import PostgresStorage
 from .settings import Settings, load_settings
-from .storage import Migration, SQLiteStorage, Storage, open_storage
+from .storage import Migration, SQLiteStorage, Storage
 from .text import is_cjk_dominant, language_of, normalize_text, text_hash
 
 __version__ = "0.1.0"
@@ -43,6 +45,7 @@ __all__ = [
     "NotFound",
     "Overloaded",
     "PayloadTooLarge",
+    "PostgresStorage",
     "SQLiteStorage",
     "Settings",
     "Source",

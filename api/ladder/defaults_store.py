@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any, NamedTuple, Protocol
 
-from lastline.storage import Migration, Storage
+from lastline.storage import Migration, SQLiteStorage
 
 __all__ = ["MIGRATIONS", "DefaultRow", "DefaultsStore", "SQLiteDefaultsStore"]
 
@@ -63,7 +63,7 @@ MIGRATIONS = [Migration("api_0002_defaults", _create_defaults)]
 class SQLiteDefaultsStore:
     """:class:`DefaultsStore` on the service's SQLite database; migrates it on construction."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: SQLiteStorage) -> None:
         self.storage = storage
         storage.migrate(MIGRATIONS)
 

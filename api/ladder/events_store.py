@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from lastline.storage import Migration, Storage
+from lastline.storage import Migration, SQLiteStorage
 
 __all__ = ["MIGRATIONS", "Event", "EventStore", "NewEvent", "SQLiteEventStore"]
 
@@ -127,7 +127,7 @@ _INSERT_COLUMNS = [c for c in _COLUMNS if c != "id"]
 class SQLiteEventStore:
     """:class:`EventStore` on the service's SQLite database; migrates it on construction."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: SQLiteStorage) -> None:
         self.storage = storage
         storage.migrate(MIGRATIONS)
 

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from lastline import ConfigError, Embedder, Settings, SQLiteStorage, get_embedder, load_settings, open_storage
+from lastline import ConfigError, Embedder, Settings, SQLiteStorage, get_embedder, load_settings
 from lastline.admission import Bulkhead
 from lastline.cache import CacheConfig, SemanticCache
 from lastline.kb import KnowledgeBase
 from lastline.rules import RuleEngine
-from lastline.rules.store import SQLitePackStore
+from lastline.rules.store import open_pack_store
 from lastline.writer import BatchWriter
 
 from .defaults import Defaults, load_defaults_file
@@ -43,7 +43,7 @@ class Runtime:
     def open(cls, settings: Settings | None = None, *, background: bool = False, **overrides: Any) -> Runtime:
         """Read settings (failing by name), open storage and name the embedder (loaded lazily)."""
         settings = settings or load_settings(**overrides)
-        storage = open_storage(settings.db)
+        storage = SQLiteStorage(settings.db)
         embedder = get_embedder(settings.embedder, settings.embed_threads)
         return cls(settings=settings, storage=storage, embedder=embedder, background=background)
 
@@ -110,7 +110,7 @@ class Runtime:
     @cached_property
     def rules(self) -> RuleEngine:
         """Rule packs: built-in, the ``rules_dir`` folder (if present) and uploads (rules_0001_packs)."""
-        return RuleEngine(SQLitePackStore(self.storage), rules_dir=self.settings.rules_dir)
+        return RuleEngine(open_pack_store(self.storage), rules_dir=self.settings.rules_dir)
 
     @cached_property
     def writer(self) -> BatchWriter:

@@ -1,0 +1,19 @@
+"""Which backend a target names: a ``postgresql://`` URL, else a SQLite file (the embedded default)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .postgres import PostgresStorage, is_postgres_url
+from .storage import SQLiteStorage
+
+__all__ = ["open_storage"]
+
+
+def open_storage(target: str | Path, *, owner_url: str | None = None) -> SQLiteStorage | PostgresStorage:
+    """Open the backend ``target`` names; ``owner_url`` (PostgreSQL only) runs migrations and maintenance."""
+    if is_postgres_url(target):
+        return PostgresStorage(str(target), owner_url=owner_url)
+    if owner_url is not None:
+        raise ValueError("owner_url applies to PostgreSQL only")
+    return SQLiteStorage(target)

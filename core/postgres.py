@@ -1,0 +1,215 @@
+"""PostgreSQL storage: one database shared by every replica, with tenant isolation in the database.
+
+Selected by ``LASTLINE_DATABASE_URL=postgresql://…``; SQLite stays the embedded default. Two roles
+(docs/deploy.md):
+
+- the **application role** (``LASTLINE_DATABASE_URL``) runs every request. It is not the owner of
+  the tables, so row-level security binds it: each transaction opened with a tenant runs
+  ``set_config('lastline.tenant', …, true)`` (``SET LOCAL``), and every tenant table's policy admits
+  only that tenant's rows. With no tenant set it sees no tenant rows at all (fails closed).
+- the **owner role** (``LASTLINE_DATABASE_OWNER_URL``; defaults to the same URL) runs the named
+  migrations and the few cross-tenant maintenance jobs (rebuilding a replica's in-memory index, TTL and
+  retention pruning). When both URLs name the same role, that role owns the tables and the policies do
+  not bind it: :attr:`PostgresStorage.rls_enforced` says so and ``lastline doctor`` warns.
+
+Connections come from ``psycopg_pool`` pools, each with pgvector's type adapters registered. A store
+method runs in one transaction (:meth:`PostgresStorage.atomic`); nested blocks on the same thread reuse
+the connection as savepoints, like the SQLite backend.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg import sql as pgsql
+from psycopg.conninfo import conninfo_to_dict
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from .errors import ConfigError, StorageError
+from .storage import Migration
+
+__all__ = ["TENANT_SETTING", "PostgresStorage", "is_postgres_url", "tenant_isolation"]
+
+#: The transaction-local setting the row-level security policies read.
+TENANT_SETTING = "lastline.tenant"
+
+_MIGRATION_LOCK = 0x6C61_7374  # pg_advisory_xact_lock key: one migrator at a time across replicas
+
+
+def is_postgres_url(target: object) -> bool:
+    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
+
+
+def tenant_isolation(table: str) -> list[str]:
+    """DDL giving ``table`` (with a ``tenant`` column) row-level security on the request's tenant.
+
+    Used by every tier's PostgreSQL migrations, so each tenant table gets the same policy.
+    """
+    predicate = f"tenant = current_setting('{TENANT_SETTING}', true)"
+    return [
+        f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
+        f"CREATE POLICY {table}_tenant ON {table} USING ({predicate}) WITH CHECK ({predicate})",
+    ]
+
+
+def _redacted(url: str) -> str:
+    """The URL without its password, for error messages."""
+    try:
+        parts = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "postgresql://…"
+    host, port, db = parts.get("host", ""), parts.get("port", ""), parts.get("dbname", "")
+    return f"postgresql://{parts.get('user', '')}@{host}{':' + str(port) if port else ''}/{db}"
+
+
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    register_vector(conn)
+    conn.autocommit = True  # transactions are explicit (conn.transaction()); idle connections hold none
+
+
+class PostgresStorage:
+    """Pooled connections to one PostgreSQL database; tenant-scoped transactions; named migrations."""
+
+    backend = "postgresql"
+
+    def __init__(self, url: str, *, owner_url: str | None = None, pool_size: int = 10,
+                 timeout_s: float = 10.0) -> None:
+        self.url = url
+        self.owner_url = owner_url or url
+        self.timeout_s = timeout_s
+        self._local = threading.local()
+        try:
+            with psycopg.connect(self.owner_url, autocommit=True, connect_timeout=int(timeout_s)) as conn, \
+                    conn.transaction():
+                # IF NOT EXISTS races between replicas starting together; the lock orders them.
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                             " name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)")
+                self.owner_role = str(conn.execute("SELECT current_user").fetchone()[0])  # type: ignore[index]
+            with psycopg.connect(self.url, autocommit=True, connect_timeout=int(timeout_s)) as conn:
+                row = conn.execute("SELECT current_user, rolsuper OR rolbypassrls FROM pg_roles"
+                                   " WHERE rolname = current_user").fetchone()
+                assert row is not None
+                self.app_role, app_bypasses = str(row[0]), bool(row[1])
+        except psycopg.Error as exc:
+            raise ConfigError(f"LASTLINE_DATABASE_URL: cannot use {_redacted(url)}: {exc}".strip()) from exc
+        #: False when the application role owns the tables or bypasses RLS (one URL for both roles).
+        self.rls_enforced = self.app_role != self.owner_role and not app_bypasses
+        self.pool = self._pool(self.url, pool_size)
+        self.owner_pool = self.pool if self.owner_url == self.url else self._pool(self.owner_url, 2)
+
+    def _pool(self, url: str, size: int) -> ConnectionPool[psycopg.Connection[Any]]:
+        pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+            url, min_size=1, max_size=max(1, size), configure=_configure, timeout=self.timeout_s,
+            open=False, name="lastline",
+        )
+        pool.open(wait=True, timeout=self.timeout_s)
+        return pool
+
+    # -- transactions -----------------------------------------------------------------------------
+    @contextmanager
+    def atomic(self, tenant: str | None = None) -> Iterator[psycopg.Connection[Any]]:
+        """One transaction as the application role, scoped to ``tenant`` (row-level security).
+
+        Nested on the same thread it becomes a savepoint of the outer transaction; the tenant of a
+        nested block must match the outer one (a store method never mixes tenants in a transaction).
+        """
+        with self._transaction(self.pool, tenant) as conn:
+            yield conn
+
+    @contextmanager
+    def maintenance(self) -> Iterator[psycopg.Connection[Any]]:
+        """One transaction as the owner role, across tenants (index rebuilds, pruning, migrations)."""
+        with self._transaction(self.owner_pool, None, owner=True) as conn:
+            yield conn
+
+    @contextmanager
+    def _transaction(self, pool: ConnectionPool[psycopg.Connection[Any]], tenant: str | None, *,
+                     owner: bool = False) -> Iterator[psycopg.Connection[Any]]:
+        outer = getattr(self._local, "open", None)
+        if outer is not None:
+            conn, outer_tenant, outer_owner = outer
+            if (tenant is not None and tenant != outer_tenant) or owner != outer_owner:
+                raise StorageError("a nested transaction must keep the outer one's tenant and role")
+            with self._errors(), conn.transaction():
+                yield conn
+            return
+        try:
+            with pool.connection() as conn:
+                self._local.open = (conn, tenant, owner)
+                try:
+                    with self._errors(), conn.transaction():
+                        if tenant is not None:
+                            conn.execute("SELECT set_config(%s, %s, true)", (TENANT_SETTING, tenant))
+                        yield conn
+                finally:
+                    self._local.open = None
+        except PoolTimeout as exc:
+            raise StorageError(f"no database connection free within {self.timeout_s:g} s: {exc}") from exc
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except psycopg.Error as exc:
+            raise StorageError(f"PostgreSQL ({_redacted(self.url)}): {exc}".strip()) from exc
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = (), *, tenant: str | None = None
+              ) -> list[Any]:
+        """Run a read in its own transaction (scoped to ``tenant``) and return all rows (tuples)."""
+        with self.atomic(tenant) as conn:
+            return list(conn.execute(sql, params).fetchall())
+
+    # -- schema ---------------------------------------------------------------------------------
+    def migrate(self, migrations: Sequence[Migration]) -> list[str]:
+        """Apply, in order, the migrations not yet recorded (as the owner; one replica at a time)."""
+        applied_now: list[str] = []
+        for migration in migrations:
+            with self.maintenance() as conn:
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+                if conn.execute("SELECT 1 FROM schema_migrations WHERE name = %s", (migration.name,)).fetchone():
+                    continue
+                migration.apply(conn)
+                conn.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (%s, %s)",
+                             (migration.name, time.time()))
+                applied_now.append(migration.name)
+        if applied_now and self.app_role != self.owner_role:
+            self._grant_app_role()
+        return applied_now
+
+    def _grant_app_role(self) -> None:
+        """The application role reads and writes rows; it owns nothing and cannot change the schema."""
+        role = pgsql.Identifier(self.app_role)
+        with self.maintenance() as conn:
+            for statement in (
+                "GRANT USAGE ON SCHEMA public TO {}",
+                "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {}",
+                "GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {}",
+            ):
+                conn.execute(pgsql.SQL(statement).format(role))
+
+    def applied_migrations(self) -> list[str]:
+        with self.maintenance() as conn:
+            return [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY applied_at, name")]
+
+    def versions(self) -> dict[str, str]:
+        with self.maintenance() as conn:
+            row = conn.execute("SELECT current_setting('server_version'),"
+                               " (SELECT extversion FROM pg_extension WHERE extname = 'vector')").fetchone()
+        assert row is not None
+        return {"postgresql": str(row[0]), "pgvector": str(row[1])}
+
+    def checkpoint(self) -> None:
+        """Nothing to fold back: the server owns durability (kept for the shutdown path's symmetry)."""
+
+    def close(self) -> None:
+        self.pool.close()
+        if self.owner_pool is not self.pool:
+            self.owner_pool.close()

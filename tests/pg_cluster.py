@@ -1,0 +1,116 @@
+"""A throwaway PostgreSQL 16 + pgvector cluster on 127.0.0.1, from the PyPI ``pgserver`` wheel.
+
+Debian's PostgreSQL here has no pgvector; the ``pgserver`` wheel bundles both. Its own launcher listens
+on a Unix socket only, so this drives the bundled ``initdb``/``pg_ctl`` directly to listen on loopback
+TCP, as a deployment would. Used by ``.ci/run`` (start before the suite, stop after), by the test
+fixtures when no cluster was started for them, and by the PostgreSQL benches.
+
+    python tests/pg_cluster.py start DIR [--port N]   # prints the superuser URL
+    python tests/pg_cluster.py stop DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+SUPERUSER = "postgres"
+_SYSTEM_USER = "pgserver"  # postgres refuses to run as root
+
+
+def _bin(name: str) -> str:
+    # Located without importing the package: its import starts runtime-dir machinery we do not use.
+    spec = importlib.util.find_spec("pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the pgserver wheel is not installed (it is in the test extra)")
+    return str(Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin" / name)
+
+
+def _as_user() -> dict[str, object]:
+    """Run the server binaries as an unprivileged user when we are root."""
+    if os.geteuid() != 0:
+        return {}
+    try:
+        pwd.getpwnam(_SYSTEM_USER)
+    except KeyError:
+        subprocess.run(["useradd", "-s", "/bin/sh", _SYSTEM_USER], check=True, capture_output=True)
+    return {"user": _SYSTEM_USER}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _grant_path(path: Path) -> None:
+    """Let the unprivileged server user traverse to and own its data directory."""
+    if os.geteuid() != 0:
+        return
+    entry = pwd.getpwnam(_SYSTEM_USER)
+    os.chown(path, entry.pw_uid, entry.pw_gid)
+    for parent in path.resolve().parents:
+        parent.chmod(parent.stat().st_mode | 0o011)
+    bin_dir = Path(_bin("postgres")).parent.parent
+    for parent in (bin_dir, *bin_dir.parents):
+        parent.chmod(parent.stat().st_mode | 0o055)
+
+
+def url_for(port: int, database: str = SUPERUSER, user: str = SUPERUSER) -> str:
+    return f"postgresql://{user}@127.0.0.1:{port}/{database}"
+
+
+def start(datadir: Path, port: int | None = None) -> str:
+    """Create (if new) and start the cluster; return the superuser URL."""
+    datadir = datadir.resolve()
+    port = port or _free_port()
+    kwargs = _as_user()
+    if not (datadir / "PG_VERSION").exists():
+        datadir.mkdir(parents=True, exist_ok=True)
+        _grant_path(datadir)
+        subprocess.run(
+            [_bin("initdb"), "-D", str(datadir), "--auth=trust", "--encoding=UTF8", "--locale=C", "-U", SUPERUSER],
+            check=True, capture_output=True, **kwargs,  # type: ignore[call-overload]
+        )
+    options = f"-h 127.0.0.1 -p {port} -k {datadir} -c fsync=off -c max_connections=300"
+    subprocess.run(
+        [_bin("pg_ctl"), "-D", str(datadir), "-w", "-t", "60", "-l", str(datadir / "server.log"), "-o", options,
+         "start"],
+        check=True, capture_output=True, **kwargs,  # type: ignore[call-overload]
+    )
+    return url_for(port)
+
+
+def stop(datadir: Path, *, remove: bool = False) -> None:
+    """Stop the cluster (fast shutdown); remove its directory when asked."""
+    datadir = datadir.resolve()
+    if (datadir / "postmaster.pid").exists():
+        subprocess.run([_bin("pg_ctl"), "-D", str(datadir), "-w", "-m", "fast", "stop"],
+                       check=False, capture_output=True, **_as_user())  # type: ignore[call-overload]
+    if remove:
+        shutil.rmtree(datadir, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("action", choices=["start", "stop"])
+    parser.add_argument("datadir", type=Path)
+    parser.add_argument("--port", type=int, default=None)
+    parser.add_argument("--remove", action="store_true", help="stop: delete the data directory too")
+    args = parser.parse_args(argv)
+    if args.action == "start":
+        print(start(args.datadir, args.port))
+    else:
+        stop(args.datadir, remove=args.remove)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
