@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lastline import Embedder, InvalidInput, SQLiteStorage, language_of, normalize_text
+from lastline import Embedder, InvalidInput, PostgresStorage, SQLiteStorage, language_of, normalize_text
 from lastline.writer import BatchWriter
 
 from . import _validate as v
@@ -40,8 +40,8 @@ from ._lookup import LookupPath
 from ._recorder import LookupRecorder, QueuedRecorder, StoreRecorder
 from ._rows import NewEntry, context_hash
 from ._stats import build_stats
-from ._store import SQLiteCacheStore
 from ._store_api import CacheStore
+from ._stores import open_cache_store
 from ._sync import IndexSync, SyncReport, add_rows
 from ._tenant_thresholds import Thresholds
 from ._values import values_key
@@ -69,14 +69,15 @@ class SemanticCache:
     it wires together; none of them reaches back into it.
     """
 
-    def __init__(self, storage: SQLiteStorage, embedder: Embedder, config: CacheConfig | None = None, *,
+    def __init__(self, storage: SQLiteStorage | PostgresStorage, embedder: Embedder,
+                 config: CacheConfig | None = None, *,
                  recorder: LookupRecorder | None = None, writer: BatchWriter | None = None) -> None:
         self.storage = storage
         self.embedder = embedder
         self.config = config or CacheConfig()
         self.guard = SlotGuard()
         self.model_id = embedder.model_id
-        self.store: CacheStore = SQLiteCacheStore(storage)
+        self.store: CacheStore = open_cache_store(storage)
         self.thresholds = Thresholds(self.store, self.model_id, self.config)
         self._write_lock = threading.Lock()  # orders SQLite commit + FAISS update per write
         self._sync = IndexSync(self.store, self.model_id)

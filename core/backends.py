@@ -10,10 +10,11 @@ from .storage import SQLiteStorage
 __all__ = ["open_storage"]
 
 
-def open_storage(target: str | Path, *, owner_url: str | None = None) -> SQLiteStorage | PostgresStorage:
-    """Open the backend ``target`` names; ``owner_url`` (PostgreSQL only) runs migrations and maintenance."""
+def open_storage(target: str | Path, *, owner_url: str | None = None, pool_size: int = 10
+                 ) -> SQLiteStorage | PostgresStorage:
+    """Open the backend ``target`` names; ``owner_url`` and ``pool_size`` are PostgreSQL's own."""
     if is_postgres_url(target):
-        return PostgresStorage(str(target), owner_url=owner_url)
+        return PostgresStorage(str(target), owner_url=owner_url, pool_size=pool_size)
     if owner_url is not None:
         raise ValueError("owner_url applies to PostgreSQL only")
     return SQLiteStorage(target)

@@ -16,6 +16,7 @@ from typing import Any
 from lastline.embedding import Embedder
 from lastline.envelope import Answer
 from lastline.errors import InvalidInput
+from lastline.postgres import PostgresStorage
 from lastline.storage import SQLiteStorage
 from lastline.text import normalize_text, text_hash
 
@@ -32,8 +33,8 @@ from ._parsers import parse_bytes
 from ._results import SearchResult
 from ._segment import SEGMENTERS
 from ._spaces import ENGLISH, PRIMARY, VectorSpace
-from ._sqlite_store import SQLiteKBStore
 from ._store import KBStore, VectorIndex
+from ._stores import open_kb_store
 from ._vectors import ensure_space
 from ._writer import Indexer
 
@@ -48,7 +49,7 @@ class KnowledgeBase:
     ``english_embedder`` switches the English space on: English chunks also get its vectors and
     English queries search them. ``None`` (or the same model as ``embedder``, which would only
     duplicate the primary space) switches it off and drops its table, so no stale vectors linger.
-    ``store`` defaults to the SQLite store over ``storage``.
+    ``store`` defaults to the store of ``storage``'s backend.
 
     ``background_spaces=True`` (the service) leaves the English space out of the write path: a
     document is searchable once its keyword rows and primary vectors are written, and the English
@@ -57,11 +58,11 @@ class KnowledgeBase:
     """
 
     def __init__(
-        self, storage: SQLiteStorage, embedder: Embedder, config: KBConfig | None = None, *,
+        self, storage: SQLiteStorage | PostgresStorage, embedder: Embedder, config: KBConfig | None = None, *,
         english_embedder: Embedder | None = None, store: KBStore | None = None, background_spaces: bool = False,
     ) -> None:
         self.storage = storage
-        self.store: KBStore = store if store is not None else SQLiteKBStore(storage)
+        self.store: KBStore = store if store is not None else open_kb_store(storage)
         self.embedder = embedder
         self.config = config or KBConfig()
         if self.config.segmenter not in SEGMENTERS:

@@ -15,7 +15,15 @@ from typing import Annotated, Any
 
 import typer
 
-from lastline import ConfigError, LastlineError, __version__, get_embedder, load_settings
+from lastline import (
+    ConfigError,
+    LastlineError,
+    PostgresStorage,
+    SQLiteStorage,
+    __version__,
+    get_embedder,
+    load_settings,
+)
 
 from . import cache as cli_cache
 from . import fallback as cli_fallback
@@ -67,9 +75,7 @@ def doctor(db: DbOption = None, as_json: JsonOption = False) -> None:
         "model_id": runtime.embedder.model_id,
         "dim": runtime.embedder.dim,
         "model_load_s": round(load_s, 3),
-        "db": str(runtime.storage.path.resolve()),
-        **runtime.storage.versions(),
-        "fts5": runtime.storage.fts5_available(),
+        **_storage_report(runtime.storage),
         "migrations": runtime.storage.applied_migrations(),
         "tenants": runtime.settings.tenants,
         "kb_english_space": english,
@@ -162,3 +168,11 @@ def main() -> None:
     except LastlineError as exc:
         typer.echo(f"error: {exc.detail}", err=True)
         sys.exit(2)
+
+
+def _storage_report(storage: SQLiteStorage | PostgresStorage) -> dict[str, Any]:
+    """What ``doctor`` says of the backend: where it is, its versions, and what it enforces."""
+    if isinstance(storage, PostgresStorage):
+        return {"db": storage.url.split("@")[-1], **storage.versions(), "app_role": storage.app_role,
+                "owner_role": storage.owner_role, "tenant_isolation_enforced": storage.rls_enforced}
+    return {"db": str(storage.path.resolve()), **storage.versions(), "fts5": storage.fts5_available()}

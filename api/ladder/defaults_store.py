@@ -11,9 +11,10 @@ from __future__ import annotations
 import time
 from typing import Any, NamedTuple, Protocol
 
+from lastline import ConfigError, PostgresStorage
 from lastline.storage import Migration, SQLiteStorage
 
-__all__ = ["MIGRATIONS", "DefaultRow", "DefaultsStore", "SQLiteDefaultsStore"]
+__all__ = ["MIGRATIONS", "DefaultRow", "DefaultsStore", "SQLiteDefaultsStore", "open_defaults_store"]
 
 
 class DefaultRow(NamedTuple):
@@ -93,3 +94,10 @@ class SQLiteDefaultsStore:
         with self.storage.atomic() as conn:
             cur = conn.execute("DELETE FROM api_defaults WHERE tenant = ? AND task = ?", (tenant, task))
             return bool(cur.rowcount)
+
+
+def open_defaults_store(storage: SQLiteStorage | PostgresStorage) -> DefaultsStore:
+    """The declared defaults store of the service's backend."""
+    if isinstance(storage, SQLiteStorage):
+        return SQLiteDefaultsStore(storage)
+    raise ConfigError("LASTLINE_DATABASE_URL: declared defaults have no PostgreSQL store yet")

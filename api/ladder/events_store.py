@@ -15,9 +15,10 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from lastline import ConfigError, PostgresStorage
 from lastline.storage import Migration, SQLiteStorage
 
-__all__ = ["MIGRATIONS", "Event", "EventStore", "NewEvent", "SQLiteEventStore"]
+__all__ = ["MIGRATIONS", "Event", "EventStore", "NewEvent", "SQLiteEventStore", "open_event_store"]
 
 
 @dataclass(frozen=True)
@@ -174,3 +175,10 @@ class SQLiteEventStore:
     def delete_before(self, ts: float) -> int:
         with self.storage.atomic() as conn:
             return int(conn.execute("DELETE FROM api_events WHERE ts < ?", (ts,)).rowcount)
+
+
+def open_event_store(storage: SQLiteStorage | PostgresStorage) -> EventStore:
+    """The degradation events store of the service's backend."""
+    if isinstance(storage, SQLiteStorage):
+        return SQLiteEventStore(storage)
+    raise ConfigError("LASTLINE_DATABASE_URL: degradation events have no PostgreSQL store yet")

@@ -12,7 +12,16 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from lastline import ConfigError, Embedder, Settings, SQLiteStorage, get_embedder, load_settings
+from lastline import (
+    ConfigError,
+    Embedder,
+    PostgresStorage,
+    Settings,
+    SQLiteStorage,
+    get_embedder,
+    load_settings,
+    open_storage,
+)
 from lastline.admission import Bulkhead
 from lastline.cache import CacheConfig, SemanticCache
 from lastline.kb import KnowledgeBase
@@ -21,9 +30,9 @@ from lastline.rules.store import open_pack_store
 from lastline.writer import BatchWriter
 
 from .defaults import Defaults, load_defaults_file
-from .defaults_store import SQLiteDefaultsStore
+from .defaults_store import open_defaults_store
 from .events import EventLog
-from .events_store import SQLiteEventStore
+from .events_store import open_event_store
 from .metrics import Metrics
 
 __all__ = ["Runtime"]
@@ -32,7 +41,7 @@ __all__ = ["Runtime"]
 @dataclass
 class Runtime:
     settings: Settings
-    storage: SQLiteStorage
+    storage: SQLiteStorage | PostgresStorage
     embedder: Embedder
     #: Telemetry (lookup bookkeeping, degradation events) through the background writer — the
     #: server's choice. A one-shot CLI process writes it in the request instead: nothing to lose
@@ -43,7 +52,8 @@ class Runtime:
     def open(cls, settings: Settings | None = None, *, background: bool = False, **overrides: Any) -> Runtime:
         """Read settings (failing by name), open storage and name the embedder (loaded lazily)."""
         settings = settings or load_settings(**overrides)
-        storage = SQLiteStorage(settings.db)
+        storage = open_storage(settings.database_url or settings.db, owner_url=settings.database_owner_url,
+                               pool_size=settings.database_pool_size)
         embedder = get_embedder(settings.embedder, settings.embed_threads)
         return cls(settings=settings, storage=storage, embedder=embedder, background=background)
 
@@ -62,13 +72,13 @@ class Runtime:
     @cached_property
     def events(self) -> EventLog:
         """Degradation events (api_0001_events), hashes only unless log_content."""
-        return EventLog(SQLiteEventStore(self.storage), log_content=self.settings.log_content)
+        return EventLog(open_event_store(self.storage), log_content=self.settings.log_content)
 
     @cached_property
     def defaults(self) -> Defaults:
         """Declared per-task defaults and side-effect flags (file + api_0002_defaults)."""
         path = self.settings.defaults_file
-        return Defaults(SQLiteDefaultsStore(self.storage), load_defaults_file(path) if path is not None else {})
+        return Defaults(open_defaults_store(self.storage), load_defaults_file(path) if path is not None else {})
 
     @cached_property
     def metrics(self) -> Metrics:

@@ -1,0 +1,17 @@
+"""Which :class:`~lastline.kb._store.KBStore` serves a backend: SQLite or PostgreSQL."""
+
+from __future__ import annotations
+
+from lastline import ConfigError, PostgresStorage, SQLiteStorage
+
+from ._sqlite_store import SQLiteKBStore
+from ._store import KBStore
+
+__all__ = ["open_kb_store"]
+
+
+def open_kb_store(storage: SQLiteStorage | PostgresStorage) -> KBStore:
+    """The KB store of the service's backend."""
+    if isinstance(storage, SQLiteStorage):
+        return SQLiteKBStore(storage)
+    raise ConfigError("LASTLINE_DATABASE_URL: the knowledge base has no PostgreSQL store yet")
