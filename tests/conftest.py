@@ -49,8 +49,6 @@ def db_path(tmp_path: Path) -> Path:
 
 
 BACKENDS = ("sqlite", "postgresql")
-PG_OWNER_ROLE = "lastline_owner"
-PG_APP_ROLE = "lastline_app"
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -66,43 +64,22 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="session")
 def pg_superuser_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The test cluster's superuser URL, with the two roles every test database uses."""
-    import psycopg
-
+    """The test cluster's superuser URL: the one ``.ci/run`` started, else one started for this session."""
     url = os.environ.get("LASTLINE_TEST_PG_URL")
-    datadir: Path | None = None
-    if not url:
-        datadir = tmp_path_factory.mktemp("pgcluster")
-        url = pg_cluster.start(datadir)
-    with psycopg.connect(url, autocommit=True) as conn:
-        for role in (PG_OWNER_ROLE, PG_APP_ROLE):
-            if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone():
-                conn.execute(f"CREATE ROLE {role} LOGIN NOSUPERUSER NOBYPASSRLS")
-    yield url
-    if datadir is not None:
-        pg_cluster.stop(datadir, remove=True)
+    if url:
+        yield url
+        return
+    datadir = tmp_path_factory.mktemp("pgcluster")
+    yield pg_cluster.start(datadir)
+    pg_cluster.stop(datadir, remove=True)
 
 
 @pytest.fixture
 def pg_urls(pg_superuser_url: str) -> Iterator[tuple[str, str]]:
     """(application URL, owner URL) of a fresh database with pgvector, dropped after the test."""
-    import uuid
-
-    import psycopg
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
-
-    name = f"t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_superuser_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} OWNER {PG_OWNER_ROLE}")
-    parts = conninfo_to_dict(pg_superuser_url)
-    with psycopg.connect(make_conninfo(**{**parts, "dbname": name}), autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION vector")  # pgvector 0.6 is not a trusted extension: superuser
-    host, port = parts.get("host", "127.0.0.1"), parts.get("port", "5432")
-    app = f"postgresql://{PG_APP_ROLE}@{host}:{port}/{name}"
-    owner = f"postgresql://{PG_OWNER_ROLE}@{host}:{port}/{name}"
+    app, owner = pg_cluster.create_database(pg_superuser_url)
     yield app, owner
-    with psycopg.connect(pg_superuser_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    pg_cluster.drop_database(pg_superuser_url, app)
 
 
 @pytest.fixture

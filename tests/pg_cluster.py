@@ -88,6 +88,47 @@ def start(datadir: Path, port: int | None = None) -> str:
     return url_for(port)
 
 
+OWNER_ROLE = "lastline_owner"
+APP_ROLE = "lastline_app"
+
+
+def create_database(superuser_url: str, name: str | None = None) -> tuple[str, str]:
+    """A fresh database with pgvector, owned by the owner role; return (application URL, owner URL).
+
+    The two roles are what a deployment has (docs/deploy.md): the owner runs migrations, the
+    application role is bound by row-level security. Both are created on first use.
+    """
+    import uuid
+
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    name = name or f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(superuser_url, autocommit=True) as conn:
+        for role in (OWNER_ROLE, APP_ROLE):
+            if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone():
+                try:
+                    conn.execute(f"CREATE ROLE {role} LOGIN NOSUPERUSER NOBYPASSRLS")
+                except psycopg.errors.DuplicateObject:
+                    pass  # another session created it meanwhile
+        conn.execute(f"CREATE DATABASE {name} OWNER {OWNER_ROLE}")
+    parts = conninfo_to_dict(superuser_url)
+    with psycopg.connect(make_conninfo(**{**parts, "dbname": name}), autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION vector")  # pgvector 0.6 is not a trusted extension: superuser
+    host, port = parts.get("host", "127.0.0.1"), parts.get("port", "5432")
+    return f"postgresql://{APP_ROLE}@{host}:{port}/{name}", f"postgresql://{OWNER_ROLE}@{host}:{port}/{name}"
+
+
+def drop_database(superuser_url: str, url: str) -> None:
+    """Drop the database ``url`` names (connections to it are closed first)."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    name = conninfo_to_dict(url)["dbname"]
+    with psycopg.connect(superuser_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
 def stop(datadir: Path, *, remove: bool = False) -> None:
     """Stop the cluster (fast shutdown); remove its directory when asked."""
     datadir = datadir.resolve()
