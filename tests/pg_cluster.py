@@ -12,6 +12,7 @@ fixtures when no cluster was started for them, and by the PostgreSQL benches.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import pwd
@@ -107,10 +108,9 @@ def create_database(superuser_url: str, name: str | None = None) -> tuple[str, s
     with psycopg.connect(superuser_url, autocommit=True) as conn:
         for role in (OWNER_ROLE, APP_ROLE):
             if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone():
-                try:
+                # another session may create it meanwhile
+                with contextlib.suppress(psycopg.errors.DuplicateObject, psycopg.errors.UniqueViolation):
                     conn.execute(f"CREATE ROLE {role} LOGIN NOSUPERUSER NOBYPASSRLS")
-                except psycopg.errors.DuplicateObject:
-                    pass  # another session created it meanwhile
         conn.execute(f"CREATE DATABASE {name} OWNER {OWNER_ROLE}")
     parts = conninfo_to_dict(superuser_url)
     with psycopg.connect(make_conninfo(**{**parts, "dbname": name}), autocommit=True) as conn:
