@@ -68,8 +68,12 @@ def url_for(port: int, database: str = SUPERUSER, user: str = SUPERUSER) -> str:
     return f"postgresql://{user}@127.0.0.1:{port}/{database}"
 
 
-def start(datadir: Path, port: int | None = None) -> str:
-    """Create (if new) and start the cluster; return the superuser URL."""
+def start(datadir: Path, port: int | None = None, *, durable: bool = False) -> str:
+    """Create (if new) and start the cluster; return the superuser URL.
+
+    Tests run with ``fsync=off`` (a throwaway cluster; nothing to keep across a crash of the
+    machine); ``durable=True`` keeps PostgreSQL's defaults, for benches that compare write rates.
+    """
     datadir = datadir.resolve()
     port = port or _free_port()
     kwargs = _as_user()
@@ -80,7 +84,7 @@ def start(datadir: Path, port: int | None = None) -> str:
             [_bin("initdb"), "-D", str(datadir), "--auth=trust", "--encoding=UTF8", "--locale=C", "-U", SUPERUSER],
             check=True, capture_output=True, **kwargs,  # type: ignore[call-overload]
         )
-    options = f"-h 127.0.0.1 -p {port} -k {datadir} -c fsync=off -c max_connections=300"
+    options = f"-h 127.0.0.1 -p {port} -k {datadir} -c max_connections=300" + ("" if durable else " -c fsync=off")
     subprocess.run(
         [_bin("pg_ctl"), "-D", str(datadir), "-w", "-t", "60", "-l", str(datadir / "server.log"), "-o", options,
          "start"],

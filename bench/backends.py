@@ -1,0 +1,219 @@
+"""PostgreSQL beside SQLite, same machine and data: cache lookups and inserts, KB search and ingest.
+
+Cache rows use the synthetic entries of ``bench/cache_scale.py`` (USE vectors of QQP questions plus
+noise, a stand-in embedder returning them, so the time is everything after the embedding call); half
+the lookups are near-duplicates, half fresh. Each size runs on SQLite (FAISS index), on PostgreSQL with
+the per-process FAISS accelerator, and on PostgreSQL with lookups answered by pgvector alone
+(``vector_index="store"``: what a replica does with the accelerator off). KB rows use the synthetic
+SciFact corpus of ``bench/kb_scale.py`` (one chunk per document), the default model only (the English
+space off on both backends, so both measure the same work), one query at a time, query embedding
+included.
+
+PostgreSQL is a throwaway cluster from the pgserver wheel (``tests/pg_cluster.py``), or ``--pg-url``
+(a superuser URL); every row gets a fresh database with the owner and application roles, so the
+application role runs under row-level security as deployed (docs/deploy.md).
+
+    python bench/backends.py                          # 10k and 100k of each (≈20 minutes)
+    python bench/backends.py --sizes 2000 --write     # a quick look, and its docs section
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+import pg_cluster
+from _cache_common import load_set, machine_line, percentile_ms
+from _common import DATA, write_section
+from cache_scale import VectorTable, name, synthetic
+from kb_scale import sentences, write_corpus
+
+from lastline import PostgresStorage, SQLiteStorage, get_embedder, open_storage
+from lastline.cache import CacheConfig, SemanticCache
+from lastline.kb import KnowledgeBase
+
+SECTION = "## Storage backends: PostgreSQL beside SQLite"
+Storage = SQLiteStorage | PostgresStorage
+
+
+@contextmanager
+def postgres(pg_url: str | None) -> Iterator[str]:
+    """A superuser URL: the given one, or a cluster started (and removed) for this run."""
+    if pg_url:
+        yield pg_url
+        return
+    with tempfile.TemporaryDirectory(prefix="lastline-bench-pg-") as tmp:
+        datadir = Path(tmp) / "pg"
+        url = pg_cluster.start(datadir, durable=True)
+        try:
+            yield url
+        finally:
+            pg_cluster.stop(datadir, remove=True)
+
+
+@contextmanager
+def fresh(backend: str, superuser_url: str) -> Iterator[Storage]:
+    """A fresh database on ``backend``: a SQLite file, or a PostgreSQL database with both roles."""
+    if backend == "sqlite":
+        with tempfile.TemporaryDirectory(prefix="lastline-bench-") as tmp:
+            storage = open_storage(Path(tmp) / "bench.db")
+            try:
+                yield storage
+            finally:
+                storage.close()
+        return
+    app, owner = pg_cluster.create_database(superuser_url)
+    storage = open_storage(app, owner_url=owner)
+    try:
+        yield storage
+    finally:
+        storage.close()
+        pg_cluster.drop_database(superuser_url, app)
+
+
+def timed(calls: list[Callable[[], Any]]) -> list[float]:
+    out = []
+    for call in calls:
+        t0 = time.perf_counter()
+        call()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def cache_row(storage: Storage, n: int, base: np.ndarray, model_id: str, lookups: int, config: CacheConfig,
+              rng: np.random.Generator) -> dict[str, Any]:
+    entries = synthetic(base, n, 0.6, rng)
+    near = entries[rng.integers(0, n, lookups // 2)]
+    near = near + rng.normal(0, 0.05 / np.sqrt(base.shape[1]), near.shape).astype(np.float32)
+    fresh_q = synthetic(base, lookups - lookups // 2, 0.6, rng)
+    queries = np.concatenate([near / np.linalg.norm(near, axis=1, keepdims=True), fresh_q]).astype(np.float32)
+    table = VectorTable(model_id, entries, queries)
+    cache = SemanticCache(storage, table, config)  # type: ignore[arg-type]
+    started = time.perf_counter()
+    for s in range(0, n, 5_000):
+        cache.put_many([{"prompt": name("entry", i), "response": f"answer {i}"} for i in range(s, min(n, s + 5_000))])
+    insert_s = time.perf_counter() - started
+    gc.collect()
+    hits = 0
+
+    def one(j: int) -> Callable[[], None]:
+        def call() -> None:
+            nonlocal hits
+            hits += cache.lookup(name("query", j), threshold=0.9).hit
+        return call
+
+    cache.lookup(name("query", 0), threshold=0.9)  # warm-up
+    times = timed([one(j) for j in range(lookups)])
+    exact = timed([lambda i=i: cache.lookup(name("entry", i)) for i in rng.integers(0, n, min(lookups, 500))])
+    return {"p50": percentile_ms(times, 50), "p99": percentile_ms(times, 99), "exact_p50": percentile_ms(exact, 50),
+            "hits": hits / lookups, "insert_per_s": n / insert_s}
+
+
+def kb_row(storage: Storage, n: int, embedder: Any, pool: list[str], queries: list[str], tmp: Path,
+           rng: random.Random) -> dict[str, Any]:
+    corpus = tmp / f"corpus-{n}.jsonl"
+    if not corpus.exists():
+        write_corpus(corpus, n, pool, rng)
+    kb = KnowledgeBase(storage, embedder)
+    started = time.perf_counter()
+    report = kb.ingest(corpus, tenant="bench")
+    ingest_s = time.perf_counter() - started
+    row: dict[str, Any] = {"chunks": report.chunks, "ingest_per_s": report.chunks / ingest_s}
+    for mode in ("keyword", "hybrid"):
+        kb.search(queries[0], tenant="bench", k=10, mode=mode)  # type: ignore[arg-type]
+        times = timed([lambda q=q, m=mode: kb.search(q, tenant="bench", k=10, mode=m)  # type: ignore[misc]
+                       for q in queries])
+        row[mode] = (percentile_ms(times, 50), percentile_ms(times, 99))
+    kb.close()
+    return row
+
+
+def render(cache_rows: list[tuple[int, str, dict[str, Any]]], kb_rows: list[tuple[int, str, dict[str, Any]]],
+           where: str, lookups: int, queries: int) -> str:
+    lines = [SECTION, "", f"`python bench/backends.py` — {where}.", "",
+             "PostgreSQL 16.2 + pgvector 0.6.2 from the pgserver wheel on 127.0.0.1 (default durability), the "
+             "application role under row-level security; SQLite is the embedded default (WAL). Cache rows: "
+             f"{lookups:,} lookups through `SemanticCache.lookup` after the embedding (a stand-in embedder), half "
+             "near-duplicates; exact = a stored prompt's own lookup. KB rows: the default model only, "
+             f"{queries} SciFact queries one at a time, embedding included.", "",
+             "| cache entries | backend | semantic lookup p50 / p99 ms | exact p50 ms | hits "
+             "| inserts/s (no embedding) |",
+             "|---|---|---|---|---|---|"]
+    for n, label, r in cache_rows:
+        lines.append(f"| {n:,} | {label} | {r['p50']:.2f} / {r['p99']:.2f} | {r['exact_p50']:.2f} | "
+                     f"{r['hits']:.0%} | {r['insert_per_s']:,.0f} |")
+    lines += ["", "| KB chunks | backend | keyword p50 / p99 ms | hybrid p50 / p99 ms | ingest chunks/s |",
+              "|---|---|---|---|---|"]
+    for n, label, r in kb_rows:
+        lines.append(f"| {n:,} | {label} | {r['keyword'][0]:.1f} / {r['keyword'][1]:.1f} | "
+                     f"{r['hybrid'][0]:.1f} / {r['hybrid'][1]:.1f} | {r['ingest_per_s']:,.0f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000])
+    parser.add_argument("--lookups", type=int, default=1000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--pg-url", default=os.environ.get("LASTLINE_BENCH_PG_URL"),
+                        help="superuser URL of a running cluster (default: start one)")
+    parser.add_argument("--skip", nargs="*", default=[], choices=["cache", "kb"])
+    parser.add_argument("--backends", nargs="+", default=["sqlite", "postgresql"], choices=["sqlite", "postgresql"])
+    parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
+    args = parser.parse_args()
+    embedder = get_embedder("use", 1)
+    embedder.load()
+    qqp = load_set("qqp_val")
+    base = embedder.encode(list(dict.fromkeys(qqp.first))[:4000])  # type: ignore[attr-defined]
+    unbounded = CacheConfig(max_entries=10**9, max_bytes=10**13)
+    variants = [("SQLite + FAISS", "sqlite", unbounded)] if "sqlite" in args.backends else []
+    if "postgresql" in args.backends:
+        variants += [("PostgreSQL + FAISS", "postgresql", unbounded),
+                     ("PostgreSQL, pgvector only", "postgresql", replace(unbounded, vector_index="store"))]
+    kb_variants = [v for v in (("SQLite (FTS5 + sqlite-vec)", "sqlite"),
+                               ("PostgreSQL (tsvector + pgvector)", "postgresql")) if v[1] in args.backends]
+    pool = sentences()
+    all_queries = [json.loads(x)["text"] for x in (DATA / "kb/scifact/queries_train.jsonl").read_text().splitlines()]
+    queries = random.Random(7).sample(all_queries, min(args.queries, len(all_queries)))
+    cache_rows: list[tuple[int, str, dict[str, Any]]] = []
+    kb_rows: list[tuple[int, str, dict[str, Any]]] = []
+    with postgres(args.pg_url) as superuser, tempfile.TemporaryDirectory() as tmp:
+        for n in args.sizes:
+            if "cache" not in args.skip:
+                for label, backend, config in variants:
+                    with fresh(backend, superuser) as storage:
+                        r = cache_row(storage, n, base, embedder.model_id, args.lookups, config,
+                                      np.random.default_rng(5))
+                    cache_rows.append((n, label, r))
+                    print(f"cache {n:>8,} {label:28s} {r}", file=sys.stderr, flush=True)
+            if "kb" not in args.skip:
+                for label, backend in kb_variants:
+                    with fresh(backend, superuser) as storage:
+                        r = kb_row(storage, n, embedder, pool, queries, Path(tmp), random.Random(7))
+                    kb_rows.append((n, label, r))
+                    print(f"kb    {n:>8,} {label:34s} {r}", file=sys.stderr, flush=True)
+    load_after = os.getloadavg()
+    where = f"{machine_line()}, {load_after[0]:.1f} at the end"
+    text = render(cache_rows, kb_rows, where, args.lookups, len(queries))
+    print(text)
+    if args.write:
+        print(f"wrote {write_section(SECTION, text)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
