@@ -26,6 +26,7 @@ client timeout; anything that is not a 2xx/404 is counted by status.
     python bench/load.py --write               # also replace "## Under load" in docs/benchmarks.md
     python bench/load.py --soak 600 --write    # add the 10-minute soak
     python bench/load.py --mixes exact,semantic --levels 16 --seconds 3   # a quick look
+    python bench/load.py --postgres --replicas 2 --write   # two replicas on one PostgreSQL
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,7 @@ from lastline import normalize_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DATA, ROOT, machine, write_section
+from backends import pg_cluster, postgres
 from http_bench import _exchange, _post, cpu_seconds, start_server
 
 SECTION = "## Under load"
@@ -301,15 +303,22 @@ def tree_cpu_seconds(pid: int) -> float:
     return total
 
 
-def measure(proc: subprocess.Popen[bytes], base: str, mix: str, path: str, bodies: list[dict[str, object]],
-            clients: int, seconds: float, rate: float | None = None) -> Row:
+def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, path: str,
+            bodies: list[dict[str, object]], clients: int, seconds: float, rate: float | None = None) -> Row:
+    """One row: ``clients`` connections spread evenly over ``servers`` (replicas), figures summed."""
     row = Row(mix, clients, seconds)
     load0 = os.getloadavg()[0]
-    cpu0 = tree_cpu_seconds(proc.pid)
-    asyncio.run(drive(base, path, bodies, clients, seconds, row, count_hits=mix in ("semantic", "exact"),
-                      rate=rate))
-    row.cpu_ms = 1000 * (tree_cpu_seconds(proc.pid) - cpu0) / max(1, row.n)
-    row.rss_mb = rss_mb(proc.pid)
+    cpu0 = sum(tree_cpu_seconds(proc.pid) for proc, _ in servers)
+    shares = [clients // len(servers) + (k < clients % len(servers)) for k in range(len(servers))]
+
+    async def all_servers() -> None:
+        await asyncio.gather(*(drive(base, path, bodies, share, seconds, row, count_hits=mix in ("semantic", "exact"),
+                                     rate=rate and rate * share / clients)
+                               for (_, base), share in zip(servers, shares, strict=True) if share))
+
+    asyncio.run(all_servers())
+    row.cpu_ms = 1000 * (sum(tree_cpu_seconds(proc.pid) for proc, _ in servers) - cpu0) / max(1, row.n)
+    row.rss_mb = sum(rss_mb(proc.pid) for proc, _ in servers)
     row.load = (load0, os.getloadavg()[0])
     print(f"{mix:12s} c={clients:5d} {row.rps:8.0f} req/s  p50 {row.pct(0.5):7.1f}  p99 {row.pct(0.99):8.1f}"
           f"  max {row.pct(1.0):8.1f} ms  {row.statuses()}  rss {row.rss_mb:.0f} MB  load {row.load[1]:.1f}",
@@ -327,34 +336,49 @@ class Run:
     where: str = ""
 
 
+@contextlib.contextmanager
+def database(tmp: Path, args: argparse.Namespace) -> Iterator[dict[str, str]]:
+    """The environment naming the servers' database: a scratch SQLite file, or with ``--postgres`` a
+    fresh PostgreSQL database (owner and application roles, as deployed) that every replica shares."""
+    if not args.postgres:
+        yield {"LASTLINE_DB": str(tmp / "bench.db"), "HF_HUB_OFFLINE": "1"}
+        return
+    with postgres(args.pg_url) as superuser:
+        app, owner = pg_cluster.create_database(superuser)
+        try:
+            yield {"LASTLINE_DATABASE_URL": app, "LASTLINE_DATABASE_OWNER_URL": owner, "HF_HUB_OFFLINE": "1"}
+        finally:
+            pg_cluster.drop_database(superuser, app)
+
+
 def run(args: argparse.Namespace) -> Run:
     result = Run()
     load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory() as tmp_dir:
+    with tempfile.TemporaryDirectory() as tmp_dir, database(Path(tmp_dir), args) as env:
         tmp = Path(tmp_dir)
-        env = {"LASTLINE_DB": str(tmp / "bench.db"), "HF_HUB_OFFLINE": "1"}
         started = time.perf_counter()
         seed(tmp, env, args.entries, args.kb_docs)
         print(f"seeded in {time.perf_counter() - started:.0f} s", file=sys.stderr)
         serve_args = ["--workers", str(args.workers)] if args.workers else []
-        servers = {"bare": start_server(tmp, command=[sys.executable, __file__, "--bare"])}
-        servers["lastline"] = start_server(tmp, serve_args, env)
+        bare = [start_server(tmp, command=[sys.executable, __file__, "--bare"])]
+        replicas = [start_server(tmp, serve_args, env) for _ in range(args.replicas)]
         try:
             for mix in args.mixes:
-                proc, base = servers["bare" if mix == "bare" else "lastline"]
+                servers = bare if mix == "bare" else replicas
                 path, bodies = bodies_for(mix, args.entries)
-                asyncio.run(drive(base, path, bodies, 4, 1.0, Row(mix, 4, 1.0)))  # warm-up
+                for _, base in servers:
+                    asyncio.run(drive(base, path, bodies, 4, 1.0, Row(mix, 4, 1.0)))  # warm-up
                 for clients in [c for c in args.levels if c in SHORT_MIXES.get(mix, args.levels)]:
-                    result.rows.append(measure(proc, base, mix, path, bodies, clients, args.seconds))
+                    result.rows.append(measure(servers, mix, path, bodies, clients, args.seconds))
                 if mix in BURST_MIXES and not args.no_burst:
                     burst = BURST_FACTOR * max(args.levels)
-                    result.rows.append(measure(proc, base, mix, path, bodies, burst, args.seconds))
+                    result.rows.append(measure(servers, mix, path, bodies, burst, args.seconds))
             if not args.no_flood:
-                result.flood = kb_flood(servers["lastline"], args)
+                result.flood = kb_flood(replicas[0], args)
             if args.soak:
-                result.soak_row, result.soak = soak(servers["lastline"], args, result.rows)
+                result.soak_row, result.soak = soak(replicas[0], args, result.rows)
         finally:
-            for proc, _ in servers.values():
+            for proc, _ in bare + replicas:
                 proc.terminate()
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=30)
@@ -368,10 +392,10 @@ def run(args: argparse.Namespace) -> Run:
 
 def kb_flood(server: tuple[subprocess.Popen[bytes], str], args: argparse.Namespace) -> dict[str, Row]:
     """Cache lookups at 16 clients alone, then beside 32 clients of KB searches."""
-    proc, base = server
+    _, base = server
     path, bodies = bodies_for("semantic", args.entries)
     kb_path, kb_bodies = bodies_for("kb_search", args.entries)
-    alone = measure(proc, base, "semantic", path, bodies, 16, args.seconds)
+    alone = measure([server], "semantic", path, bodies, 16, args.seconds)
     beside = Row("semantic+kb", 16, args.seconds)
     flood = Row("kb_search", 32, args.seconds)
 
@@ -393,7 +417,7 @@ def soak(server: tuple[subprocess.Popen[bytes], str], args: argparse.Namespace,
     path, bodies = bodies_for("semantic", args.entries)
     measured = [r.rps for r in rows if r.mix == "semantic"]
     if not measured:
-        measured = [measure(proc, base, "semantic", path, bodies, 16, 5.0).rps]
+        measured = [measure([server], "semantic", path, bodies, 16, 5.0).rps]
     rate = 0.8 * max(measured)
     row = Row("soak", 64, args.soak)
     samples: list[tuple[float, float]] = []
@@ -418,14 +442,23 @@ def _f(x: float) -> str:
     return "—" if x != x else (f"{x:.0f}" if x >= 100 else f"{x:.1f}")
 
 
+def section_of(args: argparse.Namespace) -> str:
+    """Each deployment shape has its own section: one server on SQLite, or replicas on PostgreSQL."""
+    return SECTION if not args.postgres else f"{SECTION}: {args.replicas} replica(s) on one PostgreSQL"
+
+
 def render(res: Run, args: argparse.Namespace) -> str:
     bare = {r.clients: r.rps for r in res.rows if r.mix == "bare"}
+    flags = (f"{f' --soak {args.soak:g}' if args.soak else ''}{f' --workers {args.workers}' if args.workers else ''}"
+             f"{' --postgres' if args.postgres else ''}{f' --replicas {args.replicas}' if args.replicas > 1 else ''}")
+    servers = (f"{args.replicas} `lastline serve` processes on one PostgreSQL database (application role under "
+               "row-level security; clients spread evenly over them)" if args.postgres else
+               "One `lastline serve` on a scratch SQLite file")
     lines = [
-        SECTION, "",
-        f"Machine: {res.where}. Produced by `python bench/load.py --write`"
-        f"{f' --soak {args.soak:g}' if args.soak else ''}{f' --workers {args.workers}' if args.workers else ''}.",
+        section_of(args), "",
+        f"Machine: {res.where}. Produced by `python bench/load.py --write{flags}`.",
         "",
-        f"One `lastline serve`{f' --workers {args.workers}' if args.workers else ''} on a scratch SQLite file "
+        f"{servers}{f' --workers {args.workers}' if args.workers else ''}, "
         f"holding {args.entries} cached QQP questions and {args.kb_docs} BQ FAQ",
         "questions (+ the demo folder) in the KB, and a bare FastAPI app (one POST endpoint, the same JSON body",
         "through pydantic) started by the same run; client and servers share the machine's cores. Each row:",
@@ -485,12 +518,20 @@ def main() -> None:
     parser.add_argument("--levels", default=",".join(map(str, LEVELS)), help="Concurrency levels.")
     parser.add_argument("--mixes", default=",".join(MIXES), help=f"Subset of {', '.join(MIXES)}.")
     parser.add_argument("--workers", type=int, default=0, help="Pass --workers N to lastline serve.")
+    parser.add_argument("--postgres", action="store_true",
+                        help="Servers on one PostgreSQL database (a cluster started for the run, or --pg-url).")
+    parser.add_argument("--pg-url", default=os.environ.get("LASTLINE_BENCH_PG_URL"),
+                        help="Superuser URL of a running PostgreSQL cluster (with --postgres).")
+    parser.add_argument("--replicas", type=int, default=1,
+                        help="lastline serve processes sharing the database, clients spread evenly (needs --postgres).")
     parser.add_argument("--soak", type=float, default=0.0, help="Seconds of soak at 80%% of capacity.")
     parser.add_argument("--no-burst", action="store_true")
     parser.add_argument("--no-flood", action="store_true")
     parser.add_argument("--write", action="store_true", help="Update docs/benchmarks.md.")
     parser.add_argument("--json", type=Path, help="Also dump every row's figures here.")
     args = parser.parse_args()
+    if args.replicas > 1 and not args.postgres:
+        parser.error("--replicas needs --postgres: replicas share one PostgreSQL database, not a SQLite file")
     args.levels = tuple(int(x) for x in args.levels.split(","))
     args.mixes = [m for m in args.mixes.split(",") if m]
     unknown = set(args.mixes) - set(MIXES)
@@ -508,7 +549,7 @@ def main() -> None:
             for r in res.rows + list(res.flood.values()) + ([res.soak_row] if res.soak_row else [])
         ], indent=1))
     if args.write:
-        print(f"wrote {write_section(SECTION, text)}", file=sys.stderr)
+        print(f"wrote {write_section(section_of(args), text)}", file=sys.stderr)
 
 
 if __name__ == "__main__":
