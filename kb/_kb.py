@@ -172,7 +172,7 @@ class KnowledgeBase:
         self, filename: str, data: bytes, *, tenant: str = "default", collection: str = "default"
     ) -> list[tuple[str, int]]:
         """Parse uploaded bytes as the type ``filename`` names; one (doc_id, chunks) per document."""
-        name = Path(filename).name or "upload"
+        name = upload_name(filename)
         try:
             documents = parse_bytes(data, name)
         except ParseError as exc:
@@ -286,3 +286,15 @@ class KnowledgeBase:
 
 def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
+
+
+def upload_name(filename: str) -> str:
+    """The name an uploaded file is stored under: its last path part, on either OS's separator.
+
+    The name becomes the document id and a citation, never a path on this machine; still, a client's
+    ``C:\\docs\\a.md`` or ``../../a.md`` should read as ``a.md``, and control characters (a NUL, a
+    right-to-left override) have no place in an id a reader is shown.
+    """
+    last = filename.replace("\\", "/").rsplit("/", 1)[-1]
+    cleaned = "".join(ch for ch in last if ch.isprintable()).strip()
+    return cleaned if cleaned not in ("", ".", "..") else "upload"
