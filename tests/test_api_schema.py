@@ -53,3 +53,26 @@ def test_no_input_gives_a_server_error(fuzz_server: LiveServer) -> None:
         check()
         tried.append(f"{operation.method.upper()} {operation.path}")
     assert "POST /v1/fallback" in tried
+
+
+def test_sequences_of_linked_calls_give_no_server_error(fuzz_server: LiveServer) -> None:
+    """Stateful: chains the API's own links (entry created → read → feedback → deleted; pack uploaded →
+    read → deleted; document added → read), which schemathesis infers from the schema, and checks every
+    step as the single-call fuzzing does."""
+    api = schemathesis.openapi.from_url(fuzz_server.url("/openapi.json"))
+    base = api.as_state_machine()
+    links = [name for name in dir(base) if "__POST_" in name or "__GET_" in name or "__DELETE_" in name]
+    assert any("DELETE_v1_cache_entries" in name for name in links), links
+    assert any("GET_v1_rules_packs_name" in name for name in links), links
+    calls: list[str] = []
+
+    class Chains(base):  # type: ignore[misc, valid-type]
+        def validate_response(self, response: schemathesis.Response, case: schemathesis.Case,
+                              additional_checks: object = None, **kwargs: object) -> None:
+            calls.append(f"{case.method} {case.path}")
+            assert response.status_code < 500, (case.method, case.path, case.body, response.text[:500])
+            errors_have_our_shape(response, case)
+
+    Chains.run(settings=settings(max_examples=25, stateful_step_count=6, deadline=None, derandomize=True,
+                                 suppress_health_check=list(HealthCheck), database=None))
+    assert len(calls) >= 50 and any(c.startswith("DELETE") for c in calls), calls[:20]
