@@ -23,7 +23,7 @@ from .dates_holidays import find_holidays
 from .dates_zh import find_zh
 from .dates_zh_periods import find_periods
 
-__all__ = ["find_dates", "join_ranges"]
+__all__ = ["compose_day_and_time", "find_dates", "join_ranges"]
 
 
 _JOIN = re.compile(r"\s*(?:到|至|~|～|-|—|－|–|与|和|to|until|through)\s*")
@@ -40,7 +40,7 @@ _HAN = re.compile(f"[{HAN_CHARS}]")
 
 def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
     """``A 到 B`` → one ``daterange`` ``A/B``; ``A 之后`` → ``A/..``; ``A 之前`` → ``../A``."""
-    hits = sorted(hits, key=lambda h: h.start)
+    hits = compose_day_and_time(folded, sorted(hits, key=lambda h: h.start))
     out: list[DateHit] = []
     i = 0
     while i < len(hits):
@@ -61,10 +61,6 @@ def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
             out.append(DateHit(kind, start, end, f"{h.value}/{second}"))
             i += 2
             continue
-        if nxt and h.type == "date" and nxt.type == "time" and re.fullmatch(r"\d{4}-\d{2}-\d{2}", h.value) \
-                and folded[h.end:nxt.start].strip() in ("", ","):
-            h = DateHit("datetime", h.start, nxt.end, f"{h.value}T{nxt.value}")  # 2010.01.29晚上六点
-            i += 1
         if h.type in ("date", "datetime", "time"):
             kind = "timerange" if h.type == "time" else "daterange"
             a = _AFTER.match(folded, h.end)
@@ -80,6 +76,67 @@ def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
                 h = DateHit(kind, h.start, b.end(), f"../{h.value}")
             elif p and h.type != "time":
                 h = DateHit(kind, p.start(), h.end, f"../{h.value}")
+        out.append(h)
+        i += 1
+    return out
+
+
+_DAY_VALUE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_TIME_VALUE = re.compile(r"(\d{2}):(\d{2}):(\d{2})")
+#: What may stand between a day and its time: ``tomorrow at 8:45``, ``June 3, 10am``, ``3pm on Friday``.
+_DAY_TIME_GAP = re.compile(r"\s*(?:,|at|on|by|around|about|@|-)?\s*", re.IGNORECASE)
+_TIME_DAY_GAP = re.compile(r"\s*(?:,|on|of)?\s*", re.IGNORECASE)
+_POD_AFTER = re.compile(r"\s*in\s+the\s+(?P<pod>morning|afternoon|evening|night)\b", re.IGNORECASE)
+
+
+def _day_window(h: DateHit) -> str | None:
+    """The day of a part-of-day window (``tomorrow night`` → its date), else None."""
+    m = re.fullmatch(r"(\d{4}-\d{2}-\d{2})T[\d:]{8}/(\d{4}-\d{2}-\d{2})T[\d:]{8}", h.value)
+    return m.group(1) if m and m.group(1) == m.group(2) and h.type == "daterange" else None
+
+
+_MERIDIEM = re.compile(r"\d\s*[ap]|[上下]午|早|晚|凌晨|中午|夜", re.IGNORECASE)
+
+
+def _at_part_of_day(time_value: str, window: str, time_text: str) -> str:
+    """``2 in the afternoon`` → 14:00: an hour before noon moves into an afternoon/evening/night window
+    (not ``tonight at 2am``: a time that says am/pm keeps it)."""
+    if _MERIDIEM.search(time_text):
+        return time_value
+    t = _TIME_VALUE.fullmatch(time_value)
+    start = int(window[11:13]) if len(window) > 13 else int(window[:2])
+    if t and int(t.group(1)) < 12 and start >= 12:
+        return f"{int(t.group(1)) + 12:02d}:{t.group(2)}:{t.group(3)}"
+    return time_value
+
+
+def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
+    """A day next to a time of day is one ``datetime``: ``tomorrow at 8:45``, ``3pm today``,
+    ``8am this morning``, ``tonight at 2am``, ``2010.01.29晚上六点``; ``5 in the afternoon`` is 17:00."""
+    out: list[DateHit] = []
+    i = 0
+    while i < len(hits):
+        h = hits[i]
+        nxt = hits[i + 1] if i + 1 < len(hits) else None
+        if h.type == "time":
+            pod = _POD_AFTER.match(folded, h.end)
+            if pod and not (nxt and nxt.start < pod.end()):
+                hours = {"morning": "08", "afternoon": "12", "evening": "16", "night": "20"}[pod.group("pod").lower()]
+                h = DateHit("time", h.start, pod.end(), _at_part_of_day(h.value, f"{hours}:00:00", folded[h.start:h.end]))
+        if nxt is not None:
+            gap = folded[h.end:nxt.start]
+            day = h.value if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else _day_window(h)
+            if day and nxt.type == "time" and _DAY_TIME_GAP.fullmatch(gap):
+                value = nxt.value if h.type == "date" else _at_part_of_day(nxt.value, h.value, folded[nxt.start:nxt.end])
+                out.append(DateHit("datetime", h.start, nxt.end, f"{day}T{value}"))
+                i += 2
+                continue
+            day = nxt.value if nxt.type == "date" and _DAY_VALUE.fullmatch(nxt.value) else _day_window(nxt)
+            if day and h.type == "time" and _TIME_DAY_GAP.fullmatch(gap):
+                value = h.value if nxt.type == "date" else _at_part_of_day(h.value, nxt.value, folded[h.start:h.end])
+                out.append(DateHit("datetime", h.start, nxt.end, f"{day}T{value}"))
+                i += 2
+                continue
         out.append(h)
         i += 1
     return out

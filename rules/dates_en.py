@@ -18,6 +18,14 @@ _MON = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DAYS = {d: i for i, ds in enumerate(("monday mon", "tuesday tue tues", "wednesday wed", "thursday thu thurs",
                                       "friday fri", "saturday sat", "sunday sun")) for d in ds.split()}
 _DAY = "|".join(sorted(_DAYS, key=len, reverse=True))
+_HOURS = {w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split())}
+_HOUR_WORDS = "|".join(sorted(_HOURS, key=len, reverse=True))
+_MINUTES = {**_HOURS, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+            "nineteen": 19, "twenty": 20, "twenty five": 25, "twenty-five": 25}
+_MINUTE_WORDS = "|".join(sorted((re.escape(w) for w in _MINUTES), key=len, reverse=True))
+#: Parts of the day as the Recognizers-Text gold resolves them: (start, end) hours, end exclusive
+#: (night ends a second before midnight); ``early``/``late`` take the first/second half.
+POD_HOURS = {"morning": (8, 12), "afternoon": (12, 16), "evening": (16, 20), "night": (20, 24)}
 _TIME = (r"(?:\s*(?:at\s+)?(?P<th>[01]?\d|2[0-3])(?::(?P<tm>[0-5]\d))?(?::(?P<ts>[0-5]\d))?"
          r"\s*(?P<ap>[ap]\.?m\.?)?(?![\w:]))?")
 _PATTERNS = [
@@ -29,7 +37,7 @@ _PATTERNS = [
     ("dmy", rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MON})\.?(?:,?\s*(?P<y>\d{{4}}))?\b" + _TIME),
     ("my", rf"\b(?P<mon>{_MON})\s+(?P<y>\d{{4}})\b"),
     ("rel", r"\b(?P<rel>today|tomorrow|yesterday|the day after tomorrow|the day before yesterday)\b" + _TIME),
-    ("wd", rf"\b(?P<which>next|last|this|coming)\s+(?P<wd>{_DAY})\b" + _TIME),
+    ("wd", rf"\b(?P<which>next|last|this\s+past|this|coming|previous|following|past)\s+(?P<wd>{_DAY})\b" + _TIME),
     ("in", r"\b(?:in\s+(?P<n1>\d+)\s+(?P<u1>day|week|month|year)s?\b"
            r"|(?P<n2>\d+)\s+(?P<u2>day|week|month|year)s?\s+ago\b)"),
     ("dur", r"\b(?P<n>\d+(?:\.\d+)?)\s*(?P<u>years?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"),
@@ -46,8 +54,25 @@ _PATTERNS = [
     ("off", r"\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<u>day|week|month|year)s?\s+"
             r"(?P<dir>from|after|before)\s+(?P<base>today|tomorrow|yesterday|now)\b"),
     ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s)\b"),
-    ("clock", r"(?<![\d:.])(?P<th>[01]?\d|2[0-3])(?::(?P<tm>[0-5]\d))?(?::(?P<ts>[0-5]\d))?"
-              r"\s*(?P<ap>[ap]\.?m\.?)(?![a-z])"),
+    ("clock", r"(?<![\d:.,])(?:(?P<hm>(?:0?\d|1[0-2])[0-5]\d)|(?P<th>[01]?\d|2[0-3])(?:[:.](?P<tm>[0-5]\d))?"
+              r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>[ap]\.?m\.?|(?<=\d)[ap])(?![a-z])"),
+    ("oclock", rf"\b(?P<th>[01]?\d|2[0-3]|{_HOUR_WORDS})\s*o'?\s?clock\b"),
+    ("noon", r"\b(?P<w>noon|midday|midnight|mid night)\b"),
+    ("past", rf"\b(?:(?P<half>half)|(?P<q>(?:a\s+)?quarter)|(?P<mn>[0-5]?\d|{_MINUTE_WORDS})"
+             rf"(?P<unit>\s*(?:min|mins|minutes))?)\s+(?P<dir>past|to)\s+(?P<hh>[01]?\d|2[0-3]|{_HOUR_WORDS})\b"),
+    ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d)"),
+    ("pod", rf"\b(?:(?P<el>early|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
+            rf"(?P<wd>{_DAY})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>in\s+the\s+))"
+            r"(?P<pod>morning|afternoon|evening|night)\b|\b(?P<tonight>tonight)\b"),
+    ("hpod", rf"\b(?:(?:in\s+the\s+)?(?P<pod0>morning|afternoon|evening|night)\s+at\s+(?P<th0>[01]?\d|{_HOUR_WORDS})(?![\d:.])"
+             rf"|(?<![\d:.])(?P<th>[01]?\d|{_HOUR_WORDS})(?::(?P<tm>[0-5]\d))?\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night))\b"),
+    ("now", r"\b(?:right\s+)?now\b"),
+    ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
+            r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2}))?"
+            r"|(?P<y2>(?:19|20)\d{2})\s*[-/ ]?\s*(?P<hq>[qh])(?P<q2>[1-4])"
+            r"|h(?P<h>[12])\s*[-/ ]\s*(?P<y4>(?:19|20)\d{2})"
+            r"|(?:the\s+)?(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)\s+(?P<qh>quarter|half)"
+            r"(?:\s+of\s+(?:(?P<y3>(?:19|20)\d{2})|(?P<oy>the\s+year|this\s+year|next\s+year|last\s+year)))?)\b"),
 ]
 _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 # Cheap gates: a pattern only runs when the text has what it needs (digits, a month name, a keyword).
@@ -57,8 +82,9 @@ _HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|prev
                       r"|daily|weekly|monthly|annually|yearly|hourly|nightly|a day|a week|now)\b",
                       re.IGNORECASE)
 _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
-_NEEDS = {"iso": "digit", "num": "digit", "mdy": "month", "dmy": "month", "my": "month", "rel": "rel", "wd": "rel",
-          "in": "digit", "dur": "digit", "clock": "digit", "relp": "rel", "bwd": "name", "bmon": "name",
+_NEEDS = {"clock": "digit", "oclock": "always", "noon": "always", "past": "always", "at": "digit",
+          "pod": "always", "hpod": "always", "now": "always", "qtr": "always", "iso": "digit", "num": "digit", "mdy": "month", "dmy": "month", "my": "month", "rel": "rel", "wd": "rel",
+          "in": "digit", "dur": "digit", "relp": "rel", "bwd": "name", "bmon": "name",
           "yrng": "digit", "yr": "digit", "dec": "digit", "set": "rel", "off": "rel"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
@@ -69,7 +95,7 @@ def find_en(folded: str, ref: datetime, day_first: bool = False) -> Iterator[Dat
     if not re.search(r"[0-9A-Za-z]", folded):
         return
     have = {"digit": bool(_HAS_DIGIT.search(folded)), "month": bool(_HAS_MONTH.search(folded)),
-            "rel": bool(_HAS_REL.search(folded)), "name": bool(_HAS_NAME.search(folded))}
+            "rel": bool(_HAS_REL.search(folded)), "name": bool(_HAS_NAME.search(folded)), "always": True}
     for name, rx in _COMPILED:
         if not have[_NEEDS[name]]:
             continue
@@ -88,10 +114,13 @@ def _safe_date(y: int, m: int, d: int) -> date | None:
 
 def _clock(m: re.Match[str]) -> str | None:
     g = m.groupdict()
+    if g.get("hm"):  # 1140 a.m.
+        g = {**g, "th": g["hm"][:-2], "tm": g["hm"][-2:]}
     if g.get("th") is None:
         return None
-    h, mi, s = int(g["th"]), int(g["tm"] or 0), int(g["ts"] or 0)
+    h, mi, s = int(g["th"]), int(g["tm"] or 0), int(g.get("ts") or 0)
     ap = (g.get("ap") or "").replace(".", "").lower()
+    ap = {"a": "am", "p": "pm"}.get(ap, ap)
     if not ap and g.get("tm") is None:
         return None
     if ap == "pm" and h < 12:
@@ -135,7 +164,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return _with_time(m, today + timedelta(days=shift))
     if name == "wd":
         target = _DAYS[g["wd"].lower()]
-        which = g["which"].lower()
+        which = {"previous": "last", "this past": "last", "past": "last", "following": "next"}.get(
+            re.sub(r"\s+", " ", g["which"].lower()), g["which"].lower())
         delta = (target - today.weekday()) % 7
         if which == "next":  # the weekday of next week, like 下周三
             delta = target - today.weekday() + 7
@@ -216,7 +246,77 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name == "clock":
         clock = _clock(m)
         return DateHit("time", m.start(), m.end(), clock) if clock else None
+    if name in ("oclock", "at"):
+        hour = _HOURS.get(g["th"].lower()) or int(g["th"])
+        return DateHit("time", m.start(), m.end(), f"{hour:02d}:{int(g.get('tm') or 0):02d}:00")
+    if name == "noon":
+        return DateHit("time", m.start(), m.end(), "12:00:00" if g["w"].lower() in ("noon", "midday") else "00:00:00")
+    if name == "past":  # half past seven, a quarter to eight, 20 min past eight
+        if g["dir"].lower() == "to" and g["mn"] and not g["unit"]:
+            return None  # "two to four people" is a range of counts, not 3:58
+        hour = _HOURS.get(g["hh"].lower()) or int(g["hh"])
+        minutes = 30 if g["half"] else 15 if g["q"] else _MINUTES.get(g["mn"].lower()) or int(g["mn"])
+        if g["dir"].lower() == "to":
+            hour, minutes = (hour - 1) % 24, 60 - minutes
+        return DateHit("time", m.start(), m.end(), f"{hour:02d}:{minutes:02d}:00")
+    if name == "pod":
+        return _part_of_day(m, today)
+    if name == "hpod":  # 5 in the afternoon, in the morning at 7
+        word = (g["th"] or g["th0"]).lower()
+        hour = _HOURS.get(word) or int(word)
+        if POD_HOURS[(g["pod"] or g["pod0"]).lower()][0] >= 12 and hour < 12:
+            hour += 12
+        return DateHit("time", m.start(), m.end(), f"{hour:02d}:{int(g['tm'] or 0):02d}:00")
+    if name == "now":
+        return DateHit("datetime", m.start(), m.end(), ref.replace(microsecond=0).isoformat())
+    if name == "qtr":
+        return _quarter(m, today)
     return None
+
+
+def _part_of_day(m: re.Match[str], today: date) -> DateHit:
+    """``tomorrow night`` / ``this afternoon`` / ``tonight`` → that day's window; ``in the morning`` → hours."""
+    g = m.groupdict()
+    pod = "night" if g["tonight"] else g["pod"].lower()
+    start, end = POD_HOURS[pod]
+    early_late = (g["el"] or g["el2"] or "").lower()
+    if early_late == "early":
+        end = (start + end) // 2
+    elif early_late == "late":
+        start = (start + end) // 2
+    clock = f"{start:02d}:00:00", ("23:59:59" if end == 24 else f"{end:02d}:00:00")
+    if g["inthe"]:
+        return DateHit("timerange", m.start(), m.end(), f"{clock[0]}/{clock[1]}")
+    rel = (g["rel"] or "today").lower()
+    if g["wd"]:
+        day = today + timedelta(days=(_DAYS[g["wd"].lower()] - today.weekday()) % 7)
+    else:
+        day = today + timedelta(days={"tomorrow": 1, "next": 1, "yesterday": -1, "last": -1}.get(rel, 0))
+    d = day.isoformat()
+    return DateHit("daterange", m.start(), m.end(), f"{d}T{clock[0]}/{d}T{clock[1]}")
+
+
+_ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+
+
+def _quarter(m: re.Match[str], today: date) -> DateHit:
+    """``next quarter``, ``q1``, ``2017 q1``, ``q1-2019``, ``2019-h2``, ``the first half of 2019``."""
+    g = m.groupdict()
+    year, months = today.year, 3
+    if g["rel"]:
+        shift = {"next": 1, "coming": 1, "last": -1, "previous": -1}.get(g["rel"].lower(), 0)
+        first = add_months(date(year, (today.month - 1) // 3 * 3 + 1, 1), 3 * shift)
+    else:
+        if g["y2"] and g["hq"].lower() == "h" or g["h"] or (g["qh"] or "").lower() == "half":
+            months = 6
+        n = int(g["q"] or g["q2"] or g["h"] or 0) or _ORD[g["ord"].lower()]
+        y = g["y"] or g["y2"] or g["y3"] or g["y4"]
+        if y:
+            year = int(y)
+        elif g["oy"]:
+            year += {"next": 1, "last": -1}.get(g["oy"].split()[0].lower(), 0)
+        first = date(year, (n - 1) * months + 1, 1)
+    return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{add_months(first, months).isoformat()}")
 
 
 def _with_time(m: re.Match[str], d: date | None) -> DateHit | None:
