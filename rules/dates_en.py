@@ -23,6 +23,12 @@ _HOUR_WORDS = "|".join(sorted(_HOURS, key=len, reverse=True))
 _MINUTES = {**_HOURS, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
             "nineteen": 19, "twenty": 20, "twenty five": 25, "twenty-five": 25}
 _MINUTE_WORDS = "|".join(sorted((re.escape(w) for w in _MINUTES), key=len, reverse=True))
+#: Counts of a unit of time written in words (``few hours`` is three, as the gold reads it).
+COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+          "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40,
+          "forty-five": 45, "forty five": 45, "fifty": 50, "sixty": 60, "ninety": 90, "half an": 0.5, "half a": 0.5,
+          "a couple of": 2, "couple of": 2, "a couple": 2, "a few": 3, "few": 3}
+_COUNT_WORDS = "|".join(sorted((re.escape(w).replace("\\ ", "\\s+") for w in COUNTS), key=len, reverse=True))
 #: Parts of the day as the Recognizers-Text gold resolves them: (start, end) hours, end exclusive
 #: (night ends a second before midnight); ``early``/``late`` take the first/second half.
 POD_HOURS = {"morning": (8, 12), "afternoon": (12, 16), "evening": (16, 20), "night": (20, 24)}
@@ -51,6 +57,12 @@ _PATTERNS = [
     ("set", rf"\b(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly)"
             rf"|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
             rf"(?:(?P<u>day|week|month|year|hour|minute)s?|(?P<swd>{_DAY}))|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year))\b"),
+    ("aot", rf"\b(?:(?P<pre>in|within|for)\s+)?(?P<n>\d+(?:\.\d+)?|{_COUNT_WORDS})"
+            r"(?P<half1>\s+and\s+a\s+half)?\s*(?P<u>years?|yrs?|months?|weeks?|fortnights?|days?|hours?|hrs?|minutes?"
+            r"|mins?|seconds?|secs?|(?<=\d)h)\b(?P<half2>\s+and\s+(?:a\s+)?(?P<frac>half|quarter))?"
+            r"(?:\s+(?P<dir>from\s+now|from\s+today|later|ago|hence|(?:from|after)\s+(?:today|tomorrow|yesterday)"
+            r"|before\s+(?:today|tomorrow|yesterday))\b)?"
+            r"|\b(?P<all>all)\s+(?P<au>day|week|month|year)\b"),
     ("off", r"\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<u>day|week|month|year)s?\s+"
             r"(?P<dir>from|after|before)\s+(?P<base>today|tomorrow|yesterday|now)\b"),
     ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s)\b"),
@@ -83,7 +95,7 @@ _HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|prev
                       re.IGNORECASE)
 _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
 _NEEDS = {"clock": "digit", "oclock": "always", "noon": "always", "past": "always", "at": "digit",
-          "pod": "always", "hpod": "always", "now": "always", "qtr": "always", "iso": "digit", "num": "digit", "mdy": "month", "dmy": "month", "my": "month", "rel": "rel", "wd": "rel",
+          "aot": "always", "pod": "always", "hpod": "always", "now": "always", "qtr": "always", "iso": "digit", "num": "digit", "mdy": "month", "dmy": "month", "my": "month", "rel": "rel", "wd": "rel",
           "in": "digit", "dur": "digit", "relp": "rel", "bwd": "name", "bmon": "name",
           "yrng": "digit", "yr": "digit", "dec": "digit", "set": "rel", "off": "rel"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -164,7 +176,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return _with_time(m, today + timedelta(days=shift))
     if name == "wd":
         target = _DAYS[g["wd"].lower()]
-        which = {"previous": "last", "this past": "last", "past": "last", "following": "next"}.get(
+        which = {"this past": "last", "past": "last", "following": "next"}.get(
             re.sub(r"\s+", " ", g["which"].lower()), g["which"].lower())
         delta = (target - today.weekday()) % 7
         if which == "next":  # the weekday of next week, like 下周三
@@ -173,6 +185,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             delta = delta or 7
         elif which == "last":
             delta = -((today.weekday() - target) % 7 or 7)
+        elif which == "previous":  # the weekday of last week, like 上周三
+            delta = target - today.weekday() - 7
         return _with_time(m, today + timedelta(days=delta))
     if name == "in":
         n = int(g["n1"] or g["n2"])
@@ -193,6 +207,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         code = _DUR[key]
         value = f"PT{count}{code}" if key in ("h", "mi", "s") else f"P{count}{code}"
         return DateHit("duration", m.start(), m.end(), value)
+    if name == "aot":
+        return _amount_of_time(m, ref)
     if name == "relp":
         which, unit = g["which"].lower(), g["u"].lower()
         shift = {"next": 1, "coming": 1, "upcoming": 1, "last": -1, "previous": -1, "past": -1}.get(which, 0)
@@ -272,6 +288,63 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name == "qtr":
         return _quarter(m, today)
     return None
+
+
+_UNIT_CODE = {"y": "Y", "mo": "M", "w": "W", "f": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
+
+
+def _amount_of_time(m: re.Match[str], ref: datetime) -> DateHit | None:
+    """``two hours`` / ``3h`` / ``one and a half hours`` (a duration); with a direction it is a point in
+    time: ``3 minutes from now``, ``in two months``, ``3 weeks later``, ``a fortnight ago``;
+    ``within 2h`` is the window from now."""
+    g = m.groupdict()
+    if g["all"]:
+        return DateHit("duration", m.start(), m.end(), f"P1{g['au'][0].upper()}")
+    word = re.sub(r"\s+", " ", g["n"].lower())
+    if word in ("a", "an") and g["u"].lower() == "second":
+        return None  # "a second time" is an ordinal, not one second
+    n = float(COUNTS[word]) if word in COUNTS else float(g["n"])
+    if g["half1"] or (g["frac"] or "").lower() == "half":
+        n += 0.5
+    elif g["frac"]:
+        n += 0.25
+    u = g["u"].lower()
+    key = "mo" if u.startswith("mo") else "mi" if u.startswith("mi") else u[0]
+    if key == "f":
+        n *= 2
+    count = f"{n:g}"
+    pre = (g["pre"] or "").lower()
+    direction = re.sub(r"\s+", " ", (g["dir"] or "").lower())
+    if not direction and pre != "in" and pre != "within":
+        start = m.start("n") if pre else m.start()
+        value = f"PT{count}{_UNIT_CODE[key]}" if key in ("h", "mi", "s") else f"P{count}{_UNIT_CODE[key]}"
+        return DateHit("duration", start, m.end(), value)
+    if word in ("few", "a few", "couple of", "a couple", "a couple of") and pre == "in":
+        return None  # "in a few days" names no day
+    sign = -1 if direction in ("ago",) or direction.startswith("before") else 1
+    base = ref
+    for day, shift in (("tomorrow", 1), ("yesterday", -1)):
+        if direction.endswith(day):
+            base = ref.replace(hour=0, minute=0, second=0) + timedelta(days=shift)
+    if direction.endswith("today"):
+        base = ref.replace(hour=0, minute=0, second=0)
+    if key in ("h", "mi", "s"):
+        delta = timedelta(seconds=n * {"h": 3600, "mi": 60, "s": 1}[key])
+        end = (base + sign * delta).replace(microsecond=0)
+        if pre == "within":
+            return DateHit("daterange", m.start(), m.end(), f"{base.isoformat()}/{end.isoformat()}")
+        return DateHit("datetime", m.start(), m.end(), end.isoformat())
+    if n != int(n):
+        return None
+    k = int(n)
+    if key in ("d", "w", "f"):
+        d = base.date() + timedelta(days=sign * k * (1 if key == "d" else 7))
+    else:
+        d = add_months(base.date(), sign * k * (12 if key == "y" else 1))
+    if pre == "within":
+        lo, hi = sorted((base.date(), d))
+        return DateHit("daterange", m.start(), m.end(), f"{lo.isoformat()}/{hi.isoformat()}")
+    return DateHit("date", m.start(), m.end(), d.isoformat())
 
 
 def _part_of_day(m: re.Match[str], today: date) -> DateHit:
