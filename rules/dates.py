@@ -86,6 +86,7 @@ _TIME_VALUE = re.compile(r"(\d{2}):(\d{2}):(\d{2})")
 #: What may stand between a day and its time: ``tomorrow at 8:45``, ``June 3, 10am``, ``3pm on Friday``.
 _DAY_TIME_GAP = re.compile(r"\s*(?:,|at|on|by|around|about|@|-)?\s*", re.IGNORECASE)
 _TIME_DAY_GAP = re.compile(r"\s*(?:,|on|of)?\s*", re.IGNORECASE)
+_AT_HOUR = re.compile(r"\s+at\s+(1[0-2]|0?\d)(?![\d:]|\.\d)")
 _POD_AFTER = re.compile(r"\s*in\s+the\s+(?P<pod>morning|afternoon|evening|night)\b", re.IGNORECASE)
 
 
@@ -123,6 +124,14 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
             if pod and not (nxt and nxt.start < pod.end()):
                 hours = {"morning": "08", "afternoon": "12", "evening": "16", "night": "20"}[pod.group("pod").lower()]
                 h = DateHit("time", h.start, pod.end(), _at_part_of_day(h.value, f"{hours}:00:00", folded[h.start:h.end]))
+        window_day = _day_window(h)
+        at = _AT_HOUR.match(folded, h.end) if window_day else None
+        if window_day and at and not (nxt and nxt.start < at.end()):
+            hour = int(at.group(1))
+            value = _at_part_of_day(f"{hour:02d}:00:00", h.value, "")
+            out.append(DateHit("datetime", h.start, at.end(), f"{window_day}T{value}"))  # tomorrow night at 9
+            i += 1
+            continue
         if nxt is not None:
             gap = folded[h.end:nxt.start]
             day = h.value if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else _day_window(h)

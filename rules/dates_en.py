@@ -33,7 +33,7 @@ _COUNT_WORDS = "|".join(sorted((re.escape(w).replace("\\ ", "\\s+") for w in COU
 #: (night ends a second before midnight); ``early``/``late`` take the first/second half.
 POD_HOURS = {"morning": (8, 12), "afternoon": (12, 16), "evening": (16, 20), "night": (20, 24)}
 _TIME = (r"(?:\s*(?:at\s+)?(?P<th>[01]?\d|2[0-3])(?::(?P<tm>[0-5]\d))?(?::(?P<ts>[0-5]\d))?"
-         r"\s*(?P<ap>[ap]\.?m\.?)?(?![\w:]))?")
+         r"\s*(?P<ap>(?:[ap]\.m\.?|[ap]m))?(?![\w:]))?")
 _PATTERNS = [
     ("iso", r"(?<![\d.])(?P<y>\d{4})(?:(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})"
             r"|[ ](?P<m2>0[1-9]|1[0-2])[ ](?P<d2>0[1-9]|[12]\d|3[01]))(?![\d])"
@@ -67,7 +67,7 @@ _PATTERNS = [
             r"(?P<dir>from|after|before)\s+(?P<base>today|tomorrow|yesterday|now)\b"),
     ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s)\b"),
     ("clock", r"(?<![\d:.,])(?:(?P<hm>(?:0?\d|1[0-2])[0-5]\d)|(?P<th>[01]?\d|2[0-3])(?:[:.](?P<tm>[0-5]\d))?"
-              r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>[ap]\.?m\.?|(?<=\d)[ap])(?![a-z])"),
+              r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>(?:[ap]\.m\.?|[ap]m)|(?<=\d)[ap])(?![a-z])"),
     ("oclock", rf"\b(?P<th>[01]?\d|2[0-3]|{_HOUR_WORDS})\s*o'?\s?clock\b"),
     ("noon", r"\b(?P<w>noon|midday|midnight|mid night)\b"),
     ("past", rf"\b(?:(?P<half>half)|(?P<q>(?:a\s+)?quarter)|(?P<mn>[0-5]?\d|{_MINUTE_WORDS})"
@@ -76,7 +76,7 @@ _PATTERNS = [
     ("pod", rf"\b(?:(?P<el>early|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
             rf"(?P<wd>{_DAY})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>in\s+the\s+))"
             r"(?P<pod>morning|afternoon|evening|night)\b|\b(?P<tonight>tonight)\b"),
-    ("hpod", rf"\b(?:(?:in\s+the\s+)?(?P<pod0>morning|afternoon|evening|night)\s+at\s+(?P<th0>[01]?\d|{_HOUR_WORDS})(?![\d:.])"
+    ("hpod", rf"\b(?:(?:in\s+the\s+)?(?P<pod0>morning|afternoon|evening|night)\s+at\s+(?P<th0>[01]?\d|{_HOUR_WORDS})(?![\d:]|\.\d)"
              rf"|(?<![\d:.])(?P<th>[01]?\d|{_HOUR_WORDS})(?::(?P<tm>[0-5]\d))?\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night))\b"),
     ("now", r"\b(?:right\s+)?now\b"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
@@ -90,7 +90,7 @@ _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 # Cheap gates: a pattern only runs when the text has what it needs (digits, a month name, a keyword).
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_MONTH = re.compile(rf"\b(?:{_MON})", re.IGNORECASE)
-_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|past|current|upcoming|every|each"
+_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|following|past|current|upcoming|every|each"
                       r"|daily|weekly|monthly|annually|yearly|hourly|nightly|a day|a week|now)\b",
                       re.IGNORECASE)
 _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)

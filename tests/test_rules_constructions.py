@@ -255,3 +255,74 @@ def test_english_sets(text: str, value: str) -> None:
 ])
 def test_english_offsets_from_a_named_day(text: str, value: str) -> None:
     assert found(text, "date") == [("date", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("8.30pm", "20:30:00"), ("1140 a.m.", "11:40:00"), ("9:15a", "09:15:00"), ("seven o'clock", "07:00:00"),
+    ("noon", "12:00:00"), ("midnight", "00:00:00"), ("half past seven", "07:30:00"),
+    ("a quarter to eight", "07:45:00"), ("ten past nine", "09:10:00"), ("3 in the afternoon", "15:00:00"),
+    ("in the evening at 8", "20:00:00"), ("9 in the morning", "09:00:00"),
+])
+def test_english_clock_times(text: str, value: str) -> None:
+    assert found(f"see you {text}.", "time") == [("time", text, value)]
+
+
+def test_minutes_to_an_hour_needs_a_minute_word() -> None:
+    assert found("two to four people came", "time") == []
+    assert found("twenty minutes to four", "time") == [("time", "twenty minutes to four", "03:40:00")]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("tomorrow at 8:45am", "2024-06-13T08:45:00"), ("3pm today", "2024-06-12T15:00:00"),
+    ("friday, 10am", "2024-06-14T10:00:00"), ("8am this morning", "2024-06-12T08:00:00"),
+    ("tonight at 2am", "2024-06-12T02:00:00"), ("tomorrow night at 9", "2024-06-13T21:00:00"),
+    ("10 pm on June 20", "2024-06-20T22:00:00"),
+])
+def test_a_day_next_to_a_time_is_one_datetime(text: str, value: str) -> None:
+    assert found(text, "datetime") == [("datetime", text, value)]
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("tomorrow night", "daterange", "2024-06-13T20:00:00/2024-06-13T23:59:59"),
+    ("this afternoon", "daterange", "2024-06-12T12:00:00/2024-06-12T16:00:00"),
+    ("late this morning", "daterange", "2024-06-12T10:00:00/2024-06-12T12:00:00"),
+    ("tonight", "daterange", "2024-06-12T20:00:00/2024-06-12T23:59:59"),
+    ("friday evening", "daterange", "2024-06-14T16:00:00/2024-06-14T20:00:00"),
+    ("in the morning", "timerange", "08:00:00/12:00:00"),
+])
+def test_english_parts_of_the_day(text: str, type_: str, value: str) -> None:
+    assert found(text, type_) == [(type_, text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("this quarter", "2024-04-01/2024-07-01"), ("next quarter", "2024-07-01/2024-10-01"),
+    ("last quarter", "2024-01-01/2024-04-01"), ("q3", "2024-07-01/2024-10-01"), ("2017 q1", "2017-01-01/2017-04-01"),
+    ("Q4-2019", "2019-10-01/2020-01-01"), ("2019-h2", "2019-07-01/2020-01-01"), ("H1 2020", "2020-01-01/2020-07-01"),
+    ("the third quarter of 2018", "2018-07-01/2018-10-01"), ("the second half of next year", "2025-07-01/2026-01-01"),
+])
+def test_english_quarters_and_halves(text: str, value: str) -> None:
+    assert found(text, "daterange") == [("daterange", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("previous wednesday", "2024-06-05"), ("previous friday", "2024-06-07"), ("following monday", "2024-06-17"),
+    ("this past tuesday", "2024-06-11"),
+])
+def test_english_weekday_of_the_previous_or_following_week(text: str, value: str) -> None:
+    assert found(text, "date") == [("date", text, value)]
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("two hours", "duration", "PT2H"), ("3h", "duration", "PT3H"), ("one and a half hours", "duration", "PT1.5H"),
+    ("half an hour", "duration", "PT0.5H"), ("a fortnight", "duration", "P2W"), ("all week", "duration", "P1W"),
+    ("one year and a quarter", "duration", "P1.25Y"), ("few minutes", "duration", "PT3M"),
+    ("3 minutes from now", "datetime", "2024-06-12T10:03:00"), ("half an hour from now", "datetime", "2024-06-12T10:30:00"),
+    ("in two months", "date", "2024-08-12"), ("3 weeks later", "date", "2024-07-03"), ("five days ago", "date", "2024-06-07"),
+    ("within 2h", "daterange", "2024-06-12T10:00:00/2024-06-12T12:00:00"),
+])
+def test_english_amounts_of_time_and_offsets_from_now(text: str, type_: str, value: str) -> None:
+    assert found(f"it takes {text}", type_) == [(type_, text, value)]
+
+
+def test_a_second_time_is_not_a_duration() -> None:
+    assert found("try a second time", "duration") == []
