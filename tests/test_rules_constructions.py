@@ -326,3 +326,26 @@ def test_english_amounts_of_time_and_offsets_from_now(text: str, type_: str, val
 
 def test_a_second_time_is_not_a_duration() -> None:
     assert found("try a second time", "duration") == []
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("a rise of percent of 10", "percent of 10", "10"), ("per cent of 210 in a year", "per cent of 210", "210"),
+    ("a percentage of twelve", "percentage of twelve", "12"),
+])
+def test_percent_named_before_its_rate(text: str, span: str, value: str) -> None:
+    assert found(text, "percent") == [("percent", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "amount", "currency"), [
+    ("shares closed at 197 pence.", "197 pence", "197", "GBX"),
+    ("it starts at dollar 22.5 million", "dollar 22.5 million", "22500000", "USD"),
+    ("rises to 17 USD 25.", "17 USD 25", "17.25", "USD"), ("it was 15 dollars 50", "15 dollars 50", "15.5", "USD"),
+    ("a budget of 120 MEUR", "120 MEUR", "120000000", "EUR"), ("5 kUSD per seat", "5 kUSD", "5000", "USD"),
+])
+def test_money_minor_units_scaled_codes_and_a_currency_word_first(text: str, span: str, amount: str,
+                                                                  currency: str) -> None:
+    assert found(text, "money") == [("money", span, {"amount": amount, "currency": currency})]
+
+
+def test_a_count_after_an_amount_is_not_its_cents() -> None:
+    assert found("5 dollars 10 times", "money") == [("money", "5 dollars", {"amount": "5", "currency": "USD"})]
