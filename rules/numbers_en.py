@@ -20,11 +20,12 @@ from ._types import Entity, format_decimal
 
 __all__ = ["WordNumber", "find_word_number_entities", "find_word_numbers"]
 
-_TOKEN = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*|\d+(?:\.\d+)?|\S")
+#: A word token; ``ninety - five`` / ``five - eighths`` (a hyphen spaced out) is one word as ``ninety-five``.
+_TOKEN = re.compile(r"[A-Za-z]+(?:[ ]?-[ ]?[A-Za-z]+)*|\d+(?:\.\d+)?|\S")
 #: Cheap gate: the text has at least one English number word.
 _HAS_WORD = re.compile(
     r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty"
-    r"|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozens?|half|quarter)", re.I)
+    r"|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozens?|half|quarter|over)", re.I)
 _DENOMINATORS = {"half": 2, "halves": 2, "quarter": 4, "quarters": 4}
 _SIGN = {"negative", "minus"}
 
@@ -93,6 +94,36 @@ def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
     return sorted(out)
 
 
+_DENOMINATOR_TAIL = re.compile(r"[ ]?-[ ]?(?:[a-z]+ths?|thirds?|halves|halfs?|quarters?)$", re.IGNORECASE)
+
+
+def _split_fraction_word(m: re.Match[str]) -> list[tuple[int, int]]:
+    """``five-eighths`` is a numerator and a denominator (two tokens); ``twenty-one`` stays one."""
+    tail = _DENOMINATOR_TAIL.search(m.group())
+    if tail is None:
+        return [m.span()]
+    cut = m.start() + tail.start()
+    rest = m.start() + tail.start() + tail.group().index("-") + 1
+    while m.string[rest] == " ":
+        rest += 1
+    return [(m.start(), cut), (rest, m.end())]
+
+
+def _whole_and_numerator(words: list[str]) -> tuple[Decimal, Decimal] | None:
+    """``twenty and three`` before a plural ordinal → (20, 3): the ``and`` joins a whole and a fraction."""
+    if "and" not in words:
+        return None
+    cut = len(words) - 1 - words[::-1].index("and")
+    whole, numerator = _cardinals(words[:cut]), _cardinals(words[cut + 1:])
+    if len(whole) != 1 or len(numerator) != 1 or whole[0][3] or numerator[0][3]:
+        return None
+    if whole[0][1] - whole[0][0] != cut or numerator[0][1] - numerator[0][0] != len(words) - cut - 1:
+        return None
+    if whole[0][2] >= 1000 or numerator[0][2] >= 20:
+        return None  # "two million and three fifths" reads otherwise; leave it to the plain reading
+    return whole[0][2], numerator[0][2]
+
+
 def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber]:
     """Every number written (at least partly) in English words in ``folded``, as one span each.
 
@@ -102,8 +133,8 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
            for m in SCALED_RE.finditer(folded)]
     if not _HAS_WORD.search(folded):
         return out
-    spans = [(m.start(), m.end()) for m in _TOKEN.finditer(folded)]
-    words = [folded[a:b].lower() for a, b in spans]
+    spans = [span for m in _TOKEN.finditer(folded) for span in _split_fraction_word(m)]
+    words = [folded[a:b].lower().replace(" ", "") for a, b in spans]
     merged: list[tuple[int, int, Decimal]] = []
     items = _cardinals(words)
     k = 0
@@ -114,7 +145,11 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
             prev = merged[-1] if merged else None
             if prev is not None and prev[1] == i and (words[j - 1].endswith("s") or prev[2] == 1):
                 a, _, num = merged.pop()  # two thirds, one eighth
-                i, value = a, num / value
+                split = _whole_and_numerator(words[a:i])
+                if split is not None:  # twenty and three fifths: 20 + 3/5, not 23/5
+                    i, value = a, split[0] + split[1] / value
+                else:
+                    i, value = a, num / value
             elif i > 0 and words[i - 1] in ("a", "an") and value:
                 i, value = i - 1, 1 / value  # a third, a half
             elif words[i] in ("half", "quarter") and j < len(words) and words[j] in _SCALE:

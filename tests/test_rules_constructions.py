@@ -349,3 +349,16 @@ def test_money_minor_units_scaled_codes_and_a_currency_word_first(text: str, spa
 
 def test_a_count_after_an_amount_is_not_its_cents() -> None:
     assert found("5 dollars 10 times", "money") == [("money", "5 dollars", {"amount": "5", "currency": "USD"})]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("twenty and three fifths", "20.6"), ("five - eighths", "0.625"), ("five-eighths", "0.625"),
+    ("ninety - five", "95"), ("2000 over 3", "666.666666666666667"), ("¾", "0.75"), ("2½", "2.5"),
+    ("- 1 4/5", "-1.8"), ("6.23x10^-4", "0.000623"), ("1.3 × 10^6", "1300000"),
+])
+def test_english_fraction_forms_signs_and_scientific_notation(text: str, value: str) -> None:
+    assert found(f"it is {text}", "number") == [("number", text, value)]
+
+
+def test_a_hyphen_between_digits_is_not_a_sign() -> None:
+    assert found("the score was 3-1 4/5", "number")[-1][2] == "1.8"
