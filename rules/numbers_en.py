@@ -164,7 +164,8 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
             value, j = value + Decimal("0." + str(int(nxt[2]))), nxt[1]  # point seventy-one
             k += 1
         elif nxt is not None and not nxt[3] and nxt[2] and (
-                (j < len(words) and words[j] == "over" and nxt[0] == j + 1)
+                (j < len(words) and words[j] == "over" and nxt[0] == j + 1
+                 and (nxt[1] == len(words) or not words[nxt[1]][0].isalpha()))  # not "over 3 years"
                 or (j + 1 < len(words) and words[j:j + 2] == ["out", "of"] and nxt[0] == j + 2)):
             value, j = value / nxt[2], nxt[1]  # one over three, two out of five hundred
             k += 1

@@ -360,5 +360,9 @@ def test_english_fraction_forms_signs_and_scientific_notation(text: str, value: 
     assert found(f"it is {text}", "number") == [("number", text, value)]
 
 
+def test_over_before_a_unit_is_a_preposition() -> None:
+    assert ("duration", "3 years", "P3Y") in found("a loan of $10000 over 3 years")
+
+
 def test_a_hyphen_between_digits_is_not_a_sign() -> None:
     assert found("the score was 3-1 4/5", "number")[-1][2] == "1.8"
