@@ -84,7 +84,7 @@ def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
 _DAY_VALUE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME_VALUE = re.compile(r"(\d{2}):(\d{2}):(\d{2})")
 #: What may stand between a day and its time: ``tomorrow at 8:45``, ``June 3, 10am``, ``3pm on Friday``.
-_DAY_TIME_GAP = re.compile(r"\s*(?:,|at|on|by|around|about|@|-)?\s*", re.IGNORECASE)
+_DAY_TIME_GAP = re.compile(r"\s*(?:,|at|on|by|around|about|@|-|from|between)?\s*", re.IGNORECASE)
 _TIME_DAY_GAP = re.compile(r"\s*(?:,|on|of)?\s*", re.IGNORECASE)
 _AT_HOUR = re.compile(r"\s+at\s+(1[0-2]|0?\d)(?![\d:]|\.\d)")
 _POD_AFTER = re.compile(r"\s*in\s+the\s+(?P<pod>morning|afternoon|evening|night)\b", re.IGNORECASE)
@@ -96,7 +96,7 @@ def _day_window(h: DateHit) -> str | None:
     return m.group(1) if m and m.group(1) == m.group(2) and h.type == "daterange" else None
 
 
-_MERIDIEM = re.compile(r"\d\s*[ap]|[上下]午|早|晚|凌晨|中午|夜", re.IGNORECASE)
+_MERIDIEM = re.compile(r"\d\s*[ap]\.?m\b|\d[ap]\b|[上下]午|早|晚|凌晨|中午|夜", re.IGNORECASE)
 
 
 def _at_part_of_day(time_value: str, window: str, time_text: str) -> str:
@@ -109,6 +109,15 @@ def _at_part_of_day(time_value: str, window: str, time_text: str) -> str:
     if t and int(t.group(1)) < 12 and start >= 12:
         return f"{int(t.group(1)) + 12:02d}:{t.group(2)}:{t.group(3)}"
     return time_value
+
+
+def _day_at_times(day: str, day_hit: DateHit, times: DateHit, folded: str, start: int, end: int) -> DateHit:
+    """A day and a range of clock times as one range of datetimes (evening hours move past noon)."""
+    a, b = times.value.split("/", 1)
+    text = folded[times.start:times.end]
+    if _day_window(day_hit):
+        a, b = _at_part_of_day(a, day_hit.value, text), _at_part_of_day(b, day_hit.value, text)
+    return DateHit("daterange", start, end, f"{day}T{a}/{day}T{b}")
 
 
 def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
@@ -135,12 +144,20 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
         if nxt is not None:
             gap = folded[h.end:nxt.start]
             day = h.value if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else _day_window(h)
+            if day and nxt.type == "timerange" and _DAY_TIME_GAP.fullmatch(gap) and "/" in nxt.value:
+                out.append(_day_at_times(day, h, nxt, folded, h.start, nxt.end))  # tuesday from 2 to 4pm
+                i += 2
+                continue
             if day and nxt.type == "time" and _DAY_TIME_GAP.fullmatch(gap):
                 value = nxt.value if h.type == "date" else _at_part_of_day(nxt.value, h.value, folded[nxt.start:nxt.end])
                 out.append(DateHit("datetime", h.start, nxt.end, f"{day}T{value}"))
                 i += 2
                 continue
             day = nxt.value if nxt.type == "date" and _DAY_VALUE.fullmatch(nxt.value) else _day_window(nxt)
+            if day and h.type == "timerange" and _TIME_DAY_GAP.fullmatch(gap) and "/" in h.value:
+                out.append(_day_at_times(day, nxt, h, folded, h.start, nxt.end))  # 3:00 to 4:00 tomorrow
+                i += 2
+                continue
             if day and h.type == "time" and _TIME_DAY_GAP.fullmatch(gap):
                 value = h.value if nxt.type == "date" else _at_part_of_day(h.value, nxt.value, folded[h.start:h.end])
                 out.append(DateHit("datetime", h.start, nxt.end, f"{day}T{value}"))

@@ -18,6 +18,7 @@ _MON = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DAYS = {d: i for i, ds in enumerate(("monday mon", "tuesday tue tues", "wednesday wed", "thursday thu thurs",
                                       "friday fri", "saturday sat", "sunday sun")) for d in ds.split()}
 _DAY = "|".join(sorted(_DAYS, key=len, reverse=True))
+_AP = r"(?:[ap]\.m\.?|[ap]m)(?![a-z])"
 _HOURS = {w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split())}
 _HOUR_WORDS = "|".join(sorted(_HOURS, key=len, reverse=True))
 _MINUTES = {**_HOURS, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
@@ -78,6 +79,10 @@ _PATTERNS = [
             r"(?P<pod>morning|afternoon|evening|night)\b|\b(?P<tonight>tonight)\b"),
     ("hpod", rf"\b(?:(?:in\s+the\s+)?(?P<pod0>morning|afternoon|evening|night)\s+at\s+(?P<th0>[01]?\d|{_HOUR_WORDS})(?![\d:]|\.\d)"
              rf"|(?<![\d:.])(?P<th>[01]?\d|{_HOUR_WORDS})(?::(?P<tm>[0-5]\d))?\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night))\b"),
+    ("trng", rf"\b(?:(?P<pre>from|between)\s+)?(?P<h1>[01]?\d|2[0-3]|{_HOUR_WORDS})(?:[:.](?P<m1>[0-5]\d))?"
+             rf"\s*(?P<ap1>{_AP})?\s*(?P<sep>-|–|to|and|until|till|through)\s*"
+             rf"(?P<h2>[01]?\d|2[0-3]|{_HOUR_WORDS})(?:[:.](?P<m2>[0-5]\d))?(?:\s*(?P<ap2>{_AP}))?"
+             r"(?![\d:]|\.\d|\s*(?:%|/))(?:\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night)\b)?"),
     ("now", r"\b(?:right\s+)?now\b"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
             r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2}))?"
@@ -95,7 +100,7 @@ _HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|prev
                       re.IGNORECASE)
 _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
 _NEEDS = {"clock": "digit", "oclock": "always", "noon": "always", "past": "always", "at": "digit",
-          "aot": "always", "pod": "always", "hpod": "always", "now": "always", "qtr": "always", "iso": "digit", "num": "digit", "mdy": "month", "dmy": "month", "my": "month", "rel": "rel", "wd": "rel",
+          "aot": "always", "pod": "always", "trng": "always", "hpod": "always", "now": "always", "qtr": "always", "iso": "digit", "num": "digit", "mdy": "month", "dmy": "month", "my": "month", "rel": "rel", "wd": "rel",
           "in": "digit", "dur": "digit", "relp": "rel", "bwd": "name", "bmon": "name",
           "yrng": "digit", "yr": "digit", "dec": "digit", "set": "rel", "off": "rel"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -277,6 +282,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("time", m.start(), m.end(), f"{hour:02d}:{minutes:02d}:00")
     if name == "pod":
         return _part_of_day(m, today)
+    if name == "trng":
+        return _time_range(m)
     if name == "hpod":  # 5 in the afternoon, in the morning at 7
         word = (g["th"] or g["th0"]).lower()
         hour = _HOURS.get(word) or int(word)
@@ -345,6 +352,47 @@ def _amount_of_time(m: re.Match[str], ref: datetime) -> DateHit | None:
         lo, hi = sorted((base.date(), d))
         return DateHit("daterange", m.start(), m.end(), f"{lo.isoformat()}/{hi.isoformat()}")
     return DateHit("date", m.start(), m.end(), d.isoformat())
+
+
+_DAY_BEFORE = re.compile(rf"(?:{_DAY}|today|tomorrow|yesterday|tonight)\s*$", re.IGNORECASE)
+_DAY_AFTER = re.compile(rf"\s*(?:on\s+|,\s*)?(?:{_DAY}|today|tomorrow|yesterday|tonight|\d{{1,2}}/\d)", re.IGNORECASE)
+
+
+def _time_range(m: re.Match[str]) -> DateHit | None:
+    """``5 to 6pm``, ``from 3:30 to 5:55``, ``9.30-4.30pm``, ``between 5 and 6 in the afternoon``;
+    bare hours (``11-4``, ``from 2 to 4``) only beside a day, else they are counts."""
+    g = m.groupdict()
+    sep = g["sep"].lower()
+    if (sep == "and") != (g["pre"] or "").lower().startswith("between"):
+        return None
+    marked = g["ap1"] or g["ap2"] or g["pod"] or g["m1"] or g["m2"]
+    if not marked and not (_DAY_BEFORE.search(m.string, 0, m.start()) or _DAY_AFTER.match(m.string, m.end())):
+        return None
+    if sep == "-" and not marked and not _DAY_BEFORE.search(m.string, 0, m.start()):
+        return None
+    h1, h2 = (_HOURS.get(g[k].lower()) or int(g[k]) for k in ("h1", "h2"))
+    ap1 = (g["ap1"] or "").replace(".", "").lower()[:1]
+    ap2 = (g["ap2"] or "").replace(".", "").lower()[:1]
+    if g["pod"] and POD_HOURS[g["pod"].lower()][0] >= 12:
+        ap1 = ap1 or "p"
+        ap2 = ap2 or "p"
+    if ap2 and not ap1:
+        ap1 = ap2 if (h1 % 12) <= (h2 % 12) or h2 == 12 else ("a" if ap2 == "p" else "p")
+    h1, h2 = _meridiem(h1, ap1), _meridiem(h2, ap2)
+    if not ap1 and not ap2 and h2 < h1 <= 12:
+        h2 += 12  # 11-4: until four in the afternoon
+    if h1 > 23 or h2 > 23:
+        return None
+    return DateHit("timerange", m.start(), m.end(),
+                   f"{h1:02d}:{int(g['m1'] or 0):02d}:00/{h2:02d}:{int(g['m2'] or 0):02d}:00")
+
+
+def _meridiem(hour: int, ap: str) -> int:
+    if ap == "p" and hour < 12:
+        return hour + 12
+    if ap == "a" and hour == 12:
+        return 0
+    return hour
 
 
 def _part_of_day(m: re.Match[str], today: date) -> DateHit:

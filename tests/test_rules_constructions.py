@@ -366,3 +366,22 @@ def test_over_before_a_unit_is_a_preposition() -> None:
 
 def test_a_hyphen_between_digits_is_not_a_sign() -> None:
     assert found("the score was 3-1 4/5", "number")[-1][2] == "1.8"
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("5 to 6pm", "timerange", "17:00:00/18:00:00"), ("from 3:30 to 5:55", "timerange", "03:30:00/05:55:00"),
+    ("9.30-4.30pm", "timerange", "09:30:00/16:30:00"), ("from 10 am to 2pm", "timerange", "10:00:00/14:00:00"),
+    ("between 5 and 6 in the afternoon", "timerange", "17:00:00/18:00:00"),
+    ("tuesday from 2:00 to 2:30 pm", "daterange", "2024-06-18T14:00:00/2024-06-18T14:30:00"),
+    ("monday 11-4", "daterange", "2024-06-17T11:00:00/2024-06-17T16:00:00"),
+    ("between 3 and 8 yesterday", "daterange", "2024-06-11T03:00:00/2024-06-11T08:00:00"),
+    ("3:00 to 4:00 tomorrow", "daterange", "2024-06-13T03:00:00/2024-06-13T04:00:00"),
+    ("tomorrow evening between 7:30 and 9", "daterange", "2024-06-13T19:30:00/2024-06-13T21:00:00"),
+])
+def test_english_ranges_of_clock_times(text: str, type_: str, value: str) -> None:
+    assert found(text, type_) == [(type_, text, value)]
+
+
+@pytest.mark.parametrize("text", ["from 2 to 4 people", "pages 10-12", "a 3-1 win", "between 5 and 7 items"])
+def test_bare_number_ranges_without_a_day_are_not_times(text: str) -> None:
+    assert found(text, "timerange", "daterange") == []
