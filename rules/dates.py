@@ -33,7 +33,11 @@ _AFTER = re.compile(
     r"(?:\s*(?:或|及|以及|或者)?\s*(?:之后|以后|以後|之後|以来|起|开始|開始|后|後)|\s+or later|\s+onwards?)"
 )
 _BEFORE = re.compile(r"(?:\s*(?:或|及|以及|或者)?\s*(?:之前|以前)|\s+or earlier)")
-_BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|before|until)\s*$")
+_BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|(?i:before|until|till|earlier\s+than|no\s+later\s+than))\s*$")
+#: ``since August`` / ``starting on January 7th`` open at the start of the period; ``after Feb`` /
+#: ``later than 2018`` at its end (after a day or a time: that day, that time, as the gold reads it).
+_SINCE_PREFIX = re.compile(r"(?i:(?P<since>since|starting(?:\s+(?:on|from))?|beginning(?:\s+(?:on|from))?|as\s+of)"
+                           r"|(?P<after>after|later\s+than))\s+(?:the\s+year\s+)?$")
 _DATEISH = ("date", "datetime", "time")
 _HAN = re.compile(f"[{HAN_CHARS}]")
 
@@ -65,8 +69,12 @@ def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
             kind = "timerange" if h.type == "time" else "daterange"
             a = _AFTER.match(folded, h.end)
             b = _BEFORE.match(folded, h.end)
-            p = _BEFORE_PREFIX.search(folded, max(0, h.start - 10), h.start)
-            if a and not _is_relative_offset(folded, h):
+            p = _BEFORE_PREFIX.search(folded, max(0, h.start - 20), h.start)
+            q = _SINCE_PREFIX.search(folded, max(0, h.start - 20), h.start)
+            if q and not a and not b and not p:
+                since = _period_end(h.value) if q.group("after") else h.value
+                h = DateHit(kind, q.start(), h.end, f"{since}/..")
+            elif a and not _is_relative_offset(folded, h):
                 since = h.value
                 if re.fullmatch(r"\d{4}", since) and re.search(r"[之以][后後]", a.group()) \
                         and "或" not in a.group() and "及" not in a.group():
@@ -166,6 +174,17 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
         out.append(h)
         i += 1
     return out
+
+
+def _period_end(value: str) -> str:
+    """Where a year or a month ends (the next one's start); a day or a time ends where it is."""
+    if re.fullmatch(r"\d{4}", value):
+        return f"{int(value) + 1:04d}"
+    m = re.fullmatch(r"(\d{4})-(\d{2})", value)
+    if m:
+        y, mo = int(m.group(1)), int(m.group(2))
+        return f"{y + mo // 12:04d}-{mo % 12 + 1:02d}"
+    return value
 
 
 def _is_relative_offset(folded: str, h: DateHit) -> bool:

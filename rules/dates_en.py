@@ -51,10 +51,12 @@ _PATTERNS = [
     ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming)\s+(?P<u>week|month|year|weekend)\b"),
     ("bwd", r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)"),
     ("bmon", r"\b(?P<mon>january|february|april|june|july|august|september|october|november|december)\b"),
+    ("pmon", r"\b(?:after|since|before|until|till|in|during|from|by|than|early|late|mid)[\s-]+"
+             r"(?P<mon>jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec|march|may)\.?(?![\w/-]|\s*\d)"),
     ("yrng", r"\b(?:(?P<pre>between|from|in)\s+)?(?P<a>(?:1[6-9]|20)\d{2})"
              r"\s*(?:-|–|~|to|and|through|thru|until|till)\s*"
              r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
-    ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until)\s+(?P<y>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
+    ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until|than)\s+(?P<y>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
     ("set", rf"\b(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly)"
             rf"|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
             rf"(?:(?P<u>day|week|month|year|hour|minute)s?|(?P<swd>{_DAY}))|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year))\b"),
@@ -102,7 +104,7 @@ _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
 _NEEDS = {"clock": "digit", "oclock": "always", "noon": "always", "past": "always", "at": "digit",
           "aot": "always", "pod": "always", "trng": "always", "hpod": "always", "now": "always", "qtr": "always", "iso": "digit", "num": "digit", "mdy": "month", "dmy": "month", "my": "month", "rel": "rel", "wd": "rel",
           "in": "digit", "dur": "digit", "relp": "rel", "bwd": "name", "bmon": "name",
-          "yrng": "digit", "yr": "digit", "dec": "digit", "set": "rel", "off": "rel"}
+          "yrng": "digit", "pmon": "month", "yr": "digit", "dec": "digit", "set": "rel", "off": "rel"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
@@ -254,6 +256,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("date", m.start(), m.end(), (today + timedelta(days=delta)).isoformat())
     if name == "bmon":  # a month alone: that month of the reference year
         return DateHit("date", m.start(), m.end(), f"{today.year:04d}-{_MONTHS[g['mon'].lower()]:02d}")
+    if name == "pmon":  # after Feb, in May: a month named after a preposition
+        return DateHit("date", m.start("mon"), m.end(), f"{today.year:04d}-{_MONTHS[g['mon'].lower()]:02d}")
     if name == "yrng":
         a, b = int(g["a"]), int(g["b"])
         if b <= a:

@@ -385,3 +385,18 @@ def test_english_ranges_of_clock_times(text: str, type_: str, value: str) -> Non
 @pytest.mark.parametrize("text", ["from 2 to 4 people", "pages 10-12", "a 3-1 win", "between 5 and 7 items"])
 def test_bare_number_ranges_without_a_day_are_not_times(text: str) -> None:
     assert found(text, "timerange", "daterange") == []
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("after feb", "daterange", "2024-03/.."), ("after the year 2020", "daterange", "2021/.."),
+    ("later than 2018", "daterange", "2019/.."), ("since august", "daterange", "2024-08/.."),
+    ("starting on january 7th", "daterange", "2024-01-07/.."), ("after january 1, 2007", "daterange", "2007-01-01/.."),
+    ("after 3pm", "timerange", "15:00:00/.."), ("until april 27th", "daterange", "../2024-04-27"),
+    ("Before May 2019", "daterange", "../2019-05"), ("no later than june 30", "daterange", "../2024-06-30"),
+])
+def test_english_open_ranges_named_by_a_preposition(text: str, type_: str, value: str) -> None:
+    assert found(text, type_) == [(type_, text, value)]
+
+
+def test_may_the_verb_is_not_a_month() -> None:
+    assert found("I may go in may", "date") == [("date", "may", "2024-05")]
