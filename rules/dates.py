@@ -140,7 +140,8 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
             pod = _POD_AFTER.match(folded, h.end)
             if pod and not (nxt and nxt.start < pod.end()):
                 hours = {"morning": "08", "afternoon": "12", "evening": "16", "night": "20"}[pod.group("pod").lower()]
-                h = DateHit("time", h.start, pod.end(), _at_part_of_day(h.value, f"{hours}:00:00", folded[h.start:h.end]))
+                value = _at_part_of_day(h.value, f"{hours}:00:00", folded[h.start:h.end])
+                h = DateHit("time", h.start, pod.end(), value)
         window_day = _day_window(h)
         at = _AT_HOUR.match(folded, h.end) if window_day else None
         if window_day and at and not (nxt and nxt.start < at.end()):
@@ -157,7 +158,8 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
                 i += 2
                 continue
             if day and nxt.type == "time" and _DAY_TIME_GAP.fullmatch(gap):
-                value = nxt.value if h.type == "date" else _at_part_of_day(nxt.value, h.value, folded[nxt.start:nxt.end])
+                value = nxt.value if h.type == "date" else _at_part_of_day(nxt.value, h.value,
+                                                                           folded[nxt.start:nxt.end])
                 out.append(DateHit("datetime", h.start, nxt.end, f"{day}T{value}"))
                 i += 2
                 continue

@@ -19,7 +19,8 @@ _DAYS = {d: i for i, ds in enumerate(("monday mon", "tuesday tue tues", "wednesd
                                       "friday fri", "saturday sat", "sunday sun")) for d in ds.split()}
 _DAY = "|".join(sorted(_DAYS, key=len, reverse=True))
 _AP = r"(?:[ap]\.m\.?|[ap]m)(?![a-z])"
-_HOURS = {w: i + 1 for i, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split())}
+_HOURS = {w: i + 1 for i, w in enumerate(
+    ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
 _HOUR_WORDS = "|".join(sorted(_HOURS, key=len, reverse=True))
 _MINUTES = {**_HOURS, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
             "nineteen": 19, "twenty": 20, "twenty five": 25, "twenty-five": 25}
@@ -56,7 +57,8 @@ _PATTERNS = [
     ("yrng", r"\b(?:(?P<pre>between|from|in)\s+)?(?P<a>(?:1[6-9]|20)\d{2})"
              r"\s*(?:-|–|~|to|and|through|thru|until|till)\s*"
              r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
-    ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until|than)\s+(?P<y>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
+    ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until|than)\s+(?P<y>(?:1[6-9]|20)\d{2})\b"
+           r"(?![\d/:-]|\.\d)"),
     ("set", rf"\b(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly)"
             rf"|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
             rf"(?:(?P<u>day|week|month|year|hour|minute)s?|(?P<swd>{_DAY}))|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year))\b"),
@@ -79,12 +81,24 @@ _PATTERNS = [
     ("pod", rf"\b(?:(?P<el>early|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
             rf"(?P<wd>{_DAY})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>in\s+the\s+))"
             r"(?P<pod>morning|afternoon|evening|night)\b|\b(?P<tonight>tonight)\b"),
-    ("hpod", rf"\b(?:(?:in\s+the\s+)?(?P<pod0>morning|afternoon|evening|night)\s+at\s+(?P<th0>[01]?\d|{_HOUR_WORDS})(?![\d:]|\.\d)"
+    ("hpod", rf"\b(?:(?:in\s+the\s+)?(?P<pod0>morning|afternoon|evening|night)\s+at\s+"
+             rf"(?P<th0>[01]?\d|{_HOUR_WORDS})(?![\d:]|\.\d)"
              rf"|(?<![\d:.])(?P<th>[01]?\d|{_HOUR_WORDS})(?::(?P<tm>[0-5]\d))?\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night))\b"),
     ("trng", rf"\b(?:(?P<pre>from|between)\s+)?(?P<h1>[01]?\d|2[0-3]|{_HOUR_WORDS})(?:[:.](?P<m1>[0-5]\d))?"
              rf"\s*(?P<ap1>{_AP})?\s*(?P<sep>-|–|to|and|until|till|through)\s*"
              rf"(?P<h2>[01]?\d|2[0-3]|{_HOUR_WORDS})(?:[:.](?P<m2>[0-5]\d))?(?:\s*(?P<ap2>{_AP}))?"
              r"(?![\d:]|\.\d|\s*(?:%|/))(?:\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night)\b)?"),
+    ("nrng", rf"\b(?:the\s+)?(?:(?P<dir>next|last|past|previous|upcoming|coming|following)\s+(?P<n>\d+|{_COUNT_WORDS})"
+             rf"\s+(?P<u>days?|weeks?|months?|years?|quarters?|hours?|minutes?)"
+             rf"|(?P<n2>\d+|{_COUNT_WORDS})\s+(?P<dir2>upcoming|previous|past|next|coming)\s+"
+             r"(?P<u2>days?|weeks?|months?|years?|quarters?|hours?|minutes?)"
+             r"|(?P<dir3>next|last|past|previous|this)\s+(?P<u3>hour|minute))\b"),
+    ("nwk", rf"\b(?P<which>next|last|this)\s+week(?:\s+on)?\s+(?P<wd>{_DAY})\b"),
+    ("wk", r"\b(?:(?:the\s+)?(?P<ord>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+week\s+of\s+"
+           rf"(?:(?P<mon>{_MON})\.?\s+)?(?P<y>(?:19|20)\d{{2}})|week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?![\d:.])"
+           r"(?:\s+of\s+(?P<y2>(?:19|20)\d{2}))?)\b"),
+    ("endof", r"\b(?:the\s+)?(?P<el>end|late)\s+(?:of\s+)?(?:(?P<y>(?:19|20)\d{2})|(?P<this>this|the)\s+"
+              r"(?P<u>year|day))\b"),
     ("now", r"\b(?:right\s+)?now\b"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
             r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2}))?"
@@ -97,14 +111,15 @@ _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 # Cheap gates: a pattern only runs when the text has what it needs (digits, a month name, a keyword).
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_MONTH = re.compile(rf"\b(?:{_MON})", re.IGNORECASE)
-_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|following|past|current|upcoming|every|each"
+_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|following|past|current|upcoming"
+                      r"|every|each"
                       r"|daily|weekly|monthly|annually|yearly|hourly|nightly|a day|a week|now)\b",
                       re.IGNORECASE)
 _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
-_NEEDS = {"clock": "digit", "oclock": "always", "noon": "always", "past": "always", "at": "digit",
-          "aot": "always", "pod": "always", "trng": "always", "hpod": "always", "now": "always", "qtr": "always", "iso": "digit", "num": "digit", "mdy": "month", "dmy": "month", "my": "month", "rel": "rel", "wd": "rel",
-          "in": "digit", "dur": "digit", "relp": "rel", "bwd": "name", "bmon": "name",
-          "yrng": "digit", "pmon": "month", "yr": "digit", "dec": "digit", "set": "rel", "off": "rel"}
+#: The gate each pattern needs; patterns not listed run on every text.
+_NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy": "month", "dmy": "month",
+          "my": "month", "rel": "rel", "wd": "rel", "in": "digit", "dur": "digit", "relp": "rel", "bwd": "name",
+          "bmon": "name", "yrng": "digit", "pmon": "month", "yr": "digit", "dec": "digit", "set": "rel", "off": "rel"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
@@ -116,7 +131,7 @@ def find_en(folded: str, ref: datetime, day_first: bool = False) -> Iterator[Dat
     have = {"digit": bool(_HAS_DIGIT.search(folded)), "month": bool(_HAS_MONTH.search(folded)),
             "rel": bool(_HAS_REL.search(folded)), "name": bool(_HAS_NAME.search(folded)), "always": True}
     for name, rx in _COMPILED:
-        if not have[_NEEDS[name]]:
+        if not have[_NEEDS.get(name, "always")]:
             continue
         for m in rx.finditer(folded):
             hit = _hit(name, m, ref, day_first)
@@ -286,6 +301,19 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("time", m.start(), m.end(), f"{hour:02d}:{minutes:02d}:00")
     if name == "pod":
         return _part_of_day(m, today)
+    if name == "nrng":
+        return _counted_range(m, ref)
+    if name == "nwk":  # next week Monday: that weekday of that week
+        monday = today - timedelta(days=today.weekday())
+        monday += timedelta(weeks={"next": 1, "last": -1}.get(g["which"].lower(), 0))
+        return DateHit("date", m.start(), m.end(), (monday + timedelta(days=_DAYS[g["wd"].lower()])).isoformat())
+    if name == "wk":
+        return _week(m, today)
+    if name == "endof":
+        if g["u"] and g["u"].lower() == "day":
+            return DateHit("datetime", m.start(), m.end(), f"{today.isoformat()}T23:59:59")
+        year = int(g["y"]) if g["y"] else today.year
+        return DateHit("daterange", m.start(), m.end(), f"{year:04d}-09-01/{year + 1:04d}-01-01")
     if name == "trng":
         return _time_range(m)
     if name == "hpod":  # 5 in the afternoon, in the morning at 7
@@ -362,6 +390,72 @@ _DAY_BEFORE = re.compile(rf"(?:{_DAY}|today|tomorrow|yesterday|tonight)\s*$", re
 _DAY_AFTER = re.compile(rf"\s*(?:on\s+|,\s*)?(?:{_DAY}|today|tomorrow|yesterday|tonight|\d{{1,2}}/\d)", re.IGNORECASE)
 
 
+_ORD_WEEK = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4,
+             "5th": 5}
+
+
+def _week(m: re.Match[str], today: date) -> DateHit | None:
+    """``week 10`` (ISO week of this year), ``the second week of 2021``, ``the last week of 2019``,
+    ``the first week of jan 2015`` (counted from the week holding the month's first day)."""
+    g = m.groupdict()
+    if g["n"]:
+        year = int(g["y2"]) if g["y2"] else today.year
+        try:
+            monday = date.fromisocalendar(year, int(g["n"]), 1)
+        except ValueError:
+            return None
+    else:
+        year, ord_ = int(g["y"]), g["ord"].lower()
+        if g["mon"]:
+            first = date(year, _MONTHS[g["mon"].lower()], 1)
+            if ord_ == "last":
+                first = add_months(first, 1) - timedelta(days=7)
+            monday = first - timedelta(days=first.weekday()) + timedelta(weeks=0 if ord_ == "last"
+                                                                               else _ORD_WEEK[ord_] - 1)
+        elif ord_ == "last":
+            monday = date.fromisocalendar(year, date(year, 12, 28).isocalendar()[1], 1)
+        else:
+            monday = date.fromisocalendar(year, _ORD_WEEK[ord_], 1)
+    return DateHit("daterange", m.start(), m.end(), f"{monday.isoformat()}/{(monday + timedelta(days=7)).isoformat()}")
+
+
+def _shift(d: date, unit: str, k: int) -> date:
+    """``d`` moved by ``k`` days, weeks, months or years."""
+    if unit in ("day", "week"):
+        return d + timedelta(days=k * (7 if unit == "week" else 1))
+    return add_months(d, k * (12 if unit == "year" else 1))
+
+
+def _counted_range(m: re.Match[str], ref: datetime) -> DateHit | None:
+    """``next two days`` (from tomorrow), ``last 3 weeks`` (up to today), ``5 upcoming years``,
+    ``last 2 quarters`` (whole quarters), ``last minute`` / ``next hour`` (from now)."""
+    g = m.groupdict()
+    direction = (g["dir"] or g["dir2"] or g["dir3"]).lower()
+    word = re.sub(r"\s+", " ", (g["n"] or g["n2"] or "1").lower())
+    n = COUNTS.get(word) if word in COUNTS else int(word)
+    if n is None or n != int(n) or n <= 0:
+        return None
+    k = int(n)
+    unit = (g["u"] or g["u2"] or g["u3"]).lower().rstrip("s")
+    future = direction in ("next", "upcoming", "coming", "following", "this")
+    if unit in ("hour", "minute"):
+        delta = timedelta(hours=k) if unit == "hour" else timedelta(minutes=k)
+        now = ref.replace(second=0, microsecond=0)
+        first, last = (now, now + delta) if future else (now - delta, now)
+        return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{last.isoformat()}")
+    today = ref.date()
+    if unit == "quarter":
+        start = date(today.year, (today.month - 1) // 3 * 3 + 1, 1)
+        lo, hi = (add_months(start, 3), add_months(start, 3 + 3 * k)) if future else (add_months(start, -3 * k), start)
+        return DateHit("daterange", m.start(), m.end(), f"{lo.isoformat()}/{hi.isoformat()}")
+    if future:
+        lo = today + timedelta(days=1)
+        hi = _shift(lo, unit, k)
+    else:
+        lo, hi = _shift(today, unit, -k), today
+    return DateHit("daterange", m.start(), m.end(), f"{lo.isoformat()}/{hi.isoformat()}")
+
+
 def _time_range(m: re.Match[str]) -> DateHit | None:
     """``5 to 6pm``, ``from 3:30 to 5:55``, ``9.30-4.30pm``, ``between 5 and 6 in the afternoon``;
     bare hours (``11-4``, ``from 2 to 4``) only beside a day, else they are counts."""
@@ -432,7 +526,7 @@ def _quarter(m: re.Match[str], today: date) -> DateHit:
         shift = {"next": 1, "coming": 1, "last": -1, "previous": -1}.get(g["rel"].lower(), 0)
         first = add_months(date(year, (today.month - 1) // 3 * 3 + 1, 1), 3 * shift)
     else:
-        if g["y2"] and g["hq"].lower() == "h" or g["h"] or (g["qh"] or "").lower() == "half":
+        if (g["y2"] and g["hq"].lower() == "h") or g["h"] or (g["qh"] or "").lower() == "half":
             months = 6
         n = int(g["q"] or g["q2"] or g["h"] or 0) or _ORD[g["ord"].lower()]
         y = g["y"] or g["y2"] or g["y3"] or g["y4"]

@@ -98,8 +98,8 @@ def find_word_percent(text: str, folded: str) -> Iterator[Entity]:
             yield Entity("percent", text[w.start:m.end()], w.start, m.end(), format_decimal(w.value))
     by_start = {w.start: w for w in words}
     for m in _PERCENT_OF.finditer(folded):
-        w = by_start.get(m.end())
+        rate = by_start.get(m.end())
         d = _DIGITS.match(folded, m.end())
-        end, value = (w.end, w.value) if w is not None else (d.end(), Decimal(d.group())) if d else (0, None)
+        end, value = (rate.end, rate.value) if rate is not None else (d.end(), Decimal(d.group())) if d else (0, None)
         if value is not None:
             yield Entity("percent", text[m.start():end], m.start(), end, format_decimal(value))

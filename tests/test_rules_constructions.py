@@ -316,8 +316,9 @@ def test_english_weekday_of_the_previous_or_following_week(text: str, value: str
     ("two hours", "duration", "PT2H"), ("3h", "duration", "PT3H"), ("one and a half hours", "duration", "PT1.5H"),
     ("half an hour", "duration", "PT0.5H"), ("a fortnight", "duration", "P2W"), ("all week", "duration", "P1W"),
     ("one year and a quarter", "duration", "P1.25Y"), ("few minutes", "duration", "PT3M"),
-    ("3 minutes from now", "datetime", "2024-06-12T10:03:00"), ("half an hour from now", "datetime", "2024-06-12T10:30:00"),
-    ("in two months", "date", "2024-08-12"), ("3 weeks later", "date", "2024-07-03"), ("five days ago", "date", "2024-06-07"),
+    ("3 minutes from now", "datetime", "2024-06-12T10:03:00"),
+    ("half an hour from now", "datetime", "2024-06-12T10:30:00"), ("in two months", "date", "2024-08-12"),
+    ("3 weeks later", "date", "2024-07-03"), ("five days ago", "date", "2024-06-07"),
     ("within 2h", "daterange", "2024-06-12T10:00:00/2024-06-12T12:00:00"),
 ])
 def test_english_amounts_of_time_and_offsets_from_now(text: str, type_: str, value: str) -> None:
@@ -400,3 +401,27 @@ def test_english_open_ranges_named_by_a_preposition(text: str, type_: str, value
 
 def test_may_the_verb_is_not_a_month() -> None:
     assert found("I may go in may", "date") == [("date", "may", "2024-05")]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("next two days", "2024-06-13/2024-06-15"), ("the next 3 weeks", "2024-06-13/2024-07-04"),
+    ("5 upcoming years", "2024-06-13/2029-06-13"), ("past 3 weeks", "2024-05-22/2024-06-12"),
+    ("last 2 quarters", "2023-10-01/2024-04-01"), ("next quarter", "2024-07-01/2024-10-01"),
+    ("last minute", "2024-06-12T09:59:00/2024-06-12T10:00:00"),
+    ("next hour", "2024-06-12T10:00:00/2024-06-12T11:00:00"),
+    ("the next couple of days", "2024-06-13/2024-06-15"),
+])
+def test_english_counted_ranges_before_or_after_now(text: str, value: str) -> None:
+    assert found(text, "daterange") == [("daterange", text, value)]
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("next week mon", "date", "2024-06-17"), ("next week on tuesday", "date", "2024-06-18"),
+    ("last week friday", "date", "2024-06-07"), ("week 10", "daterange", "2024-03-04/2024-03-11"),
+    ("the second week of 2021", "daterange", "2021-01-11/2021-01-18"),
+    ("the last week of 2019", "daterange", "2019-12-23/2019-12-30"),
+    ("the first week of jan 2015", "daterange", "2014-12-29/2015-01-05"),
+    ("the end of 2000", "daterange", "2000-09-01/2001-01-01"), ("end of the day", "datetime", "2024-06-12T23:59:59"),
+])
+def test_english_weeks_weekdays_of_a_week_and_period_ends(text: str, type_: str, value: str) -> None:
+    assert found(text, type_) == [(type_, text, value)]
