@@ -212,8 +212,8 @@ def _inherit(second_text: str, first: str, second: str) -> str:
         return f"{int(second[:4]) + 1:04d}{second[4:]}"
     if not re.match(r"\d{4}-\d{2}", first) or not re.match(r"\d{4}-\d{2}-\d{2}", second):
         return second
-    if re.search(r"[年/]|\d{4}", second_text):
-        return second
+    if re.search(r"[年/]|\d{4}", second_text) or re.search(r"[A-Za-z]{3}", second_text):
+        return second  # "… to today", "… to June 3": the end names its own month
     if "月" not in second_text and "-" not in second_text:
         return first[:8] + second[8:]
     return first[:5] + second[5:]

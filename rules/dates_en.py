@@ -19,6 +19,14 @@ _DAYS = {d: i for i, ds in enumerate(("monday mon", "tuesday tue tues", "wednesd
                                       "friday fri", "saturday sat", "sunday sun")) for d in ds.split()}
 _DAY = "|".join(sorted(_DAYS, key=len, reverse=True))
 _AP = r"(?:[ap]\.m\.?|[ap]m)(?![a-z])"
+_ORD_UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"]
+_ORD_TEENS = ["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+              "eighteenth", "nineteenth"]
+#: Days of the month as ordinal words: ``first`` … ``thirty-first`` (``twenty third`` spaced or hyphened).
+ORD_DAYS = {**{w: i + 1 for i, w in enumerate(_ORD_UNITS)}, **{w: i + 10 for i, w in enumerate(_ORD_TEENS)},
+            "twentieth": 20, "thirtieth": 30, **{f"twenty {w}": 21 + i for i, w in enumerate(_ORD_UNITS)},
+            "thirty first": 31}
+_ORD_DAY_WORDS = "|".join(sorted((w.replace(" ", "[ -]") for w in ORD_DAYS), key=len, reverse=True))
 _HOURS = {w: i + 1 for i, w in enumerate(
     ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
 _HOUR_WORDS = "|".join(sorted(_HOURS, key=len, reverse=True))
@@ -41,9 +49,13 @@ _PATTERNS = [
             r"|[ ](?P<m2>0[1-9]|1[0-2])[ ](?P<d2>0[1-9]|[12]\d|3[01]))(?![\d])"
             r"(?:[T ](?P<ih>[01]\d|2[0-3]):(?P<im>[0-5]\d)(?::(?P<is>[0-5]\d))?)?"),
     ("num", r"(?<![\d./-])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{4}|\d{2})(?![\d./-])"),
-    ("mdy", rf"\b(?P<mon>{_MON})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s*(?P<y>\d{{4}}))?\b" + _TIME),
-    ("dmy", rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MON})\.?(?:,?\s*(?P<y>\d{{4}}))?\b" + _TIME),
-    ("my", rf"\b(?P<mon>{_MON})\s+(?P<y>\d{{4}})\b"),
+    ("mdy", rf"\b(?P<mon>{_MON})\.?(?:\s+(?:the\s+)?|/|(?=\d))(?P<d>\d{{1,2}}(?:st|nd|rd|th)?(?![\d/:])|{_ORD_DAY_WORDS})"
+            rf"(?:\s*,?\s*(?:of\s+)?(?P<y>\d{{4}}))?\b" + _TIME),
+    ("dmy", rf"\b(?:the\s+)?(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+)?(?:of\s+)?"
+            rf"|(?P<dw>{_ORD_DAY_WORDS})\s+(?:day\s+)?of\s+)(?P<mon>{_MON})\.?(?:\s*,?\s*(?:of\s+)?(?P<y>\d{{4}}))?\b"
+            + _TIME),
+    ("ymd", rf"\b(?P<y>\d{{4}})/(?:(?P<d1>\d{{1,2}})/(?P<mon1>{_MON})|(?P<mon>{_MON})/(?P<d>\d{{1,2}}))\b"),
+    ("my", rf"\b(?P<mon>{_MON})\.?,?\s+(?P<y>\d{{4}})\b"),
     ("rel", r"\b(?P<rel>today|tomorrow|yesterday|the day after tomorrow|the day before yesterday)\b" + _TIME),
     ("wd", rf"\b(?P<which>next|last|this\s+past|this|coming|previous|following|past)\s+(?P<wd>{_DAY})\b" + _TIME),
     ("in", r"\b(?:in\s+(?P<n1>\d+)\s+(?P<u1>day|week|month|year)s?\b"
@@ -118,7 +130,7 @@ _HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|prev
 _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
 #: The gate each pattern needs; patterns not listed run on every text.
 _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy": "month", "dmy": "month",
-          "my": "month", "rel": "rel", "wd": "rel", "in": "digit", "dur": "digit", "relp": "rel", "bwd": "name",
+          "my": "month", "ymd": "month", "rel": "rel", "wd": "rel", "in": "digit", "dur": "digit", "relp": "rel", "bwd": "name",
           "bmon": "name", "yrng": "digit", "pmon": "month", "yr": "digit", "dec": "digit", "set": "rel", "off": "rel"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
@@ -184,13 +196,19 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         month, day = (b, a) if g["sep"] == "." or a > 12 or (day_first and b <= 12) else (a, b)
         d = _safe_date(year, month, day)
         return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
+    if name == "ymd":  # 2019/aug/01, 2020/23/sep
+        d = _safe_date(int(g["y"]), _MONTHS[(g["mon"] or g["mon1"]).lower()], int(g["d"] or g["d1"]))
+        return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
     if name in ("mdy", "dmy", "my"):
         month = _MONTHS[g["mon"].lower()]
         if name == "my":
             return DateHit("date", m.start(), m.end(), f"{int(g['y']):04d}-{month:02d}")
-        if g["mon"].lower() in ("may", "mar", "sun", "sat") and not g["y"] and g["mon"].islower():
+        day_text = (g.get("dw") or g["d"] or "").lower()
+        if g["mon"].lower() in ("may", "mar", "sun", "sat") and not g["y"] and g["mon"].islower() \
+                and day_text[:1].isdigit() and name == "mdy" and m.group().count(" ") and "/" not in m.group():
             return None
-        d = _safe_date(int(g["y"]) if g["y"] else today.year, month, int(g["d"]))
+        day = ORD_DAYS.get(re.sub(r"[ -]+", " ", day_text)) or int(re.sub(r"\D", "", day_text))
+        d = _safe_date(int(g["y"]) if g["y"] else today.year, month, day)
         return _with_time(m, d)
     if name == "rel":
         shift = {"today": 0, "tomorrow": 1, "yesterday": -1, "the day after tomorrow": 2,

@@ -425,3 +425,23 @@ def test_english_counted_ranges_before_or_after_now(text: str, value: str) -> No
 ])
 def test_english_weeks_weekdays_of_a_week_and_period_ends(text: str, type_: str, value: str) -> None:
     assert found(text, type_) == [(type_, text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("second of Aug", "2024-08-02"), ("the fourth of july 1995", "1995-07-04"), ("fourth of july of 1995", "1995-07-04"),
+    ("the twenty third day of September", "2024-09-23"), ("the twenty-first of march", "2024-03-21"),
+    ("july 4th of 1995", "1995-07-04"), ("march eighteenth", "2024-03-18"), ("jan/3", "2024-01-03"),
+    ("Dec31 , 1994", "1994-12-31"), ("2020/23/Sep", "2020-09-23"), ("2019/aug/01", "2019-08-01"),
+    ("dec, 2018", "2018-12"),
+])
+def test_english_day_of_month_in_ordinal_words_and_slashed_month_names(text: str, value: str) -> None:
+    assert found(f"due {text}", "date") == [("date", text, value)]
+
+
+def test_an_ordinal_word_without_a_month_is_no_date() -> None:
+    assert found("first of all, the first day of school", "date") == []
+
+
+def test_a_range_end_named_in_words_keeps_its_own_month() -> None:
+    assert found("2019/aug/01 to today", "daterange") == [
+        ("daterange", "2019/aug/01 to today", "2019-08-01/2024-06-12")]
