@@ -94,6 +94,9 @@ _TIME_VALUE = re.compile(r"(\d{2}):(\d{2}):(\d{2})")
 #: What may stand between a day and its time: ``tomorrow at 8:45``, ``June 3, 10am``, ``3pm on Friday``.
 _DAY_TIME_GAP = re.compile(r"\s*(?:,|at|on|by|around|about|@|-|from|between)?\s*", re.IGNORECASE)
 _TIME_DAY_GAP = re.compile(r"\s*(?:,|on|of)?\s*", re.IGNORECASE)
+_WEEKDAY = re.compile(r"(?:(?:this|next|last|coming)\s+)?(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?"
+                      r"|周[一二三四五六日天]|星期[一二三四五六日天]", re.IGNORECASE)
+_WEEKDAY_GAP = re.compile(r"\s*,?\s*\(?\s*")
 _AT_HOUR = re.compile(r"\s+at\s+(1[0-2]|0?\d)(?![\d:]|\.\d)")
 _POD_AFTER = re.compile(r"\s*in\s+the\s+(?P<pod>morning|afternoon|evening|night)\b", re.IGNORECASE)
 
@@ -149,6 +152,13 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
             value = _at_part_of_day(f"{hour:02d}:00:00", h.value, "")
             out.append(DateHit("datetime", h.start, at.end(), f"{window_day}T{value}"))  # tomorrow night at 9
             i += 1
+            continue
+        if nxt is not None and h.type == "date" and nxt.type in ("date", "datetime") \
+                and _WEEKDAY.fullmatch(folded[h.start:h.end]) and _DAY_VALUE.match(nxt.value) \
+                and _WEEKDAY_GAP.fullmatch(folded[h.end:nxt.start]):
+            end = nxt.end + (folded[nxt.end:nxt.end + 1] == ")" and "(" in folded[h.end:nxt.start])
+            out.append(DateHit(nxt.type, h.start, end, nxt.value))  # friday 5/12, this friday (jun-15): the date
+            i += 2
             continue
         if nxt is not None:
             gap = folded[h.end:nxt.start]

@@ -112,6 +112,10 @@ _PATTERNS = [
            r"(?:\s+of\s+(?P<y2>(?:19|20)\d{2}))?)\b"),
     ("endof", r"\b(?:the\s+)?(?P<el>end|late)\s+(?:of\s+)?(?:(?P<y>(?:19|20)\d{2})|(?P<this>this|the)\s+"
               r"(?P<u>year|day))\b"),
+    ("wdn", rf"\b(?P<wd>{_DAY})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
+            r"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%))"),
+    ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|{_DAY})\s+(?P<a>1[0-2]|0?[1-9])/"
+           r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/.])"),
     ("now", r"\b(?:right\s+)?now\b"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
             r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2}))?"
@@ -334,6 +338,17 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             return DateHit("datetime", m.start(), m.end(), f"{today.isoformat()}T23:59:59")
         year = int(g["y"]) if g["y"] else today.year
         return DateHit("daterange", m.start(), m.end(), f"{year:04d}-09-01/{year + 1:04d}-01-01")
+    if name == "wdn":  # sunday 31: the nearest coming month whose 31st is a Sunday
+        target, day = _DAYS[g["wd"].lower()], int(g["d"])
+        for k in range(0, 28):
+            first = add_months(today.replace(day=1), k)
+            d = _safe_date(first.year, first.month, day)
+            if d is not None and d.weekday() == target and (k or d >= today):
+                return DateHit("date", m.start(), m.end(), d.isoformat())
+        return None
+    if name == "md":  # on 6/4, friday 5/12: month/day after a word that announces a date
+        d = _safe_date(today.year, int(g["a"]), int(g["b"]))
+        return DateHit("date", m.start("a"), m.end(), d.isoformat()) if d else None
     if name == "trng":
         return _time_range(m)
     if name == "hpod":  # 5 in the afternoon, in the morning at 7

@@ -446,3 +446,17 @@ def test_an_ordinal_word_without_a_month_is_no_date() -> None:
 def test_a_range_end_named_in_words_keeps_its_own_month() -> None:
     assert found("2019/aug/01 to today", "daterange") == [
         ("daterange", "2019/aug/01 to today", "2019-08-01/2024-06-12")]
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("friday 5/12", "date", "2024-05-12"), ("Monday, June 17 at 10am", "datetime", "2024-06-17T10:00:00"),
+    ("sunday 30", "date", "2024-06-30"), ("Sat 14th", "date", "2024-09-14"), ("on 6/4 at 5pm", "datetime", None),
+])
+def test_english_weekday_with_its_date_and_month_day_after_a_cue(text: str, type_: str, value: str | None) -> None:
+    hits = found(text, type_)
+    assert len(hits) == 1 and hits[0][1] in (text, text.removeprefix("on "))
+    assert value is None or hits[0][2] == value
+
+
+def test_a_bare_digit_fraction_is_no_date() -> None:
+    assert found("add 3/4 cup of flour", "date") == []
