@@ -94,7 +94,8 @@ _TIME_VALUE = re.compile(r"(\d{2}):(\d{2}):(\d{2})")
 #: What may stand between a day and its time: ``tomorrow at 8:45``, ``June 3, 10am``, ``3pm on Friday``.
 _DAY_TIME_GAP = re.compile(r"\s*(?:,|at|on|by|around|about|@|-|from|between)?\s*", re.IGNORECASE)
 _TIME_DAY_GAP = re.compile(r"\s*(?:,|on|of)?\s*", re.IGNORECASE)
-_WEEKDAY = re.compile(r"(?:(?:this|next|last|coming)\s+)?(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?"
+_WEEKDAY = re.compile(r"(?:(?:this|next|last|coming)\s+)?"
+                      r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?"
                       r"|周[一二三四五六日天]|星期[一二三四五六日天]", re.IGNORECASE)
 _WEEKDAY_GAP = re.compile(r"\s*,?\s*\(?\s*")
 _AT_HOUR = re.compile(r"\s+at\s+(1[0-2]|0?\d)(?![\d:]|\.\d)")

@@ -460,3 +460,13 @@ def test_english_weekday_with_its_date_and_month_day_after_a_cue(text: str, type
 
 def test_a_bare_digit_fraction_is_no_date() -> None:
     assert found("add 3/4 cup of flour", "date") == []
+
+
+@pytest.mark.parametrize(("text", "span", "type_", "value"), [
+    ("十月的第一周是国庆节", "十月的第一周", "daterange", "2024-10-07/2024-10-14"),
+    ("2019年3月第二周", "2019年3月第二周", "daterange", "2019-03-11/2019-03-18"),
+    ("8月的最后一个星期一", "8月的最后一个星期一", "date", "2024-08-26"),
+    ("从四月的最后一个星期一到十月一日", "从四月的最后一个星期一到十月一日", "daterange", "2024-04-29/2024-10-01"),
+])
+def test_chinese_week_of_a_month_and_last_weekday_of_a_month(text: str, span: str, type_: str, value: str) -> None:
+    assert (type_, span, value) in found(text, type_)
