@@ -42,7 +42,7 @@ _DATEISH = ("date", "datetime", "time")
 _HAN = re.compile(f"[{HAN_CHARS}]")
 
 
-def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
+def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> list[DateHit]:
     """``A 到 B`` → one ``daterange`` ``A/B``; ``A 之后`` → ``A/..``; ``A 之前`` → ``../A``."""
     hits = compose_day_and_time(folded, sorted(hits, key=lambda h: h.start))
     out: list[DateHit] = []
@@ -62,7 +62,10 @@ def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
                 end = b.end()
             kind = "timerange" if h.type == nxt.type == "time" else "daterange"
             second = _inherit(folded[nxt.start:nxt.end], h.value, nxt.value)
-            out.append(DateHit(kind, start, end, f"{h.value}/{second}"))
+            first = h.value
+            if today and h.type == "time" and nxt.type == "datetime":
+                first = f"{today}T{first}"  # 2:00-明天4:00: the start is today's
+            out.append(DateHit(kind, start, end, f"{first}/{second}"))
             i += 2
             continue
         if h.type in ("date", "datetime", "time"):
@@ -240,7 +243,7 @@ def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -
     hits = [*(find_periods(folded, reference) if has_han else ()), *find_zh(folded, reference),
             *find_en(folded, reference, day_first=cjk), *find_holidays(folded, reference)]
     hits = _drop_overlaps(hits)
-    for h in join_ranges(folded, hits):
+    for h in join_ranges(folded, hits, reference.date().isoformat()):
         yield Entity(h.type, text[h.start:h.end], h.start, h.end, h.value)
 
 

@@ -470,3 +470,10 @@ def test_a_bare_digit_fraction_is_no_date() -> None:
 ])
 def test_chinese_week_of_a_month_and_last_weekday_of_a_month(text: str, span: str, type_: str, value: str) -> None:
     assert (type_, span, value) in found(text, type_)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("from 10/1/2018-10/7/2018", "2018-10-01/2018-10-07"), ("2:00-明天4:00", "2024-06-12T02:00:00/2024-06-13T04:00:00"),
+])
+def test_ranges_of_numeric_dates_and_a_time_to_a_later_day(text: str, value: str) -> None:
+    assert found(text, "daterange") == [("daterange", text, value)]
