@@ -135,6 +135,21 @@ def _day_at_times(day: str, day_hit: DateHit, times: DateHit, folded: str, start
     return DateHit("daterange", start, end, f"{day}T{a}/{day}T{b}")
 
 
+def _set_at(repeat: str, clock: str) -> str | None:
+    """``R/XXXX-WXX-1`` at 16:00 → ``R/XXXX-WXX-1T16``; a daily set or a part of the day at a time is
+    that time (``R/T06``, the gold's timex: minutes only when not zero)."""
+    t = _TIME_VALUE.fullmatch(clock)
+    if t is None:
+        return None
+    stamp = f"T{t.group(1)}" if t.group(2) == "00" else f"T{t.group(1)}:{t.group(2)}"
+    code = repeat.removeprefix("R/")
+    if code in ("P1D", "TMO", "TAF", "TEV", "TNI"):
+        return f"R/{stamp}"
+    if re.fullmatch(r"XXXX-WXX-[1-7]", code):
+        return f"R/{code}{stamp}"
+    return None
+
+
 def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
     """A day next to a time of day is one ``datetime``: ``tomorrow at 8:45``, ``3pm today``,
     ``8am this morning``, ``tonight at 2am``, ``2010.01.29晚上六点``; ``5 in the afternoon`` is 17:00."""
@@ -164,6 +179,15 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
             out.append(DateHit(nxt.type, h.start, end, nxt.value))  # friday 5/12, this friday (jun-15): the date
             i += 2
             continue
+        if nxt is not None and {h.type, nxt.type} == {"set", "time"} \
+                and _DAY_TIME_GAP.fullmatch(folded[h.end:nxt.start]):
+            repeat = h if h.type == "set" else nxt
+            clock = (nxt if h.type == "set" else h).value
+            joined = _set_at(repeat.value, clock)
+            if joined:
+                out.append(DateHit("set", h.start, nxt.end, joined))  # each monday at 4pm, 6am everyday
+                i += 2
+                continue
         if nxt is not None:
             gap = folded[h.end:nxt.start]
             day = h.value if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else _day_window(h)

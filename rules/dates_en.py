@@ -66,16 +66,26 @@ _PATTERNS = [
     ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming)\s+(?P<u>week|month|year|weekend)\b"),
     ("bwd", r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)"),
     ("bmon", r"\b(?P<mon>january|february|april|june|july|august|september|october|november|december)\b"),
-    ("pmon", r"\b(?:after|since|before|until|till|in|during|from|by|than|early|late|mid)[\s-]+"
+    ("pmon", r"\b(?:after|since|before|until|till|in|during|from|by|than|early|late|mid|to|through|this|next"
+             r"|last)[\s-]+"
              r"(?P<mon>jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec|march|may)\.?(?![\w/-]|\s*\d)"),
+    ("mdr", rf"\b(?:(?P<mon>{_MON})\.?\s+(?P<d1>\d{{1,2}}(?:st|nd|rd|th)?|{_ORD_DAY_WORDS})"
+            r"\s*(?:-|–|to|through|thru|till|until)"
+            rf"\s*(?P<d2>\d{{1,2}}(?:st|nd|rd|th)?|{_ORD_DAY_WORDS})"
+            rf"|(?P<pre>between|from)\s+(?:the\s+)?(?P<d3>\d{{1,2}}(?:st|nd|rd|th)?|{_ORD_DAY_WORDS})\s+(?:and|to|-)\s+"
+            rf"(?:the\s+)?(?P<d4>\d{{1,2}}(?:st|nd|rd|th)?|{_ORD_DAY_WORDS})\s+(?:of\s+)?(?P<mon2>{_MON})\.?)"
+            r"(?:,?\s*(?P<y>\d{4}))?(?![\d:/]|\s*(?:[ap]\.?m|o'?clock))\b"),
     ("yrng", r"\b(?:(?P<pre>between|from|in)\s+)?(?P<a>(?:1[6-9]|20)\d{2})"
              r"\s*(?:-|–|~|to|and|through|thru|until|till)\s*"
              r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
     ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until|than)\s+(?P<y>(?:1[6-9]|20)\d{2})\b"
            r"(?![\d/:-]|\.\d)"),
-    ("set", rf"\b(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly)"
+    ("set", rf"\b(?:(?P<mult>bi|semi)-?)?(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly)"
             rf"|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
-            rf"(?:(?P<u>day|week|month|year|hour|minute)s?|(?P<swd>{_DAY}))|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year))\b"),
+            rf"(?:(?P<u>day|week|month|year|hour|minute)s?|(?P<swd>{_DAY})|(?P<spod>morning|afternoon|evening|night)"
+            rf"|(?P<we>weekend))|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year)"
+            rf"|(?P<pwd>{_DAY})s(?:\s+(?P<ppod>morning|afternoon|evening|night)s?)?|(?P<pwd2>{_DAY})\s+(?P<ppod2>mornings"
+            r"|afternoons|evenings|nights)|(?P<everyday>everyday))\b"),
     ("aot", rf"\b(?:(?P<pre>in|within|for)\s+)?(?P<n>\d+(?:\.\d+)?|{_COUNT_WORDS})"
             r"(?P<half1>\s+and\s+a\s+half)?\s*(?P<u>years?|yrs?|months?|weeks?|fortnights?|days?|hours?|hrs?|minutes?"
             r"|mins?|seconds?|secs?|(?<=\d)h)\b(?P<half2>\s+and\s+(?:a\s+)?(?P<frac>half|quarter))?"
@@ -91,7 +101,7 @@ _PATTERNS = [
     ("noon", r"\b(?P<w>noon|midday|midnight|mid night)\b"),
     ("past", rf"\b(?:(?P<half>half)|(?P<q>(?:a\s+)?quarter)|(?P<mn>[0-5]?\d|{_MINUTE_WORDS})"
              rf"(?P<unit>\s*(?:min|mins|minutes))?)\s+(?P<dir>past|to)\s+(?P<hh>[01]?\d|2[0-3]|{_HOUR_WORDS})\b"),
-    ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d)"),
+    ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d|\s*(?:[ap]\.?m|[ap]\b))"),
     ("pod", rf"\b(?:(?P<el>early|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
             rf"(?P<wd>{_DAY})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>in\s+the\s+))"
             r"(?P<pod>morning|afternoon|evening|night)\b|\b(?P<tonight>tonight)\b"),
@@ -138,7 +148,7 @@ _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
 _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy": "month", "dmy": "month",
           "my": "month", "ymd": "month", "rel": "rel", "wd": "rel", "in": "digit", "dur": "digit", "relp": "rel",
           "bwd": "name",
-          "bmon": "name", "yrng": "digit", "pmon": "month", "yr": "digit", "dec": "digit", "set": "rel", "off": "rel"}
+          "bmon": "name", "yrng": "digit", "pmon": "month", "mdr": "month", "yr": "digit", "dec": "digit", "off": "rel"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
@@ -156,6 +166,12 @@ def find_en(folded: str, ref: datetime, day_first: bool = False) -> Iterator[Dat
             hit = _hit(name, m, ref, day_first)
             if hit is not None:
                 yield hit
+
+
+def _day_number(text: str) -> int:
+    """``17``, ``17th`` or ``seventeenth`` / ``twenty-third`` → the day of the month."""
+    text = text.lower()
+    return ORD_DAYS.get(re.sub(r"[ -]+", " ", text)) or int(re.sub(r"\D", "", text))
 
 
 def _safe_date(y: int, m: int, d: int) -> date | None:
@@ -214,7 +230,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         if g["mon"].lower() in ("may", "mar", "sun", "sat") and not g["y"] and g["mon"].islower() \
                 and day_text[:1].isdigit() and name == "mdy" and m.group().count(" ") and "/" not in m.group():
             return None
-        day = ORD_DAYS.get(re.sub(r"[ -]+", " ", day_text)) or int(re.sub(r"\D", "", day_text))
+        day = _day_number(day_text)
         d = _safe_date(int(g["y"]) if g["y"] else today.year, month, day)
         return _with_time(m, d)
     if name == "rel":
@@ -271,11 +287,25 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             return DateHit("date", m.start(), m.end(), f"{first.year:04d}-{first.month:02d}")
         return DateHit("date", m.start(), m.end(), f"{today.year + shift:04d}")
     if name == "set":
+        pod = g["spod"] or g["ppod"] or g["ppod2"]
+        pod_code = {"mo": "TMO", "af": "TAF", "ev": "TEV", "ni": "TNI"}.get(pod[:2].lower(), "") if pod else ""
         if g["adv"]:
             code = {"daily": "P1D", "nightly": "P1D", "weekly": "P1W", "monthly": "P1M", "annually": "P1Y",
                     "yearly": "P1Y", "hourly": "PT1H"}[g["adv"].lower()]
-        elif g["swd"]:
-            code = f"XXXX-WXX-{_DAYS[g['swd'].lower()] + 1}"
+            if g["mult"]:  # bi-monthly: every two months; semi-annually: every half year
+                n = re.search(r"\d+", code)
+                k = int(n.group()) * (2 if g["mult"].lower() == "bi" else 0.5) if n else 1
+                code = code.replace(n.group() if n else "1", f"{k:g}")
+        elif g["mult"]:
+            return None
+        elif g["swd"] or g["pwd"] or g["pwd2"]:
+            code = f"XXXX-WXX-{_DAYS[(g['swd'] or g['pwd'] or g['pwd2']).lower()] + 1}{pod_code}"
+        elif g["spod"]:
+            code = pod_code
+        elif g["we"]:
+            code = "P1WE"
+        elif g["everyday"]:
+            code = "P1D"
         else:
             unit = (g["u"] or g["u2"]).lower()
             k = 2 if g["other"] else _SMALL.get((g["k"] or "1").lower(), 0) or int(g["k"] or 1)
@@ -297,7 +327,18 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name == "bmon":  # a month alone: that month of the reference year
         return DateHit("date", m.start(), m.end(), f"{today.year:04d}-{_MONTHS[g['mon'].lower()]:02d}")
     if name == "pmon":  # after Feb, in May: a month named after a preposition
+        if g["mon"].lower() in ("may", "mar") and re.match(r"\s+(?!(?:to|and|through|till|until|in|of)\b)[a-z]",
+                                                          m.string[m.end():], re.IGNORECASE):
+            return None  # "to mar it", "this may work": the verb
         return DateHit("date", m.start("mon"), m.end(), f"{today.year:04d}-{_MONTHS[g['mon'].lower()]:02d}")
+    if name == "mdr":  # november 19-20, april ninth through seventeenth, between 3 and 12 of sept
+        month = _MONTHS[(g["mon"] or g["mon2"]).lower()]
+        year = int(g["y"]) if g["y"] else today.year
+        days = [_day_number(g[k]) for k in (("d1", "d2") if g["mon"] else ("d3", "d4"))]
+        a, b = (_safe_date(year, month, d) for d in days)
+        if a is None or b is None or b <= a:
+            return None
+        return DateHit("daterange", m.start(), m.end(), f"{a.isoformat()}/{b.isoformat()}")
     if name == "yrng":
         a, b = int(g["a"]), int(g["b"])
         if b <= a:

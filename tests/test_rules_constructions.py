@@ -477,3 +477,29 @@ def test_chinese_week_of_a_month_and_last_weekday_of_a_month(text: str, span: st
 ])
 def test_ranges_of_numeric_dates_and_a_time_to_a_later_day(text: str, value: str) -> None:
     assert found(text, "daterange") == [("daterange", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("every night", "R/TNI"), ("every weekend", "R/P1WE"), ("bi-monthly", "R/P2M"), ("semi-annually", "R/P0.5Y"),
+    ("friday mornings", "R/XXXX-WXX-5TMO"), ("Thursdays", "R/XXXX-WXX-4"), ("everyday", "R/P1D"),
+    ("each monday at 4pm", "R/XXXX-WXX-1T16"), ("every evening at 7:13 p.m.", "R/T19:13"), ("6am everyday", "R/T06"),
+    ("thursdays at 17.30", "R/XXXX-WXX-4T17:30"),
+])
+def test_english_sets_with_parts_of_the_day_plural_weekdays_and_times(text: str, value: str) -> None:
+    assert found(f"we meet {text}", "set") == [("set", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("from sep to nov", "from sep to nov", "2024-09/2024-11"),
+    ("november 19-20", "november 19-20", "2024-11-19/2024-11-20"),
+    ("april ninth through seventeenth", "april ninth through seventeenth", "2024-04-09/2024-04-17"),
+    ("between 3 and 12 of sept", "between 3 and 12 of sept", "2024-09-03/2024-09-12"),
+    ("June 3 to 5 2019", "June 3 to 5 2019", "2019-06-03/2019-06-05"),
+])
+def test_english_ranges_of_months_and_of_days_in_a_month(text: str, span: str, value: str) -> None:
+    assert found(text, "daterange") == [("daterange", span, value)]
+
+
+@pytest.mark.parametrize("text", ["I want to mar it", "this may work", "This may or may not be right."])
+def test_may_and_mar_as_verbs_are_no_months(text: str) -> None:
+    assert found(text, "date", "daterange") == []
