@@ -293,9 +293,9 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             code = {"daily": "P1D", "nightly": "P1D", "weekly": "P1W", "monthly": "P1M", "annually": "P1Y",
                     "yearly": "P1Y", "hourly": "PT1H"}[g["adv"].lower()]
             if g["mult"]:  # bi-monthly: every two months; semi-annually: every half year
-                n = re.search(r"\d+", code)
-                k = int(n.group()) * (2 if g["mult"].lower() == "bi" else 0.5) if n else 1
-                code = code.replace(n.group() if n else "1", f"{k:g}")
+                count = re.search(r"\d+", code)
+                rate = int(count.group()) * (2 if g["mult"].lower() == "bi" else 0.5) if count else 1
+                code = code.replace(count.group() if count else "1", f"{rate:g}")
         elif g["mult"]:
             return None
         elif g["swd"] or g["pwd"] or g["pwd2"]:
@@ -334,11 +334,11 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name == "mdr":  # november 19-20, april ninth through seventeenth, between 3 and 12 of sept
         month = _MONTHS[(g["mon"] or g["mon2"]).lower()]
         year = int(g["y"]) if g["y"] else today.year
-        days = [_day_number(g[k]) for k in (("d1", "d2") if g["mon"] else ("d3", "d4"))]
-        a, b = (_safe_date(year, month, d) for d in days)
-        if a is None or b is None or b <= a:
+        first_day, last_day = (_safe_date(year, month, _day_number(g[key]))
+                               for key in (("d1", "d2") if g["mon"] else ("d3", "d4")))
+        if first_day is None or last_day is None or last_day <= first_day:
             return None
-        return DateHit("daterange", m.start(), m.end(), f"{a.isoformat()}/{b.isoformat()}")
+        return DateHit("daterange", m.start(), m.end(), f"{first_day.isoformat()}/{last_day.isoformat()}")
     if name == "yrng":
         a, b = int(g["a"]), int(g["b"])
         if b <= a:
