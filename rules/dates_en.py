@@ -293,9 +293,9 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             code = {"daily": "P1D", "nightly": "P1D", "weekly": "P1W", "monthly": "P1M", "annually": "P1Y",
                     "yearly": "P1Y", "hourly": "PT1H"}[g["adv"].lower()]
             if g["mult"]:  # bi-monthly: every two months; semi-annually: every half year
-                count = re.search(r"\d+", code)
-                rate = int(count.group()) * (2 if g["mult"].lower() == "bi" else 0.5) if count else 1
-                code = code.replace(count.group() if count else "1", f"{rate:g}")
+                digits = re.search(r"\d+", code)
+                rate = int(digits.group()) * (2 if g["mult"].lower() == "bi" else 0.5) if digits else 1
+                code = code.replace(digits.group() if digits else "1", f"{rate:g}")
         elif g["mult"]:
             return None
         elif g["swd"] or g["pwd"] or g["pwd2"]:
