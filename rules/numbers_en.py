@@ -64,7 +64,7 @@ def _decimal(text: str) -> Decimal | None:
         return None
 
 
-_ALIASES = {"nought": "zero", "naught": "zero"}
+_ALIASES = {"nought": "zero", "naught": "zero", "-": ","}  # a lone hyphen ends a run of words
 _DOZEN = {"dozen", "dozens", "doz", "dozs"}
 _A = {"a", "an", "one"}
 #: Digits with a scale word or suffix: 2 million, 1.2b, 2.33 k, 10 bln, 2mil, 1,674,200.5 M.
@@ -97,8 +97,22 @@ def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
 _DENOMINATOR_TAIL = re.compile(r"[ ]?-[ ]?(?:[a-z]+ths?|thirds?|halves|halfs?|quarters?)$", re.IGNORECASE)
 
 
+_DIGIT_WORDS = {"zero", "nought", "naught", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                "nine"}
+_HYPHEN = re.compile(r"[ ]?-[ ]?")
+
+
 def _split_fraction_word(m: re.Match[str]) -> list[tuple[int, int]]:
-    """``five-eighths`` is a numerator and a denominator (two tokens); ``twenty-one`` stays one."""
+    """``five-eighths`` is a numerator and a denominator (two tokens); ``twenty-one`` stays one;
+    digits read one by one (``three-nought-four``) and a count joined to its unit (``one-yen``) are
+    separate words."""
+    parts = [(p.start(), p.end()) for p in re.finditer(r"[A-Za-z]+", m.group())]
+    if len(parts) > 1:
+        names = [m.group()[a:b].lower() for a, b in parts]
+        if all(n in _DIGIT_WORDS for n in names) or (names[0] in _DIGIT_WORDS and not _HAS_WORD.match(names[-1])):
+            spans = [(m.start() + a, m.start() + b) for a, b in parts]
+            hyphens = [(spans[i][1], spans[i + 1][0]) for i in range(len(spans) - 1)]  # keep them apart
+            return sorted([*spans, *hyphens])
     tail = _DENOMINATOR_TAIL.search(m.group())
     if tail is None:
         return [m.span()]
@@ -171,6 +185,15 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
             k += 1
         if j < len(words) and words[j] in _DENOMINATORS and not ordinal:
             value, j = value / _DENOMINATORS[words[j]], j + 1  # three quarters
+            if j < len(words) and words[j] in _SCALE:
+                value, j = value * _SCALE[words[j]], j + 1  # three quarters billion
+        if j < len(words) and words[j] == "trillion" and not ordinal:  # text2num stops at billions
+            value, j = value * 10**12, j + 1
+            rest = items[k] if k < len(items) else None
+            gap = 1 if j < len(words) and words[j] == "and" else 0
+            if rest is not None and rest[0] == j + gap and not rest[3] and rest[2] < 10**12:
+                value, j = value + rest[2], rest[1]
+                k += 1
         if j < len(words) and words[j] in _DOZEN:
             value, j = value * 12, j + 1
         if merged and merged[-1][1] + 1 == i and words[i - 1] == "and" and 0 < value < 1:

@@ -503,3 +503,19 @@ def test_english_ranges_of_months_and_of_days_in_a_month(text: str, span: str, v
 @pytest.mark.parametrize("text", ["I want to mar it", "this may work", "This may or may not be right."])
 def test_may_and_mar_as_verbs_are_no_months(text: str) -> None:
     assert found(text, "date", "daterange") == []
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("they played three-nought-four", ["3", "0", "4"]), ("twenty-one trillion and three hundred", ["21000000000300"]),
+    ("a five-year plan", ["5"]), ("forty-two", ["42"]),
+])
+def test_english_digits_read_one_by_one_trillions_and_a_count_joined_to_its_unit(text: str,
+                                                                                 values: list[str]) -> None:
+    assert [v for _, _, v in found(text, "number")] == values
+
+
+@pytest.mark.parametrize(("text", "amount", "currency"), [
+    ("its one-yen bid", "1", "JPY"), ("three quarters billion us dollars", "750000000", "USD"),
+])
+def test_money_in_words_joined_by_a_hyphen_or_a_fraction_of_a_scale(text: str, amount: str, currency: str) -> None:
+    assert [v for _, _, v in found(text, "money")] == [{"amount": amount, "currency": currency}]
