@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 from lastline.text import HAN_CHARS
 
-from ._date_types import DateHit
+from ._date_types import DateHit, add_months
 from ._types import Entity
 from .dates_en import find_en
 from .dates_holidays import find_holidays
@@ -51,6 +51,8 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
         h = hits[i]
         nxt = hits[i + 1] if i + 1 < len(hits) else None
         if nxt and h.type in _DATEISH and nxt.type in _DATEISH and _JOIN.fullmatch(folded[h.end:nxt.start]) \
+                and not ({h.type, nxt.type} == {"time", "date"}
+                         and not _DAY_VALUE.fullmatch(h.value if h.type == "date" else nxt.value)) \
                 and len(folded[h.end:nxt.start]) <= 4:
             start = h.start
             m = _FROM.search(folded, max(0, h.start - 10), h.start)
@@ -135,6 +137,43 @@ def _day_at_times(day: str, day_hit: DateHit, times: DateHit, folded: str, start
     return DateHit("daterange", start, end, f"{day}T{a}/{day}T{b}")
 
 
+_OFFSET_GAP = re.compile(r"\s+(?P<dir>after|before|from)\s+", re.IGNORECASE)
+_FOR_GAP = re.compile(r"\s+for\s+", re.IGNORECASE)
+_FROM_GAP = re.compile(r"\s+(?:from|starting(?:\s+at)?)\s+", re.IGNORECASE)
+_DURATION = re.compile(r"P(?:(\d+)([DWMY])|T(\d+(?:\.\d+)?)([HM]))")
+
+
+def _offset_from_day(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | None:
+    """``two months after next friday`` / ``3 days from tuesday`` → that day; ``from 2pm for 2 hours`` /
+    ``for 2 hours from 2pm`` → the range of times it covers."""
+    if nxt is None:
+        return None
+    gap = folded[h.end:nxt.start]
+    d = _DURATION.fullmatch(h.value) if h.type == "duration" else None
+    off = _OFFSET_GAP.fullmatch(gap)
+    if d and d.group(1) and off and nxt.type == "date" and _DAY_VALUE.fullmatch(nxt.value):
+        n = int(d.group(1)) * (-1 if off.group("dir").lower() == "before" else 1)
+        day = date.fromisoformat(nxt.value)
+        unit = d.group(2)
+        moved = day + timedelta(days=n * (7 if unit == "W" else 1)) if unit in "DW" \
+            else add_months(day, n * (12 if unit == "Y" else 1))
+        return DateHit("date", h.start, nxt.end, moved.isoformat())
+    time_hit, span = (nxt, h) if h.type == "duration" and _FROM_GAP.fullmatch(gap) else \
+        (h, nxt) if nxt.type == "duration" and h.type == "time" and _FOR_GAP.fullmatch(gap) else (None, None)
+    if time_hit is None or span is None or time_hit.type != "time":
+        return None
+    d = _DURATION.fullmatch(span.value)
+    t = _TIME_VALUE.fullmatch(time_hit.value)
+    if not d or not d.group(3) or not t:
+        return None
+    start = datetime(2000, 1, 1, int(t.group(1)), int(t.group(2)), int(t.group(3)))
+    amount = float(d.group(3))
+    end = start + (timedelta(hours=amount) if d.group(4) == "H" else timedelta(minutes=amount))
+    if end.date() != start.date():
+        return None
+    return DateHit("timerange", h.start, nxt.end, f"{time_hit.value}/{end.strftime('%H:%M:%S')}")
+
+
 def _set_at(repeat: str, clock: str) -> str | None:
     """``R/XXXX-WXX-1`` at 16:00 → ``R/XXXX-WXX-1T16``; a daily set or a part of the day at a time is
     that time (``R/T06``, the gold's timex: minutes only when not zero)."""
@@ -177,6 +216,11 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
                 and _WEEKDAY_GAP.fullmatch(folded[h.end:nxt.start]):
             end = nxt.end + (folded[nxt.end:nxt.end + 1] == ")" and "(" in folded[h.end:nxt.start])
             out.append(DateHit(nxt.type, h.start, end, nxt.value))  # friday 5/12, this friday (jun-15): the date
+            i += 2
+            continue
+        shifted = _offset_from_day(folded, h, nxt)
+        if shifted is not None:
+            out.append(shifted)
             i += 2
             continue
         if nxt is not None and {h.type, nxt.type} == {"set", "time"} \

@@ -127,6 +127,8 @@ _PATTERNS = [
             r"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%))"),
     ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|{_DAY})\s+(?P<a>1[0-2]|0?[1-9])/"
            r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/.])"),
+    ("decp", r"\b(?:the\s+)?(?P<which>next|last|this|previous|coming|past|current)\s+decade\b"),
+    ("later", r"\blater\s+(?:this|in\s+the)\s+(?P<u>week|month|year)\b"),
     ("now", r"\b(?:right\s+)?now\b"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
             r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2}))?"
@@ -391,6 +393,19 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name == "md":  # on 6/4, friday 5/12: month/day after a word that announces a date
         d = _safe_date(today.year, int(g["a"]), int(g["b"]))
         return DateHit("date", m.start("a"), m.end(), d.isoformat()) if d else None
+    if name == "decp":  # the next decade: 2020/2030 from 2016
+        start = today.year // 10 * 10 + 10 * {"next": 1, "coming": 1, "last": -1, "previous": -1, "past": -1}.get(
+            g["which"].lower(), 0)
+        return DateHit("daterange", m.start(), m.end(), f"{start:04d}/{start + 10:04d}")
+    if name == "later":  # later this week: from today to the end of the week
+        unit = g["u"].lower()
+        if unit == "week":
+            end = today - timedelta(days=today.weekday()) + timedelta(days=7)
+        elif unit == "month":
+            end = add_months(today.replace(day=1), 1)
+        else:
+            end = date(today.year + 1, 1, 1)
+        return DateHit("daterange", m.start(), m.end(), f"{today.isoformat()}/{end.isoformat()}")
     if name == "trng":
         return _time_range(m)
     if name == "hpod":  # 5 in the afternoon, in the morning at 7

@@ -519,3 +519,20 @@ def test_english_digits_read_one_by_one_trillions_and_a_count_joined_to_its_unit
 ])
 def test_money_in_words_joined_by_a_hyphen_or_a_fraction_of_a_scale(text: str, amount: str, currency: str) -> None:
     assert [v for _, _, v in found(text, "money")] == [{"amount": amount, "currency": currency}]
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("two months after next friday", "date", "2024-08-21"), ("3 days from tuesday", "date", "2024-06-21"),
+    ("5 days before new year", "date", "2024-12-27"), ("for 2 hours from 2pm", "timerange", "14:00:00/16:00:00"),
+    ("from 10 am for 3 hours", "timerange", "10:00:00/13:00:00"), ("the next decade", "daterange", "2030/2040"),
+    ("later this week", "daterange", "2024-06-12/2024-06-17"),
+    ("later this month", "daterange", "2024-06-12/2024-07-01"),
+])
+def test_english_offsets_from_a_named_day_spans_from_a_time_decades_and_the_rest_of_a_period(
+        text: str, type_: str, value: str) -> None:
+    [hit] = found(text, type_)
+    assert hit[0] == type_ and hit[2] == value and hit[1] in text
+
+
+def test_a_time_and_a_week_are_not_a_range() -> None:
+    assert found("Race - 3pm - this week", "time") == [("time", "3pm", "15:00:00")]
