@@ -86,7 +86,7 @@ _PATTERNS = [
             rf"|(?P<we>weekend))|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year)"
             rf"|(?P<pwd>{_DAY})s(?:\s+(?P<ppod>morning|afternoon|evening|night)s?)?|(?P<pwd2>{_DAY})\s+(?P<ppod2>mornings"
             r"|afternoons|evenings|nights)|(?P<everyday>everyday))\b"),
-    ("aot", rf"\b(?:(?P<pre>in|within|for)\s+)?(?P<n>\d+(?:\.\d+)?|{_COUNT_WORDS})"
+    ("aot", rf"\b(?=[0-9afhotsenciw])(?:(?P<pre>in|within|for)\s+)?(?P<n>\d+(?:\.\d+)?|{_COUNT_WORDS})"
             r"(?P<half1>\s+and\s+a\s+half)?\s*(?P<u>years?|yrs?|months?|weeks?|fortnights?|days?|hours?|hrs?|minutes?"
             r"|mins?|seconds?|secs?|(?<=\d)h)\b(?P<half2>\s+and\s+(?:a\s+)?(?P<frac>half|quarter))?"
             r"(?:\s+(?P<dir>from\s+now|from\s+today|later|ago|hence|(?:from|after)\s+(?:today|tomorrow|yesterday)"
@@ -146,11 +146,31 @@ _HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|prev
                       r"|daily|weekly|monthly|annually|yearly|hourly|nightly|a day|a week|now)\b",
                       re.IGNORECASE)
 _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
+#: Cheap gates: a pattern only runs when the text has a word it needs (checked once per text, lazily).
+_GATES = {
+    "digit": _HAS_DIGIT, "month": _HAS_MONTH, "rel": _HAS_REL, "name": _HAS_NAME,
+    "clockword": re.compile(r"clock|noon|midday|midnight|mid night|past|to\b|quarter|half", re.IGNORECASE),
+    "pod": re.compile(r"morning|afternoon|evening|night|tonight", re.IGNORECASE),
+    "unit": re.compile(r"year|yr|month|week|fortnight|day|hour|hr|min|sec|\dh\b", re.IGNORECASE),
+    "range": re.compile(r"\b(?:to|and|until|till|through)\b|\d\s*[-–]", re.IGNORECASE),
+    "set": re.compile(r"every|each|daily|weekly|monthly|annually|yearly|hourly|nightly|days\b|\bon(?:c)?e\s+a\s|mornings|afternoons"
+                      r"|evenings|nights", re.IGNORECASE),
+    "week": re.compile(r"week", re.IGNORECASE),
+    "end": re.compile(r"\b(?:end|late)\b", re.IGNORECASE),
+    "decade": re.compile(r"decade", re.IGNORECASE),
+    "later": re.compile(r"later", re.IGNORECASE),
+    "now": re.compile(r"now", re.IGNORECASE),
+    "quarter": re.compile(r"quarter|half|\b[qh][1-4]|\d[qh][1-4]", re.IGNORECASE),
+    "slash": re.compile(r"\d/\d"),
+}
 #: The gate each pattern needs; patterns not listed run on every text.
 _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy": "month", "dmy": "month",
           "my": "month", "ymd": "month", "rel": "rel", "wd": "rel", "in": "digit", "dur": "digit", "relp": "rel",
-          "bwd": "name",
-          "bmon": "name", "yrng": "digit", "pmon": "month", "mdr": "month", "yr": "digit", "dec": "digit", "off": "rel"}
+          "bwd": "name", "bmon": "name", "yrng": "digit", "pmon": "month", "mdr": "month", "yr": "digit",
+          "dec": "digit", "off": "rel", "oclock": "clockword", "noon": "clockword", "past": "clockword",
+          "pod": "pod", "hpod": "pod", "aot": "unit", "trng": "range", "set": "set", "nrng": "rel", "nwk": "week",
+          "wk": "week", "endof": "end", "decp": "decade", "later": "later", "now": "now", "qtr": "quarter",
+          "wdn": "digit", "md": "slash"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
@@ -159,10 +179,12 @@ _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 def find_en(folded: str, ref: datetime, day_first: bool = False) -> Iterator[DateHit]:
     if not re.search(r"[0-9A-Za-z]", folded):
         return
-    have = {"digit": bool(_HAS_DIGIT.search(folded)), "month": bool(_HAS_MONTH.search(folded)),
-            "rel": bool(_HAS_REL.search(folded)), "name": bool(_HAS_NAME.search(folded)), "always": True}
+    have: dict[str, bool] = {"always": True}
     for name, rx in _COMPILED:
-        if not have[_NEEDS.get(name, "always")]:
+        gate = _NEEDS.get(name, "always")
+        if gate not in have:
+            have[gate] = bool(_GATES[gate].search(folded))
+        if not have[gate]:
             continue
         for m in rx.finditer(folded):
             hit = _hit(name, m, ref, day_first)
