@@ -153,8 +153,8 @@ _GATES = {
     "pod": re.compile(r"morning|afternoon|evening|night|tonight", re.IGNORECASE),
     "unit": re.compile(r"year|yr|month|week|fortnight|day|hour|hr|min|sec|\dh\b", re.IGNORECASE),
     "range": re.compile(r"\b(?:to|and|until|till|through)\b|\d\s*[-–]", re.IGNORECASE),
-    "set": re.compile(r"every|each|daily|weekly|monthly|annually|yearly|hourly|nightly|days\b|\bon(?:c)?e\s+a\s|mornings|afternoons"
-                      r"|evenings|nights", re.IGNORECASE),
+    "set": re.compile(r"every|each|daily|weekly|monthly|annually|yearly|hourly|nightly|days\b|\bon(?:c)?e\s+a\s"
+                      r"|mornings|afternoons|evenings|nights", re.IGNORECASE),
     "week": re.compile(r"week", re.IGNORECASE),
     "end": re.compile(r"\b(?:end|late)\b", re.IGNORECASE),
     "decade": re.compile(r"decade", re.IGNORECASE),
