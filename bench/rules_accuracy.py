@@ -410,14 +410,20 @@ def _new_row() -> dict[str, Any]:
     return defaultdict(int)
 
 
-def score(folders: tuple[str, ...] = FOLDERS, libraries: bool = True) -> dict[str, Any]:
-    """Per file and per (folder, type) counts, and every value miss with its construction."""
+def score(folders: tuple[str, ...] = FOLDERS, libraries: bool = True, half: str = "all") -> dict[str, Any]:
+    """Per file and per (folder, type) counts, and every value miss with its construction.
+
+    ``half`` = ``"a"`` / ``"b"`` keeps the even / odd cases of each file: tuning looks at the misses of
+    one half only, and the other half is the check that the widening generalized.
+    """
     per_file: dict[tuple[str, str], dict[str, Any]] = {}
     per_type: dict[tuple[str, str], dict[str, Any]] = defaultdict(_new_row)
     misses: list[dict[str, Any]] = []
     for folder in folders:
         for path in sorted((DATA / "rules" / folder).glob("*.json")):
             cases = json.loads(path.read_text(encoding="utf-8"))
+            if half != "all":
+                cases = cases[(half == "b")::2]
             golds_of = [_golds(c) for c in cases]
             kinds = [g["kind"] for gs in golds_of for g in gs]
             file_kind = max(set(kinds), key=kinds.count) if kinds else "datetime"
@@ -615,7 +621,31 @@ before it was tuned on). 1. `recognizers_zh` first; 2. then `recognizers_zh_extr
 | recognizers_en | phone | 96.1% (171/178), spurious 9 | 96.1% (171/178), spurious 9 |
 
 All three folders are tuned on now, so the figures above the record are development figures; only
-the outside held-out half of the same sources says how far they generalize."""
+the outside held-out half of the same sources says how far they generalize.
+
+Second round (English and `recognizers_zh_extra`): each file split by case parity with `--half`; the
+misses of half **a** (even cases) were read and widened by construction, half **b** (odd cases) was
+only measured — before the round ("untouched") and after it:
+
+| folder | type | half a before | half a after (tuned on) | half b before | half b after (measured only) |
+|---|---|---|---|---|---|
+| recognizers_en | datetime | 19.4% (49/253) | 65.6% (166/253) | 28.9% (77/266) | 53.4% (142/266) |
+| recognizers_en | number | 63.1% (41/65) | 78.5% (51/65) | 63.5% (40/63) | 69.8% (44/63) |
+| recognizers_en | currency | 82.2% (37/45) | 97.8% (44/45) | 77.1% (37/48) | 81.2% (39/48) |
+| recognizers_en | percent | 75.0% (3/4) | 100.0% (4/4) | 60.0% (3/5) | 80.0% (4/5) |
+| recognizers_en | phone | 98.9% (89/90) | 98.9% (89/90) | 97.7% (86/88) | 97.7% (86/88) |
+| recognizers_zh_extra | datetime | 88.3% (91/103) | 91.3% (94/103) | 88.9% (88/99) | 90.9% (90/99) |
+
+Half b's English dates after each widening step (times of day; amounts of time; money and
+percent; ranges of clock times; open ranges; counted ranges and weeks; ordinal days; weekday with
+its date; sets and month ranges; offsets from a named day): 28.9 → 32.7 → 36.5 → 36.5 → 41.7 →
+44.4 → 48.1 → 49.6 → 51.1 → 53.4 → 53.4%. The last steps gained on half a only: the long tail there
+no longer transfers. `recognizers_zh` was not tuned in this round (its figures must not fall).
+
+Microsoft's own Python port of Recognizers-Text (`ms-recognizers-text-date-time` 1.0.0.1, the
+source of these specs) was tried as the English date reader and left out: 2 s to build its model,
+41 ms CPU per short question and 228 s on one 2 KB contract (its merged extractor is superlinear),
+against a budget of 2 ms per contract; and scoring it on its own specs would measure nothing."""
 
 
 _CONTRACT_PROSE = """Hand-written contract snippets (`tests/data/contracts/`, every expected field asserted per case in
@@ -633,8 +663,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--examples", type=int, default=3, help="examples per construction in the miss table")
     parser.add_argument("--no-libraries", action="store_true", help="skip cn2an / dateparser / phonenumbers")
     parser.add_argument("--write", action="store_true", help="replace the Rules section of docs/benchmarks.md")
+    parser.add_argument("--half", choices=("all", "a", "b"), default="all",
+                        help="score only the even (a) or odd (b) cases of each file")
     args = parser.parse_args(argv)
-    result = score(tuple(args.folders), libraries=not args.no_libraries)
+    if args.write and args.half != "all":
+        parser.error("--write scores every case: drop --half")
+    result = score(tuple(args.folders), libraries=not args.no_libraries, half=args.half)
     if args.misses:
         shown: dict[tuple[str, str], int] = defaultdict(int)
         for m in result["misses"]:

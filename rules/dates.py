@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 from lastline.text import HAN_CHARS
 
-from ._date_types import DateHit
+from ._date_types import DateHit, add_months
 from ._types import Entity
 from .dates_en import find_en
 from .dates_holidays import find_holidays
 from .dates_zh import find_zh
 from .dates_zh_periods import find_periods
 
-__all__ = ["find_dates", "join_ranges"]
+__all__ = ["compose_day_and_time", "find_dates", "join_ranges"]
 
 
 _JOIN = re.compile(r"\s*(?:到|至|~|～|-|—|－|–|与|和|to|until|through)\s*")
@@ -33,20 +33,26 @@ _AFTER = re.compile(
     r"(?:\s*(?:或|及|以及|或者)?\s*(?:之后|以后|以後|之後|以来|起|开始|開始|后|後)|\s+or later|\s+onwards?)"
 )
 _BEFORE = re.compile(r"(?:\s*(?:或|及|以及|或者)?\s*(?:之前|以前)|\s+or earlier)")
-_BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|before|until)\s*$")
+_BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|(?i:before|until|till|earlier\s+than|no\s+later\s+than))\s*$")
+#: ``since August`` / ``starting on January 7th`` open at the start of the period; ``after Feb`` /
+#: ``later than 2018`` at its end (after a day or a time: that day, that time, as the gold reads it).
+_SINCE_PREFIX = re.compile(r"(?i:(?P<since>since|starting(?:\s+(?:on|from))?|beginning(?:\s+(?:on|from))?|as\s+of)"
+                           r"|(?P<after>after|later\s+than))\s+(?:the\s+year\s+)?$")
 _DATEISH = ("date", "datetime", "time")
 _HAN = re.compile(f"[{HAN_CHARS}]")
 
 
-def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
+def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> list[DateHit]:
     """``A 到 B`` → one ``daterange`` ``A/B``; ``A 之后`` → ``A/..``; ``A 之前`` → ``../A``."""
-    hits = sorted(hits, key=lambda h: h.start)
+    hits = compose_day_and_time(folded, sorted(hits, key=lambda h: h.start))
     out: list[DateHit] = []
     i = 0
     while i < len(hits):
         h = hits[i]
         nxt = hits[i + 1] if i + 1 < len(hits) else None
         if nxt and h.type in _DATEISH and nxt.type in _DATEISH and _JOIN.fullmatch(folded[h.end:nxt.start]) \
+                and not ({h.type, nxt.type} == {"time", "date"}
+                         and not _DAY_VALUE.fullmatch(h.value if h.type == "date" else nxt.value)) \
                 and len(folded[h.end:nxt.start]) <= 4:
             start = h.start
             m = _FROM.search(folded, max(0, h.start - 10), h.start)
@@ -58,19 +64,22 @@ def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
                 end = b.end()
             kind = "timerange" if h.type == nxt.type == "time" else "daterange"
             second = _inherit(folded[nxt.start:nxt.end], h.value, nxt.value)
-            out.append(DateHit(kind, start, end, f"{h.value}/{second}"))
+            first = h.value
+            if today and h.type == "time" and nxt.type == "datetime":
+                first = f"{today}T{first}"  # 2:00-明天4:00: the start is today's
+            out.append(DateHit(kind, start, end, f"{first}/{second}"))
             i += 2
             continue
-        if nxt and h.type == "date" and nxt.type == "time" and re.fullmatch(r"\d{4}-\d{2}-\d{2}", h.value) \
-                and folded[h.end:nxt.start].strip() in ("", ","):
-            h = DateHit("datetime", h.start, nxt.end, f"{h.value}T{nxt.value}")  # 2010.01.29晚上六点
-            i += 1
         if h.type in ("date", "datetime", "time"):
             kind = "timerange" if h.type == "time" else "daterange"
             a = _AFTER.match(folded, h.end)
             b = _BEFORE.match(folded, h.end)
-            p = _BEFORE_PREFIX.search(folded, max(0, h.start - 10), h.start)
-            if a and not _is_relative_offset(folded, h):
+            p = _BEFORE_PREFIX.search(folded, max(0, h.start - 20), h.start)
+            q = _SINCE_PREFIX.search(folded, max(0, h.start - 20), h.start)
+            if q and not a and not b and not p:
+                since = _period_end(h.value) if q.group("after") else h.value
+                h = DateHit(kind, q.start(), h.end, f"{since}/..")
+            elif a and not _is_relative_offset(folded, h):
                 since = h.value
                 if re.fullmatch(r"\d{4}", since) and re.search(r"[之以][后後]", a.group()) \
                         and "或" not in a.group() and "及" not in a.group():
@@ -83,6 +92,183 @@ def join_ranges(folded: str, hits: list[DateHit]) -> list[DateHit]:
         out.append(h)
         i += 1
     return out
+
+
+_DAY_VALUE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_TIME_VALUE = re.compile(r"(\d{2}):(\d{2}):(\d{2})")
+#: What may stand between a day and its time: ``tomorrow at 8:45``, ``June 3, 10am``, ``3pm on Friday``.
+_DAY_TIME_GAP = re.compile(r"\s*(?:,|at|on|by|around|about|@|-|from|between)?\s*", re.IGNORECASE)
+_TIME_DAY_GAP = re.compile(r"\s*(?:,|on|of)?\s*", re.IGNORECASE)
+_WEEKDAY = re.compile(r"(?:(?:this|next|last|coming)\s+)?"
+                      r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?"
+                      r"|周[一二三四五六日天]|星期[一二三四五六日天]", re.IGNORECASE)
+_WEEKDAY_GAP = re.compile(r"\s*,?\s*\(?\s*")
+_AT_HOUR = re.compile(r"\s+at\s+(1[0-2]|0?\d)(?![\d:]|\.\d)")
+_POD_AFTER = re.compile(r"\s*in\s+the\s+(?P<pod>morning|afternoon|evening|night)\b", re.IGNORECASE)
+
+
+def _day_window(h: DateHit) -> str | None:
+    """The day of a part-of-day window (``tomorrow night`` → its date), else None."""
+    m = re.fullmatch(r"(\d{4}-\d{2}-\d{2})T[\d:]{8}/(\d{4}-\d{2}-\d{2})T[\d:]{8}", h.value)
+    return m.group(1) if m and m.group(1) == m.group(2) and h.type == "daterange" else None
+
+
+_MERIDIEM = re.compile(r"\d\s*[ap]\.?m\b|\d[ap]\b|[上下]午|早|晚|凌晨|中午|夜", re.IGNORECASE)
+
+
+def _at_part_of_day(time_value: str, window: str, time_text: str) -> str:
+    """``2 in the afternoon`` → 14:00: an hour before noon moves into an afternoon/evening/night window
+    (not ``tonight at 2am``: a time that says am/pm keeps it)."""
+    if _MERIDIEM.search(time_text):
+        return time_value
+    t = _TIME_VALUE.fullmatch(time_value)
+    start = int(window[11:13]) if len(window) > 13 else int(window[:2])
+    if t and int(t.group(1)) < 12 and start >= 12:
+        return f"{int(t.group(1)) + 12:02d}:{t.group(2)}:{t.group(3)}"
+    return time_value
+
+
+def _day_at_times(day: str, day_hit: DateHit, times: DateHit, folded: str, start: int, end: int) -> DateHit:
+    """A day and a range of clock times as one range of datetimes (evening hours move past noon)."""
+    a, b = times.value.split("/", 1)
+    text = folded[times.start:times.end]
+    if _day_window(day_hit):
+        a, b = _at_part_of_day(a, day_hit.value, text), _at_part_of_day(b, day_hit.value, text)
+    return DateHit("daterange", start, end, f"{day}T{a}/{day}T{b}")
+
+
+_OFFSET_GAP = re.compile(r"\s+(?P<dir>after|before|from)\s+", re.IGNORECASE)
+_FOR_GAP = re.compile(r"\s+for\s+", re.IGNORECASE)
+_FROM_GAP = re.compile(r"\s+(?:from|starting(?:\s+at)?)\s+", re.IGNORECASE)
+_DURATION = re.compile(r"P(?:(\d+)([DWMY])|T(\d+(?:\.\d+)?)([HM]))")
+
+
+def _offset_from_day(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | None:
+    """``two months after next friday`` / ``3 days from tuesday`` → that day; ``from 2pm for 2 hours`` /
+    ``for 2 hours from 2pm`` → the range of times it covers."""
+    if nxt is None:
+        return None
+    gap = folded[h.end:nxt.start]
+    d = _DURATION.fullmatch(h.value) if h.type == "duration" else None
+    off = _OFFSET_GAP.fullmatch(gap)
+    if d and d.group(1) and off and nxt.type == "date" and _DAY_VALUE.fullmatch(nxt.value):
+        n = int(d.group(1)) * (-1 if off.group("dir").lower() == "before" else 1)
+        day = date.fromisoformat(nxt.value)
+        unit = d.group(2)
+        moved = day + timedelta(days=n * (7 if unit == "W" else 1)) if unit in "DW" \
+            else add_months(day, n * (12 if unit == "Y" else 1))
+        return DateHit("date", h.start, nxt.end, moved.isoformat())
+    time_hit, span = (nxt, h) if h.type == "duration" and _FROM_GAP.fullmatch(gap) else \
+        (h, nxt) if nxt.type == "duration" and h.type == "time" and _FOR_GAP.fullmatch(gap) else (None, None)
+    if time_hit is None or span is None or time_hit.type != "time":
+        return None
+    d = _DURATION.fullmatch(span.value)
+    t = _TIME_VALUE.fullmatch(time_hit.value)
+    if not d or not d.group(3) or not t:
+        return None
+    start = datetime(2000, 1, 1, int(t.group(1)), int(t.group(2)), int(t.group(3)))
+    amount = float(d.group(3))
+    end = start + (timedelta(hours=amount) if d.group(4) == "H" else timedelta(minutes=amount))
+    if end.date() != start.date():
+        return None
+    return DateHit("timerange", h.start, nxt.end, f"{time_hit.value}/{end.strftime('%H:%M:%S')}")
+
+
+def _set_at(repeat: str, clock: str) -> str | None:
+    """``R/XXXX-WXX-1`` at 16:00 → ``R/XXXX-WXX-1T16``; a daily set or a part of the day at a time is
+    that time (``R/T06``, the gold's timex: minutes only when not zero)."""
+    t = _TIME_VALUE.fullmatch(clock)
+    if t is None:
+        return None
+    stamp = f"T{t.group(1)}" if t.group(2) == "00" else f"T{t.group(1)}:{t.group(2)}"
+    code = repeat.removeprefix("R/")
+    if code in ("P1D", "TMO", "TAF", "TEV", "TNI"):
+        return f"R/{stamp}"
+    if re.fullmatch(r"XXXX-WXX-[1-7]", code):
+        return f"R/{code}{stamp}"
+    return None
+
+
+def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
+    """A day next to a time of day is one ``datetime``: ``tomorrow at 8:45``, ``3pm today``,
+    ``8am this morning``, ``tonight at 2am``, ``2010.01.29晚上六点``; ``5 in the afternoon`` is 17:00."""
+    out: list[DateHit] = []
+    i = 0
+    while i < len(hits):
+        h = hits[i]
+        nxt = hits[i + 1] if i + 1 < len(hits) else None
+        if h.type == "time":
+            pod = _POD_AFTER.match(folded, h.end)
+            if pod and not (nxt and nxt.start < pod.end()):
+                hours = {"morning": "08", "afternoon": "12", "evening": "16", "night": "20"}[pod.group("pod").lower()]
+                value = _at_part_of_day(h.value, f"{hours}:00:00", folded[h.start:h.end])
+                h = DateHit("time", h.start, pod.end(), value)
+        window_day = _day_window(h)
+        at = _AT_HOUR.match(folded, h.end) if window_day else None
+        if window_day and at and not (nxt and nxt.start < at.end()):
+            hour = int(at.group(1))
+            value = _at_part_of_day(f"{hour:02d}:00:00", h.value, "")
+            out.append(DateHit("datetime", h.start, at.end(), f"{window_day}T{value}"))  # tomorrow night at 9
+            i += 1
+            continue
+        if nxt is not None and h.type == "date" and nxt.type in ("date", "datetime") \
+                and _WEEKDAY.fullmatch(folded[h.start:h.end]) and _DAY_VALUE.match(nxt.value) \
+                and _WEEKDAY_GAP.fullmatch(folded[h.end:nxt.start]):
+            end = nxt.end + (folded[nxt.end:nxt.end + 1] == ")" and "(" in folded[h.end:nxt.start])
+            out.append(DateHit(nxt.type, h.start, end, nxt.value))  # friday 5/12, this friday (jun-15): the date
+            i += 2
+            continue
+        shifted = _offset_from_day(folded, h, nxt)
+        if shifted is not None:
+            out.append(shifted)
+            i += 2
+            continue
+        if nxt is not None and {h.type, nxt.type} == {"set", "time"} \
+                and _DAY_TIME_GAP.fullmatch(folded[h.end:nxt.start]):
+            repeat = h if h.type == "set" else nxt
+            clock = (nxt if h.type == "set" else h).value
+            joined = _set_at(repeat.value, clock)
+            if joined:
+                out.append(DateHit("set", h.start, nxt.end, joined))  # each monday at 4pm, 6am everyday
+                i += 2
+                continue
+        if nxt is not None:
+            gap = folded[h.end:nxt.start]
+            day = h.value if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else _day_window(h)
+            if day and nxt.type == "timerange" and _DAY_TIME_GAP.fullmatch(gap) and "/" in nxt.value:
+                out.append(_day_at_times(day, h, nxt, folded, h.start, nxt.end))  # tuesday from 2 to 4pm
+                i += 2
+                continue
+            if day and nxt.type == "time" and _DAY_TIME_GAP.fullmatch(gap):
+                value = nxt.value if h.type == "date" else _at_part_of_day(nxt.value, h.value,
+                                                                           folded[nxt.start:nxt.end])
+                out.append(DateHit("datetime", h.start, nxt.end, f"{day}T{value}"))
+                i += 2
+                continue
+            day = nxt.value if nxt.type == "date" and _DAY_VALUE.fullmatch(nxt.value) else _day_window(nxt)
+            if day and h.type == "timerange" and _TIME_DAY_GAP.fullmatch(gap) and "/" in h.value:
+                out.append(_day_at_times(day, nxt, h, folded, h.start, nxt.end))  # 3:00 to 4:00 tomorrow
+                i += 2
+                continue
+            if day and h.type == "time" and _TIME_DAY_GAP.fullmatch(gap):
+                value = h.value if nxt.type == "date" else _at_part_of_day(h.value, nxt.value, folded[h.start:h.end])
+                out.append(DateHit("datetime", h.start, nxt.end, f"{day}T{value}"))
+                i += 2
+                continue
+        out.append(h)
+        i += 1
+    return out
+
+
+def _period_end(value: str) -> str:
+    """Where a year or a month ends (the next one's start); a day or a time ends where it is."""
+    if re.fullmatch(r"\d{4}", value):
+        return f"{int(value) + 1:04d}"
+    m = re.fullmatch(r"(\d{4})-(\d{2})", value)
+    if m:
+        y, mo = int(m.group(1)), int(m.group(2))
+        return f"{y + mo // 12:04d}-{mo % 12 + 1:02d}"
+    return value
 
 
 def _is_relative_offset(folded: str, h: DateHit) -> bool:
@@ -108,8 +294,8 @@ def _inherit(second_text: str, first: str, second: str) -> str:
         return f"{int(second[:4]) + 1:04d}{second[4:]}"
     if not re.match(r"\d{4}-\d{2}", first) or not re.match(r"\d{4}-\d{2}-\d{2}", second):
         return second
-    if re.search(r"[年/]|\d{4}", second_text):
-        return second
+    if re.search(r"[年/]|\d{4}", second_text) or re.search(r"[A-Za-z]{3}", second_text):
+        return second  # "… to today", "… to June 3": the end names its own month
     if "月" not in second_text and "-" not in second_text:
         return first[:8] + second[8:]
     return first[:5] + second[5:]
@@ -125,7 +311,7 @@ def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -
     hits = [*(find_periods(folded, reference) if has_han else ()), *find_zh(folded, reference),
             *find_en(folded, reference, day_first=cjk), *find_holidays(folded, reference)]
     hits = _drop_overlaps(hits)
-    for h in join_ranges(folded, hits):
+    for h in join_ranges(folded, hits, reference.date().isoformat()):
         yield Entity(h.type, text[h.start:h.end], h.start, h.end, h.value)
 
 

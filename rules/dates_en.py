@@ -18,48 +18,159 @@ _MON = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DAYS = {d: i for i, ds in enumerate(("monday mon", "tuesday tue tues", "wednesday wed", "thursday thu thurs",
                                       "friday fri", "saturday sat", "sunday sun")) for d in ds.split()}
 _DAY = "|".join(sorted(_DAYS, key=len, reverse=True))
+_AP = r"(?:[ap]\.m\.?|[ap]m)(?![a-z])"
+_ORD_UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"]
+_ORD_TEENS = ["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+              "eighteenth", "nineteenth"]
+#: Days of the month as ordinal words: ``first`` … ``thirty-first`` (``twenty third`` spaced or hyphened).
+ORD_DAYS = {**{w: i + 1 for i, w in enumerate(_ORD_UNITS)}, **{w: i + 10 for i, w in enumerate(_ORD_TEENS)},
+            "twentieth": 20, "thirtieth": 30, **{f"twenty {w}": 21 + i for i, w in enumerate(_ORD_UNITS)},
+            "thirty first": 31}
+_ORD_DAY_WORDS = "|".join(sorted((w.replace(" ", "[ -]") for w in ORD_DAYS), key=len, reverse=True))
+_HOURS = {w: i + 1 for i, w in enumerate(
+    ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
+_HOUR_WORDS = "|".join(sorted(_HOURS, key=len, reverse=True))
+_MINUTES = {**_HOURS, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+            "nineteen": 19, "twenty": 20, "twenty five": 25, "twenty-five": 25}
+_MINUTE_WORDS = "|".join(sorted((re.escape(w) for w in _MINUTES), key=len, reverse=True))
+#: Counts of a unit of time written in words (``few hours`` is three, as the gold reads it).
+COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+          "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40,
+          "forty-five": 45, "forty five": 45, "fifty": 50, "sixty": 60, "ninety": 90, "half an": 0.5, "half a": 0.5,
+          "a couple of": 2, "couple of": 2, "a couple": 2, "a few": 3, "few": 3}
+_COUNT_WORDS = "|".join(sorted((re.escape(w).replace("\\ ", "\\s+") for w in COUNTS), key=len, reverse=True))
+#: Parts of the day as the Recognizers-Text gold resolves them: (start, end) hours, end exclusive
+#: (night ends a second before midnight); ``early``/``late`` take the first/second half.
+POD_HOURS = {"morning": (8, 12), "afternoon": (12, 16), "evening": (16, 20), "night": (20, 24)}
 _TIME = (r"(?:\s*(?:at\s+)?(?P<th>[01]?\d|2[0-3])(?::(?P<tm>[0-5]\d))?(?::(?P<ts>[0-5]\d))?"
-         r"\s*(?P<ap>[ap]\.?m\.?)?(?![\w:]))?")
+         r"\s*(?P<ap>(?:[ap]\.m\.?|[ap]m))?(?![\w:]))?")
 _PATTERNS = [
     ("iso", r"(?<![\d.])(?P<y>\d{4})(?:(?P<sep>[-/.])(?P<m>\d{1,2})(?P=sep)(?P<d>\d{1,2})"
             r"|[ ](?P<m2>0[1-9]|1[0-2])[ ](?P<d2>0[1-9]|[12]\d|3[01]))(?![\d])"
             r"(?:[T ](?P<ih>[01]\d|2[0-3]):(?P<im>[0-5]\d)(?::(?P<is>[0-5]\d))?)?"),
-    ("num", r"(?<![\d./-])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{4}|\d{2})(?![\d./-])"),
-    ("mdy", rf"\b(?P<mon>{_MON})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s*(?P<y>\d{{4}}))?\b" + _TIME),
-    ("dmy", rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MON})\.?(?:,?\s*(?P<y>\d{{4}}))?\b" + _TIME),
-    ("my", rf"\b(?P<mon>{_MON})\s+(?P<y>\d{{4}})\b"),
+    ("num", r"(?:(?<![\d./-])|(?<=\d{4}-))(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{4}|\d{2})"
+            r"(?![\d./]|-(?!\d{1,2}[/.]\d))"),
+    ("mdy", rf"\b(?P<mon>{_MON})\.?(?:\s+(?:the\s+)?|/|(?=\d))"
+            rf"(?P<d>\d{{1,2}}(?:st|nd|rd|th)?(?![\d/:])|{_ORD_DAY_WORDS})"
+            rf"(?:\s*,?\s*(?:of\s+)?(?P<y>\d{{4}}))?\b" + _TIME),
+    ("dmy", rf"\b(?:the\s+)?(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+)?(?:of\s+)?"
+            rf"|(?P<dw>{_ORD_DAY_WORDS})\s+(?:day\s+)?of\s+)(?P<mon>{_MON})\.?(?:\s*,?\s*(?:of\s+)?(?P<y>\d{{4}}))?\b"
+            + _TIME),
+    ("ymd", rf"\b(?P<y>\d{{4}})/(?:(?P<d1>\d{{1,2}})/(?P<mon1>{_MON})|(?P<mon>{_MON})/(?P<d>\d{{1,2}}))\b"),
+    ("my", rf"\b(?P<mon>{_MON})\.?,?\s+(?P<y>\d{{4}})\b"),
     ("rel", r"\b(?P<rel>today|tomorrow|yesterday|the day after tomorrow|the day before yesterday)\b" + _TIME),
-    ("wd", rf"\b(?P<which>next|last|this|coming)\s+(?P<wd>{_DAY})\b" + _TIME),
+    ("wd", rf"\b(?P<which>next|last|this\s+past|this|coming|previous|following|past)\s+(?P<wd>{_DAY})\b" + _TIME),
     ("in", r"\b(?:in\s+(?P<n1>\d+)\s+(?P<u1>day|week|month|year)s?\b"
            r"|(?P<n2>\d+)\s+(?P<u2>day|week|month|year)s?\s+ago\b)"),
     ("dur", r"\b(?P<n>\d+(?:\.\d+)?)\s*(?P<u>years?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"),
     ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming)\s+(?P<u>week|month|year|weekend)\b"),
     ("bwd", r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)"),
     ("bmon", r"\b(?P<mon>january|february|april|june|july|august|september|october|november|december)\b"),
+    ("pmon", r"\b(?:after|since|before|until|till|in|during|from|by|than|early|late|mid|to|through|this|next"
+             r"|last)[\s-]+"
+             r"(?P<mon>jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec|march|may)\.?(?![\w/-]|\s*\d)"),
+    ("mdr", rf"\b(?:(?P<mon>{_MON})\.?\s+(?P<d1>\d{{1,2}}(?:st|nd|rd|th)?|{_ORD_DAY_WORDS})"
+            r"\s*(?:-|–|to|through|thru|till|until)"
+            rf"\s*(?P<d2>\d{{1,2}}(?:st|nd|rd|th)?|{_ORD_DAY_WORDS})"
+            rf"|(?P<pre>between|from)\s+(?:the\s+)?(?P<d3>\d{{1,2}}(?:st|nd|rd|th)?|{_ORD_DAY_WORDS})\s+(?:and|to|-)\s+"
+            rf"(?:the\s+)?(?P<d4>\d{{1,2}}(?:st|nd|rd|th)?|{_ORD_DAY_WORDS})\s+(?:of\s+)?(?P<mon2>{_MON})\.?)"
+            r"(?:,?\s*(?P<y>\d{4}))?(?![\d:/]|\s*(?:[ap]\.?m|o'?clock))\b"),
     ("yrng", r"\b(?:(?P<pre>between|from|in)\s+)?(?P<a>(?:1[6-9]|20)\d{2})"
              r"\s*(?:-|–|~|to|and|through|thru|until|till)\s*"
              r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
-    ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until)\s+(?P<y>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
-    ("set", rf"\b(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly)"
+    ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until|than)\s+(?P<y>(?:1[6-9]|20)\d{2})\b"
+           r"(?![\d/:-]|\.\d)"),
+    ("set", rf"\b(?:(?P<mult>bi|semi)-?)?(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly)"
             rf"|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
-            rf"(?:(?P<u>day|week|month|year|hour|minute)s?|(?P<swd>{_DAY}))|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year))\b"),
+            rf"(?:(?P<u>day|week|month|year|hour|minute)s?|(?P<swd>{_DAY})|(?P<spod>morning|afternoon|evening|night)"
+            rf"|(?P<we>weekend))|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year)"
+            rf"|(?P<pwd>{_DAY})s(?:\s+(?P<ppod>morning|afternoon|evening|night)s?)?|(?P<pwd2>{_DAY})\s+(?P<ppod2>mornings"
+            r"|afternoons|evenings|nights)|(?P<everyday>everyday))\b"),
+    ("aot", rf"\b(?=[0-9afhotsenciw])(?:(?P<pre>in|within|for)\s+)?(?P<n>\d+(?:\.\d+)?|{_COUNT_WORDS})"
+            r"(?P<half1>\s+and\s+a\s+half)?\s*(?P<u>years?|yrs?|months?|weeks?|fortnights?|days?|hours?|hrs?|minutes?"
+            r"|mins?|seconds?|secs?|(?<=\d)h)\b(?P<half2>\s+and\s+(?:a\s+)?(?P<frac>half|quarter))?"
+            r"(?:\s+(?P<dir>from\s+now|from\s+today|later|ago|hence|(?:from|after)\s+(?:today|tomorrow|yesterday)"
+            r"|before\s+(?:today|tomorrow|yesterday))\b)?"
+            r"|\b(?P<all>all)\s+(?P<au>day|week|month|year)\b"),
     ("off", r"\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<u>day|week|month|year)s?\s+"
             r"(?P<dir>from|after|before)\s+(?P<base>today|tomorrow|yesterday|now)\b"),
     ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s)\b"),
-    ("clock", r"(?<![\d:.])(?P<th>[01]?\d|2[0-3])(?::(?P<tm>[0-5]\d))?(?::(?P<ts>[0-5]\d))?"
-              r"\s*(?P<ap>[ap]\.?m\.?)(?![a-z])"),
+    ("clock", r"(?<![\d:.,])(?:(?P<hm>(?:0?\d|1[0-2])[0-5]\d)|(?P<th>[01]?\d|2[0-3])(?:[:.](?P<tm>[0-5]\d))?"
+              r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>(?:[ap]\.m\.?|[ap]m)|(?<=\d)[ap])(?![a-z])"),
+    ("oclock", rf"\b(?P<th>[01]?\d|2[0-3]|{_HOUR_WORDS})\s*o'?\s?clock\b"),
+    ("noon", r"\b(?P<w>noon|midday|midnight|mid night)\b"),
+    ("past", rf"\b(?:(?P<half>half)|(?P<q>(?:a\s+)?quarter)|(?P<mn>[0-5]?\d|{_MINUTE_WORDS})"
+             rf"(?P<unit>\s*(?:min|mins|minutes))?)\s+(?P<dir>past|to)\s+(?P<hh>[01]?\d|2[0-3]|{_HOUR_WORDS})\b"),
+    ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d|\s*(?:[ap]\.?m|[ap]\b))"),
+    ("pod", rf"\b(?:(?P<el>early|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
+            rf"(?P<wd>{_DAY})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>in\s+the\s+))"
+            r"(?P<pod>morning|afternoon|evening|night)\b|\b(?P<tonight>tonight)\b"),
+    ("hpod", rf"\b(?:(?:in\s+the\s+)?(?P<pod0>morning|afternoon|evening|night)\s+at\s+"
+             rf"(?P<th0>[01]?\d|{_HOUR_WORDS})(?![\d:]|\.\d)"
+             rf"|(?<![\d:.])(?P<th>[01]?\d|{_HOUR_WORDS})(?::(?P<tm>[0-5]\d))?\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night))\b"),
+    ("trng", rf"\b(?:(?P<pre>from|between)\s+)?(?P<h1>[01]?\d|2[0-3]|{_HOUR_WORDS})(?:[:.](?P<m1>[0-5]\d))?"
+             rf"\s*(?P<ap1>{_AP})?\s*(?P<sep>-|–|to|and|until|till|through)\s*"
+             rf"(?P<h2>[01]?\d|2[0-3]|{_HOUR_WORDS})(?:[:.](?P<m2>[0-5]\d))?(?:\s*(?P<ap2>{_AP}))?"
+             r"(?![\d:]|\.\d|\s*(?:%|/))(?:\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night)\b)?"),
+    ("nrng", rf"\b(?:the\s+)?(?:(?P<dir>next|last|past|previous|upcoming|coming|following)\s+(?P<n>\d+|{_COUNT_WORDS})"
+             rf"\s+(?P<u>days?|weeks?|months?|years?|quarters?|hours?|minutes?)"
+             rf"|(?P<n2>\d+|{_COUNT_WORDS})\s+(?P<dir2>upcoming|previous|past|next|coming)\s+"
+             r"(?P<u2>days?|weeks?|months?|years?|quarters?|hours?|minutes?)"
+             r"|(?P<dir3>next|last|past|previous|this)\s+(?P<u3>hour|minute))\b"),
+    ("nwk", rf"\b(?P<which>next|last|this)\s+week(?:\s+on)?\s+(?P<wd>{_DAY})\b"),
+    ("wk", r"\b(?:(?:the\s+)?(?P<ord>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+week\s+of\s+"
+           rf"(?:(?P<mon>{_MON})\.?\s+)?(?P<y>(?:19|20)\d{{2}})|week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?![\d:.])"
+           r"(?:\s+of\s+(?P<y2>(?:19|20)\d{2}))?)\b"),
+    ("endof", r"\b(?:the\s+)?(?P<el>end|late)\s+(?:of\s+)?(?:(?P<y>(?:19|20)\d{2})|(?P<this>this|the)\s+"
+              r"(?P<u>year|day))\b"),
+    ("wdn", rf"\b(?P<wd>{_DAY})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
+            r"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%))"),
+    ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|{_DAY})\s+(?P<a>1[0-2]|0?[1-9])/"
+           r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/.])"),
+    ("decp", r"\b(?:the\s+)?(?P<which>next|last|this|previous|coming|past|current)\s+decade\b"),
+    ("later", r"\blater\s+(?:this|in\s+the)\s+(?P<u>week|month|year)\b"),
+    ("now", r"\b(?:right\s+)?now\b"),
+    ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
+            r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2}))?"
+            r"|(?P<y2>(?:19|20)\d{2})\s*[-/ ]?\s*(?P<hq>[qh])(?P<q2>[1-4])"
+            r"|h(?P<h>[12])\s*[-/ ]\s*(?P<y4>(?:19|20)\d{2})"
+            r"|(?:the\s+)?(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)\s+(?P<qh>quarter|half)"
+            r"(?:\s+of\s+(?:(?P<y3>(?:19|20)\d{2})|(?P<oy>the\s+year|this\s+year|next\s+year|last\s+year)))?)\b"),
 ]
 _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 # Cheap gates: a pattern only runs when the text has what it needs (digits, a month name, a keyword).
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_MONTH = re.compile(rf"\b(?:{_MON})", re.IGNORECASE)
-_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|past|current|upcoming|every|each"
+_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|following|past|current|upcoming"
+                      r"|every|each"
                       r"|daily|weekly|monthly|annually|yearly|hourly|nightly|a day|a week|now)\b",
                       re.IGNORECASE)
 _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
-_NEEDS = {"iso": "digit", "num": "digit", "mdy": "month", "dmy": "month", "my": "month", "rel": "rel", "wd": "rel",
-          "in": "digit", "dur": "digit", "clock": "digit", "relp": "rel", "bwd": "name", "bmon": "name",
-          "yrng": "digit", "yr": "digit", "dec": "digit", "set": "rel", "off": "rel"}
+#: Cheap gates: a pattern only runs when the text has a word it needs (checked once per text, lazily).
+_GATES = {
+    "digit": _HAS_DIGIT, "month": _HAS_MONTH, "rel": _HAS_REL, "name": _HAS_NAME,
+    "clockword": re.compile(r"clock|noon|midday|midnight|mid night|past|to\b|quarter|half", re.IGNORECASE),
+    "pod": re.compile(r"morning|afternoon|evening|night|tonight", re.IGNORECASE),
+    "unit": re.compile(r"year|yr|month|week|fortnight|day|hour|hr|min|sec|\dh\b", re.IGNORECASE),
+    "range": re.compile(r"\b(?:to|and|until|till|through)\b|\d\s*[-–]", re.IGNORECASE),
+    "set": re.compile(r"every|each|daily|weekly|monthly|annually|yearly|hourly|nightly|days\b|\bon(?:c)?e\s+a\s"
+                      r"|mornings|afternoons|evenings|nights", re.IGNORECASE),
+    "week": re.compile(r"week", re.IGNORECASE),
+    "end": re.compile(r"\b(?:end|late)\b", re.IGNORECASE),
+    "decade": re.compile(r"decade", re.IGNORECASE),
+    "later": re.compile(r"later", re.IGNORECASE),
+    "now": re.compile(r"now", re.IGNORECASE),
+    "quarter": re.compile(r"quarter|half|\b[qh][1-4]|\d[qh][1-4]", re.IGNORECASE),
+    "slash": re.compile(r"\d/\d"),
+}
+#: The gate each pattern needs; patterns not listed run on every text.
+_NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy": "month", "dmy": "month",
+          "my": "month", "ymd": "month", "rel": "rel", "wd": "rel", "in": "digit", "dur": "digit", "relp": "rel",
+          "bwd": "name", "bmon": "name", "yrng": "digit", "pmon": "month", "mdr": "month", "yr": "digit",
+          "dec": "digit", "off": "rel", "oclock": "clockword", "noon": "clockword", "past": "clockword",
+          "pod": "pod", "hpod": "pod", "aot": "unit", "trng": "range", "set": "set", "nrng": "rel", "nwk": "week",
+          "wk": "week", "endof": "end", "decp": "decade", "later": "later", "now": "now", "qtr": "quarter",
+          "wdn": "digit", "md": "slash"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
@@ -68,15 +179,23 @@ _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 def find_en(folded: str, ref: datetime, day_first: bool = False) -> Iterator[DateHit]:
     if not re.search(r"[0-9A-Za-z]", folded):
         return
-    have = {"digit": bool(_HAS_DIGIT.search(folded)), "month": bool(_HAS_MONTH.search(folded)),
-            "rel": bool(_HAS_REL.search(folded)), "name": bool(_HAS_NAME.search(folded))}
+    have: dict[str, bool] = {"always": True}
     for name, rx in _COMPILED:
-        if not have[_NEEDS[name]]:
+        gate = _NEEDS.get(name, "always")
+        if gate not in have:
+            have[gate] = bool(_GATES[gate].search(folded))
+        if not have[gate]:
             continue
         for m in rx.finditer(folded):
             hit = _hit(name, m, ref, day_first)
             if hit is not None:
                 yield hit
+
+
+def _day_number(text: str) -> int:
+    """``17``, ``17th`` or ``seventeenth`` / ``twenty-third`` → the day of the month."""
+    text = text.lower()
+    return ORD_DAYS.get(re.sub(r"[ -]+", " ", text)) or int(re.sub(r"\D", "", text))
 
 
 def _safe_date(y: int, m: int, d: int) -> date | None:
@@ -88,10 +207,13 @@ def _safe_date(y: int, m: int, d: int) -> date | None:
 
 def _clock(m: re.Match[str]) -> str | None:
     g = m.groupdict()
+    if g.get("hm"):  # 1140 a.m.
+        g = {**g, "th": g["hm"][:-2], "tm": g["hm"][-2:]}
     if g.get("th") is None:
         return None
-    h, mi, s = int(g["th"]), int(g["tm"] or 0), int(g["ts"] or 0)
+    h, mi, s = int(g["th"]), int(g["tm"] or 0), int(g.get("ts") or 0)
     ap = (g.get("ap") or "").replace(".", "").lower()
+    ap = {"a": "am", "p": "pm"}.get(ap, ap)
     if not ap and g.get("tm") is None:
         return None
     if ap == "pm" and h < 12:
@@ -121,13 +243,19 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         month, day = (b, a) if g["sep"] == "." or a > 12 or (day_first and b <= 12) else (a, b)
         d = _safe_date(year, month, day)
         return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
+    if name == "ymd":  # 2019/aug/01, 2020/23/sep
+        d = _safe_date(int(g["y"]), _MONTHS[(g["mon"] or g["mon1"]).lower()], int(g["d"] or g["d1"]))
+        return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
     if name in ("mdy", "dmy", "my"):
         month = _MONTHS[g["mon"].lower()]
         if name == "my":
             return DateHit("date", m.start(), m.end(), f"{int(g['y']):04d}-{month:02d}")
-        if g["mon"].lower() in ("may", "mar", "sun", "sat") and not g["y"] and g["mon"].islower():
+        day_text = (g.get("dw") or g["d"] or "").lower()
+        if g["mon"].lower() in ("may", "mar", "sun", "sat") and not g["y"] and g["mon"].islower() \
+                and day_text[:1].isdigit() and name == "mdy" and m.group().count(" ") and "/" not in m.group():
             return None
-        d = _safe_date(int(g["y"]) if g["y"] else today.year, month, int(g["d"]))
+        day = _day_number(day_text)
+        d = _safe_date(int(g["y"]) if g["y"] else today.year, month, day)
         return _with_time(m, d)
     if name == "rel":
         shift = {"today": 0, "tomorrow": 1, "yesterday": -1, "the day after tomorrow": 2,
@@ -135,7 +263,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return _with_time(m, today + timedelta(days=shift))
     if name == "wd":
         target = _DAYS[g["wd"].lower()]
-        which = g["which"].lower()
+        which = {"this past": "last", "past": "last", "following": "next"}.get(
+            re.sub(r"\s+", " ", g["which"].lower()), g["which"].lower())
         delta = (target - today.weekday()) % 7
         if which == "next":  # the weekday of next week, like 下周三
             delta = target - today.weekday() + 7
@@ -143,6 +272,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             delta = delta or 7
         elif which == "last":
             delta = -((today.weekday() - target) % 7 or 7)
+        elif which == "previous":  # the weekday of last week, like 上周三
+            delta = target - today.weekday() - 7
         return _with_time(m, today + timedelta(days=delta))
     if name == "in":
         n = int(g["n1"] or g["n2"])
@@ -163,6 +294,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         code = _DUR[key]
         value = f"PT{count}{code}" if key in ("h", "mi", "s") else f"P{count}{code}"
         return DateHit("duration", m.start(), m.end(), value)
+    if name == "aot":
+        return _amount_of_time(m, ref)
     if name == "relp":
         which, unit = g["which"].lower(), g["u"].lower()
         shift = {"next": 1, "coming": 1, "upcoming": 1, "last": -1, "previous": -1, "past": -1}.get(which, 0)
@@ -178,11 +311,25 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             return DateHit("date", m.start(), m.end(), f"{first.year:04d}-{first.month:02d}")
         return DateHit("date", m.start(), m.end(), f"{today.year + shift:04d}")
     if name == "set":
+        pod = g["spod"] or g["ppod"] or g["ppod2"]
+        pod_code = {"mo": "TMO", "af": "TAF", "ev": "TEV", "ni": "TNI"}.get(pod[:2].lower(), "") if pod else ""
         if g["adv"]:
             code = {"daily": "P1D", "nightly": "P1D", "weekly": "P1W", "monthly": "P1M", "annually": "P1Y",
                     "yearly": "P1Y", "hourly": "PT1H"}[g["adv"].lower()]
-        elif g["swd"]:
-            code = f"XXXX-WXX-{_DAYS[g['swd'].lower()] + 1}"
+            if g["mult"]:  # bi-monthly: every two months; semi-annually: every half year
+                digits = re.search(r"\d+", code)
+                rate = int(digits.group()) * (2 if g["mult"].lower() == "bi" else 0.5) if digits else 1
+                code = code.replace(digits.group() if digits else "1", f"{rate:g}")
+        elif g["mult"]:
+            return None
+        elif g["swd"] or g["pwd"] or g["pwd2"]:
+            code = f"XXXX-WXX-{_DAYS[(g['swd'] or g['pwd'] or g['pwd2']).lower()] + 1}{pod_code}"
+        elif g["spod"]:
+            code = pod_code
+        elif g["we"]:
+            code = "P1WE"
+        elif g["everyday"]:
+            code = "P1D"
         else:
             unit = (g["u"] or g["u2"]).lower()
             k = 2 if g["other"] else _SMALL.get((g["k"] or "1").lower(), 0) or int(g["k"] or 1)
@@ -203,6 +350,19 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("date", m.start(), m.end(), (today + timedelta(days=delta)).isoformat())
     if name == "bmon":  # a month alone: that month of the reference year
         return DateHit("date", m.start(), m.end(), f"{today.year:04d}-{_MONTHS[g['mon'].lower()]:02d}")
+    if name == "pmon":  # after Feb, in May: a month named after a preposition
+        if g["mon"].lower() in ("may", "mar") and re.match(r"\s+(?!(?:to|and|through|till|until|in|of)\b)[a-z]",
+                                                          m.string[m.end():], re.IGNORECASE):
+            return None  # "to mar it", "this may work": the verb
+        return DateHit("date", m.start("mon"), m.end(), f"{today.year:04d}-{_MONTHS[g['mon'].lower()]:02d}")
+    if name == "mdr":  # november 19-20, april ninth through seventeenth, between 3 and 12 of sept
+        month = _MONTHS[(g["mon"] or g["mon2"]).lower()]
+        year = int(g["y"]) if g["y"] else today.year
+        first_day, last_day = (_safe_date(year, month, _day_number(g[key]))
+                               for key in (("d1", "d2") if g["mon"] else ("d3", "d4")))
+        if first_day is None or last_day is None or last_day <= first_day:
+            return None
+        return DateHit("daterange", m.start(), m.end(), f"{first_day.isoformat()}/{last_day.isoformat()}")
     if name == "yrng":
         a, b = int(g["a"]), int(g["b"])
         if b <= a:
@@ -216,7 +376,280 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name == "clock":
         clock = _clock(m)
         return DateHit("time", m.start(), m.end(), clock) if clock else None
+    if name in ("oclock", "at"):
+        hour = _HOURS.get(g["th"].lower()) or int(g["th"])
+        return DateHit("time", m.start(), m.end(), f"{hour:02d}:{int(g.get('tm') or 0):02d}:00")
+    if name == "noon":
+        return DateHit("time", m.start(), m.end(), "12:00:00" if g["w"].lower() in ("noon", "midday") else "00:00:00")
+    if name == "past":  # half past seven, a quarter to eight, 20 min past eight
+        if g["dir"].lower() == "to" and g["mn"] and not g["unit"]:
+            return None  # "two to four people" is a range of counts, not 3:58
+        hour = _HOURS.get(g["hh"].lower()) or int(g["hh"])
+        minutes = 30 if g["half"] else 15 if g["q"] else _MINUTES.get(g["mn"].lower()) or int(g["mn"])
+        if g["dir"].lower() == "to":
+            hour, minutes = (hour - 1) % 24, 60 - minutes
+        return DateHit("time", m.start(), m.end(), f"{hour:02d}:{minutes:02d}:00")
+    if name == "pod":
+        return _part_of_day(m, today)
+    if name == "nrng":
+        return _counted_range(m, ref)
+    if name == "nwk":  # next week Monday: that weekday of that week
+        monday = today - timedelta(days=today.weekday())
+        monday += timedelta(weeks={"next": 1, "last": -1}.get(g["which"].lower(), 0))
+        return DateHit("date", m.start(), m.end(), (monday + timedelta(days=_DAYS[g["wd"].lower()])).isoformat())
+    if name == "wk":
+        return _week(m, today)
+    if name == "endof":
+        if g["u"] and g["u"].lower() == "day":
+            return DateHit("datetime", m.start(), m.end(), f"{today.isoformat()}T23:59:59")
+        year = int(g["y"]) if g["y"] else today.year
+        return DateHit("daterange", m.start(), m.end(), f"{year:04d}-09-01/{year + 1:04d}-01-01")
+    if name == "wdn":  # sunday 31: the nearest coming month whose 31st is a Sunday
+        target, day = _DAYS[g["wd"].lower()], int(g["d"])
+        for k in range(0, 28):
+            first = add_months(today.replace(day=1), k)
+            d = _safe_date(first.year, first.month, day)
+            if d is not None and d.weekday() == target and (k or d >= today):
+                return DateHit("date", m.start(), m.end(), d.isoformat())
+        return None
+    if name == "md":  # on 6/4, friday 5/12: month/day after a word that announces a date
+        d = _safe_date(today.year, int(g["a"]), int(g["b"]))
+        return DateHit("date", m.start("a"), m.end(), d.isoformat()) if d else None
+    if name == "decp":  # the next decade: 2020/2030 from 2016
+        start = today.year // 10 * 10 + 10 * {"next": 1, "coming": 1, "last": -1, "previous": -1, "past": -1}.get(
+            g["which"].lower(), 0)
+        return DateHit("daterange", m.start(), m.end(), f"{start:04d}/{start + 10:04d}")
+    if name == "later":  # later this week: from today to the end of the week
+        unit = g["u"].lower()
+        if unit == "week":
+            end = today - timedelta(days=today.weekday()) + timedelta(days=7)
+        elif unit == "month":
+            end = add_months(today.replace(day=1), 1)
+        else:
+            end = date(today.year + 1, 1, 1)
+        return DateHit("daterange", m.start(), m.end(), f"{today.isoformat()}/{end.isoformat()}")
+    if name == "trng":
+        return _time_range(m)
+    if name == "hpod":  # 5 in the afternoon, in the morning at 7
+        word = (g["th"] or g["th0"]).lower()
+        hour = _HOURS.get(word) or int(word)
+        if POD_HOURS[(g["pod"] or g["pod0"]).lower()][0] >= 12 and hour < 12:
+            hour += 12
+        return DateHit("time", m.start(), m.end(), f"{hour:02d}:{int(g['tm'] or 0):02d}:00")
+    if name == "now":
+        return DateHit("datetime", m.start(), m.end(), ref.replace(microsecond=0).isoformat())
+    if name == "qtr":
+        return _quarter(m, today)
     return None
+
+
+_UNIT_CODE = {"y": "Y", "mo": "M", "w": "W", "f": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
+
+
+def _amount_of_time(m: re.Match[str], ref: datetime) -> DateHit | None:
+    """``two hours`` / ``3h`` / ``one and a half hours`` (a duration); with a direction it is a point in
+    time: ``3 minutes from now``, ``in two months``, ``3 weeks later``, ``a fortnight ago``;
+    ``within 2h`` is the window from now."""
+    g = m.groupdict()
+    if g["all"]:
+        return DateHit("duration", m.start(), m.end(), f"P1{g['au'][0].upper()}")
+    word = re.sub(r"\s+", " ", g["n"].lower())
+    if word in ("a", "an") and g["u"].lower() == "second":
+        return None  # "a second time" is an ordinal, not one second
+    n = float(COUNTS[word]) if word in COUNTS else float(g["n"])
+    if g["half1"] or (g["frac"] or "").lower() == "half":
+        n += 0.5
+    elif g["frac"]:
+        n += 0.25
+    u = g["u"].lower()
+    key = "mo" if u.startswith("mo") else "mi" if u.startswith("mi") else u[0]
+    if key == "f":
+        n *= 2
+    count = f"{n:g}"
+    pre = (g["pre"] or "").lower()
+    direction = re.sub(r"\s+", " ", (g["dir"] or "").lower())
+    if not direction and pre != "in" and pre != "within":
+        start = m.start("n") if pre else m.start()
+        value = f"PT{count}{_UNIT_CODE[key]}" if key in ("h", "mi", "s") else f"P{count}{_UNIT_CODE[key]}"
+        return DateHit("duration", start, m.end(), value)
+    if word in ("few", "a few", "couple of", "a couple", "a couple of") and pre == "in":
+        return None  # "in a few days" names no day
+    sign = -1 if direction in ("ago",) or direction.startswith("before") else 1
+    base = ref
+    for day, shift in (("tomorrow", 1), ("yesterday", -1)):
+        if direction.endswith(day):
+            base = ref.replace(hour=0, minute=0, second=0) + timedelta(days=shift)
+    if direction.endswith("today"):
+        base = ref.replace(hour=0, minute=0, second=0)
+    if key in ("h", "mi", "s"):
+        delta = timedelta(seconds=n * {"h": 3600, "mi": 60, "s": 1}[key])
+        end = (base + sign * delta).replace(microsecond=0)
+        if pre == "within":
+            return DateHit("daterange", m.start(), m.end(), f"{base.isoformat()}/{end.isoformat()}")
+        return DateHit("datetime", m.start(), m.end(), end.isoformat())
+    if n != int(n):
+        return None
+    k = int(n)
+    if key in ("d", "w", "f"):
+        d = base.date() + timedelta(days=sign * k * (1 if key == "d" else 7))
+    else:
+        d = add_months(base.date(), sign * k * (12 if key == "y" else 1))
+    if pre == "within":
+        lo, hi = sorted((base.date(), d))
+        return DateHit("daterange", m.start(), m.end(), f"{lo.isoformat()}/{hi.isoformat()}")
+    return DateHit("date", m.start(), m.end(), d.isoformat())
+
+
+_DAY_BEFORE = re.compile(rf"(?:{_DAY}|today|tomorrow|yesterday|tonight)\s*$", re.IGNORECASE)
+_DAY_AFTER = re.compile(rf"\s*(?:on\s+|,\s*)?(?:{_DAY}|today|tomorrow|yesterday|tonight|\d{{1,2}}/\d)", re.IGNORECASE)
+
+
+_ORD_WEEK = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4,
+             "5th": 5}
+
+
+def _week(m: re.Match[str], today: date) -> DateHit | None:
+    """``week 10`` (ISO week of this year), ``the second week of 2021``, ``the last week of 2019``,
+    ``the first week of jan 2015`` (counted from the week holding the month's first day)."""
+    g = m.groupdict()
+    if g["n"]:
+        year = int(g["y2"]) if g["y2"] else today.year
+        try:
+            monday = date.fromisocalendar(year, int(g["n"]), 1)
+        except ValueError:
+            return None
+    else:
+        year, ord_ = int(g["y"]), g["ord"].lower()
+        if g["mon"]:
+            first = date(year, _MONTHS[g["mon"].lower()], 1)
+            if ord_ == "last":
+                first = add_months(first, 1) - timedelta(days=7)
+            monday = first - timedelta(days=first.weekday()) + timedelta(weeks=0 if ord_ == "last"
+                                                                               else _ORD_WEEK[ord_] - 1)
+        elif ord_ == "last":
+            monday = date.fromisocalendar(year, date(year, 12, 28).isocalendar()[1], 1)
+        else:
+            monday = date.fromisocalendar(year, _ORD_WEEK[ord_], 1)
+    return DateHit("daterange", m.start(), m.end(), f"{monday.isoformat()}/{(monday + timedelta(days=7)).isoformat()}")
+
+
+def _shift(d: date, unit: str, k: int) -> date:
+    """``d`` moved by ``k`` days, weeks, months or years."""
+    if unit in ("day", "week"):
+        return d + timedelta(days=k * (7 if unit == "week" else 1))
+    return add_months(d, k * (12 if unit == "year" else 1))
+
+
+def _counted_range(m: re.Match[str], ref: datetime) -> DateHit | None:
+    """``next two days`` (from tomorrow), ``last 3 weeks`` (up to today), ``5 upcoming years``,
+    ``last 2 quarters`` (whole quarters), ``last minute`` / ``next hour`` (from now)."""
+    g = m.groupdict()
+    direction = (g["dir"] or g["dir2"] or g["dir3"]).lower()
+    word = re.sub(r"\s+", " ", (g["n"] or g["n2"] or "1").lower())
+    n = COUNTS.get(word) if word in COUNTS else int(word)
+    if n is None or n != int(n) or n <= 0:
+        return None
+    k = int(n)
+    unit = (g["u"] or g["u2"] or g["u3"]).lower().rstrip("s")
+    future = direction in ("next", "upcoming", "coming", "following", "this")
+    if unit in ("hour", "minute"):
+        delta = timedelta(hours=k) if unit == "hour" else timedelta(minutes=k)
+        now = ref.replace(second=0, microsecond=0)
+        first, last = (now, now + delta) if future else (now - delta, now)
+        return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{last.isoformat()}")
+    today = ref.date()
+    if unit == "quarter":
+        start = date(today.year, (today.month - 1) // 3 * 3 + 1, 1)
+        lo, hi = (add_months(start, 3), add_months(start, 3 + 3 * k)) if future else (add_months(start, -3 * k), start)
+        return DateHit("daterange", m.start(), m.end(), f"{lo.isoformat()}/{hi.isoformat()}")
+    if future:
+        lo = today + timedelta(days=1)
+        hi = _shift(lo, unit, k)
+    else:
+        lo, hi = _shift(today, unit, -k), today
+    return DateHit("daterange", m.start(), m.end(), f"{lo.isoformat()}/{hi.isoformat()}")
+
+
+def _time_range(m: re.Match[str]) -> DateHit | None:
+    """``5 to 6pm``, ``from 3:30 to 5:55``, ``9.30-4.30pm``, ``between 5 and 6 in the afternoon``;
+    bare hours (``11-4``, ``from 2 to 4``) only beside a day, else they are counts."""
+    g = m.groupdict()
+    sep = g["sep"].lower()
+    if (sep == "and") != (g["pre"] or "").lower().startswith("between"):
+        return None
+    marked = g["ap1"] or g["ap2"] or g["pod"] or g["m1"] or g["m2"]
+    if not marked and not (_DAY_BEFORE.search(m.string, 0, m.start()) or _DAY_AFTER.match(m.string, m.end())):
+        return None
+    if sep == "-" and not marked and not _DAY_BEFORE.search(m.string, 0, m.start()):
+        return None
+    h1, h2 = (_HOURS.get(g[k].lower()) or int(g[k]) for k in ("h1", "h2"))
+    ap1 = (g["ap1"] or "").replace(".", "").lower()[:1]
+    ap2 = (g["ap2"] or "").replace(".", "").lower()[:1]
+    if g["pod"] and POD_HOURS[g["pod"].lower()][0] >= 12:
+        ap1 = ap1 or "p"
+        ap2 = ap2 or "p"
+    if ap2 and not ap1:
+        ap1 = ap2 if (h1 % 12) <= (h2 % 12) or h2 == 12 else ("a" if ap2 == "p" else "p")
+    h1, h2 = _meridiem(h1, ap1), _meridiem(h2, ap2)
+    if not ap1 and not ap2 and h2 < h1 <= 12:
+        h2 += 12  # 11-4: until four in the afternoon
+    if h1 > 23 or h2 > 23:
+        return None
+    return DateHit("timerange", m.start(), m.end(),
+                   f"{h1:02d}:{int(g['m1'] or 0):02d}:00/{h2:02d}:{int(g['m2'] or 0):02d}:00")
+
+
+def _meridiem(hour: int, ap: str) -> int:
+    if ap == "p" and hour < 12:
+        return hour + 12
+    if ap == "a" and hour == 12:
+        return 0
+    return hour
+
+
+def _part_of_day(m: re.Match[str], today: date) -> DateHit:
+    """``tomorrow night`` / ``this afternoon`` / ``tonight`` → that day's window; ``in the morning`` → hours."""
+    g = m.groupdict()
+    pod = "night" if g["tonight"] else g["pod"].lower()
+    start, end = POD_HOURS[pod]
+    early_late = (g["el"] or g["el2"] or "").lower()
+    if early_late == "early":
+        end = (start + end) // 2
+    elif early_late == "late":
+        start = (start + end) // 2
+    clock = f"{start:02d}:00:00", ("23:59:59" if end == 24 else f"{end:02d}:00:00")
+    if g["inthe"]:
+        return DateHit("timerange", m.start(), m.end(), f"{clock[0]}/{clock[1]}")
+    rel = (g["rel"] or "today").lower()
+    if g["wd"]:
+        day = today + timedelta(days=(_DAYS[g["wd"].lower()] - today.weekday()) % 7)
+    else:
+        day = today + timedelta(days={"tomorrow": 1, "next": 1, "yesterday": -1, "last": -1}.get(rel, 0))
+    d = day.isoformat()
+    return DateHit("daterange", m.start(), m.end(), f"{d}T{clock[0]}/{d}T{clock[1]}")
+
+
+_ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+
+
+def _quarter(m: re.Match[str], today: date) -> DateHit:
+    """``next quarter``, ``q1``, ``2017 q1``, ``q1-2019``, ``2019-h2``, ``the first half of 2019``."""
+    g = m.groupdict()
+    year, months = today.year, 3
+    if g["rel"]:
+        shift = {"next": 1, "coming": 1, "last": -1, "previous": -1}.get(g["rel"].lower(), 0)
+        first = add_months(date(year, (today.month - 1) // 3 * 3 + 1, 1), 3 * shift)
+    else:
+        if (g["y2"] and g["hq"].lower() == "h") or g["h"] or (g["qh"] or "").lower() == "half":
+            months = 6
+        n = int(g["q"] or g["q2"] or g["h"] or 0) or _ORD[g["ord"].lower()]
+        y = g["y"] or g["y2"] or g["y3"] or g["y4"]
+        if y:
+            year = int(y)
+        elif g["oy"]:
+            year += {"next": 1, "last": -1}.get(g["oy"].split()[0].lower(), 0)
+        first = date(year, (n - 1) * months + 1, 1)
+    return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{add_months(first, months).isoformat()}")
 
 
 def _with_time(m: re.Match[str], d: date | None) -> DateHit | None:

@@ -119,6 +119,35 @@ NTH_RE = re.compile(
 )
 
 
+#: ``十月的第一周`` → the week that starts on October's first Monday; ``8月的最后一个星期一`` → that Monday.
+MONTH_WEEK_RE = re.compile(
+    r"(?:(?P<y>\d{4})\s*年)?(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月份?的?"
+    r"(?:第(?P<n>[1-5一二三四五])(?:个|個)?(?:周|週|星期|礼拜)(?![一二三四五六日天1-7])"
+    r"|(?P<last>最后|最後)一?(?:个|個)?(?:周|週|星期|礼拜)(?P<wd>[一二三四五六日天1-7]))"
+)
+_WD_NO = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+
+
+def _month_week(m: re.Match[str], ref: datetime) -> DateHit | None:
+    month = zh_int(m.group("m"))
+    if month is None or not 1 <= month <= 12:
+        return None
+    year = int(m.group("y") or ref.year)
+    first = date(year, month, 1)
+    if m.group("n"):
+        n = zh_int(m.group("n")) or 1
+        monday = first + timedelta(days=(-first.weekday()) % 7, weeks=n - 1)
+        if monday.month != month:
+            return None
+        end = monday + timedelta(days=7)
+        return DateHit("daterange", m.start(), m.end(), f"{monday.isoformat()}/{end.isoformat()}")
+    wd = m.group("wd")
+    target = int(wd) - 1 if wd.isdigit() else _WD_NO[wd]
+    last = add_months(first, 1) - timedelta(days=1)
+    day = last - timedelta(days=(last.weekday() - target) % 7)
+    return DateHit("date", m.start(), m.end(), day.isoformat())
+
+
 def _decade(m: re.Match[str], ref: datetime) -> DateHit | None:
     """``九十年代`` → 1990s; ``19世纪70年代`` → 1870s; ``本世纪20年代`` → the 2020s of this century."""
     n = zh_int(m.group("d"))
@@ -205,6 +234,10 @@ def find_periods(folded: str, ref: datetime) -> Iterator[DateHit]:
         yield DateHit("daterange", m.start(), m.end(), f"{saturday.isoformat()}/{monday.isoformat()}")
     for m in DECADE_RE.finditer(folded):
         hit = _decade(m, ref)
+        if hit:
+            yield hit
+    for m in MONTH_WEEK_RE.finditer(folded):
+        hit = _month_week(m, ref)
         if hit:
             yield hit
     for m in NTH_RE.finditer(folded):

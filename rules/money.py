@@ -31,11 +31,13 @@ CURRENCIES = {
     # Not ISO 4217, but the code exchanges use (ISO reserves X-codes for such units: XBT is rare).
     "us dollars": "USD", "us dollar": "USD", "u.s. dollars": "USD", "chinese yuan": "CNY", "francs": "CHF",
     "franc": "CHF", "turkish lira": "TRY", "rupees": "INR", "rupee": "INR", "bitcoins": "BTC", "bitcoin": "BTC",
+    # Pence sterling: the code the London exchange quotes share prices in (100 GBX = 1 GBP).
+    "pence": "GBX",
     "usd": "USD", "rmb": "CNY", "cny": "CNY", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "hkd": "HKD",
     "₡": "CRC", "₭": "LAK", "c $": "CAD", "c$": "CAD", "cad$": "CAD", "mxn$": "MXN", "mex$": "MXN", "Mex$": "MXN",
     "个比特币": "BTC", "個比特幣": "BTC", "比特币": "BTC", "比特幣": "BTC",
 }
-_PREFIXES = ["cad$", "mxn$", "mex$", "Mex$", "c $",
+_PREFIXES = ["dollars", "dollar", "cad$", "mxn$", "mex$", "Mex$", "c $",
              "US$", "HK$", "NT$", "A$", "C$", "S$", "RMB", "CNY", "USD", "EUR", "GBP", "JPY", "HKD",
              "人民币", "美元", "港币", "港元", "欧元", "英镑", "日元", "$", "€", "£", "¥", "₩", "₹"]
 _SYMBOLS = ("$", "€", "£", "¥", "₩", "₹", "US$", "HK$", "NT$", "A$", "C$", "S$", "c $", "c$", "cad$", "mxn$", "mex$",
@@ -45,10 +47,11 @@ _NUM = (rf"(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[十百千万亿
         rf"|[{CN_NUM_CHARS}]+(?:[点點][{CN_DIGITS}]+)?")
 _CENT_DIGIT = f"[0-9{CN_DIGITS}]"
 MONEY_RE = re.compile(
-    rf"(?=[0-9{CN_NUM_CHARS}USRCNEGJHAMuscnegjhm$€£¥₩₹人美港欧英日])(?<![A-Za-z])"
+    rf"(?=[0-9{CN_NUM_CHARS}USRCNEGJHAMDuscnegjhmd$€£¥₩₹人美港欧英日])(?<![A-Za-z])"
     r"(?P<pre>" + "|".join(re.escape(p) for p in _PREFIXES) + r")?[ ]{0,2}"
     rf"(?P<num>{_NUM})(?P<k>[kKmM](?![A-Za-z])|[ ]?(?:million|billion|thousand|mn|bn)\b)?[ ]{{0,2}}"
     r"(?P<suf>" + "|".join(re.escape(s) for s in _SUFFIXES) + r"|[$€£](?![ ]{0,2}\d))?(?P<zheng>整|正)?"
+    r"(?(suf)(?:[ ](?P<minor>\d{2})(?!\d|[.,]\d|[ ]?(?:%|[A-Za-z0-9])))?)"
     rf"(?:(?P<jiao>{_CENT_DIGIT})[角毛])?(?:(?P<fen>{_CENT_DIGIT})分)?"
     rf"(?:[又零]?(?P<cents>[0-9{CN_DIGITS}十]{{1,3}})美分)?"
 )
@@ -71,6 +74,9 @@ def parse_money(match: re.Match[str], cjk: bool) -> tuple[Decimal, str] | None:
         amount += Decimal(_digit(match.group("jiao"))) / 10
     if match.group("fen"):
         amount += Decimal(_digit(match.group("fen"))) / 100
+    if match.group("minor") and not match.group("jiao") and suf and suf.lower() in (
+            "usd", "eur", "gbp", "dollars", "dollar", "euros", "euro", "pounds", "cad", "aud"):
+        amount += Decimal(match.group("minor")) / 100  # 17 USD 25, 15 dollars 50
     if match.group("cents"):
         cents = parse_number(match.group("cents"))
         if cents is not None and cents < 100:
@@ -86,8 +92,17 @@ def _digit(ch: str) -> int:
     return int(ch) if ch.isdigit() else DIGIT_VALUES[ch]
 
 
+#: Millions / thousands written into the code, as finance does: ``120 MEUR``, ``5 kUSD``.
+_SCALED_CODE = re.compile(r"(?<![\w.,])(?P<n>\d+(?:\.\d+)?)[ ]?(?P<k>[MmKk])(?P<code>EUR|USD|GBP|CHF|JPY|CNY)\b",
+                          re.IGNORECASE)
+
+
 def find_money(text: str, folded: str, cjk: bool) -> Iterator[Entity]:
     """Amounts with a currency sign, code or unit; bare numbers are left to ``find_numbers``."""
+    for sm in _SCALED_CODE.finditer(folded):
+        amount = Decimal(sm.group("n")) * (10**6 if sm.group("k") in "Mm" else 1000)
+        yield Entity("money", text[sm.start():sm.end()], sm.start(), sm.end(),
+                     {"amount": format_decimal(amount), "currency": sm.group("code").upper()})
     for m in MONEY_RE.finditer(folded):
         suf = m.group("suf")
         if suf and _ASCII_SUFFIX.fullmatch(suf) and m.end("suf") < len(folded) \

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -236,14 +237,25 @@ def find_ordinals(text: str, folded: str) -> Iterator[Entity]:
 _SIGNED = r"[-+]?\d+(?:\.\d+)?"
 POWER_RE = re.compile(rf"(?<![\w.^])(?P<b>{_SIGNED})\^(?P<e>[-+]{{0,2}}\d{{1,3}})(?![\d.])")
 FRACTION_RE = re.compile(
-    r"(?<![0-9A-Za-z./])(?:(?P<w>\d{1,9})[ ]+)?(?P<n>\d{1,9})[ ]?/[ ]?(?P<d>\d{1,9})(?![0-9A-Za-z./])"
+    r"(?<![0-9A-Za-z./])(?:(?P<sign>(?<![\w-])-[ ]?)?(?P<w>\d{1,9})[ ]+)?(?P<n>\d{1,9})[ ]?/[ ]?(?P<d>\d{1,9})"
+    r"(?![0-9A-Za-z./])"
 )
+#: Scientific notation written out: ``6.23x10^-4``, ``1.3 × 10^6``.
+SCIENTIFIC_RE = re.compile(r"(?<![\w.])(?P<m>[-+]?\d+(?:\.\d+)?)[ ]?[x×*][ ]?10\^(?P<e>[-+]?\d{1,3})(?![\d.])")
+#: Vulgar fraction characters, alone or after a whole number: ``¾``, ``2½``.
+VULGAR_RE = re.compile(r"(?<![\d.])(?:(?P<w>\d{1,9})[ ]?)?(?P<v>[¼½¾⅐⅑⅒⅓⅔⅕⅖⅗⅘⅙⅚⅛⅜⅝⅞])")
 DOZEN_RE = re.compile(rf"(?P<n>\d{{1,4}}|[{CN_NUM_CHARS}]{{1,6}})打(?![开開算扰擾电電印折车車球工架扫掃包卡针針])")
 
 
 def find_number_forms(text: str, folded: str) -> Iterator[Entity]:
     """Powers, digit fractions and dozens as one number each (``1 4/3`` → 2.333…)."""
     if "^" in folded:
+        for m in SCIENTIFIC_RE.finditer(folded):
+            try:
+                value = Decimal(m.group("m")).scaleb(int(m.group("e")))
+            except (ArithmeticError, ValueError):
+                continue
+            yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(value.normalize()))
         for m in POWER_RE.finditer(folded):
             base, exp = Decimal(m.group("b")), m.group("e")
             power = int(exp.lstrip("+-")) * (-1 if exp.count("-") % 2 else 1)
@@ -260,7 +272,13 @@ def find_number_forms(text: str, folded: str) -> Iterator[Entity]:
             if den == 0 or not (whole or folded.startswith("的", m.end())):
                 continue
             value = Decimal(int(whole or 0)) + Decimal(int(m.group("n"))) / Decimal(den)
+            if m.group("sign"):
+                value = -value  # - 1 4/5
             yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(value.normalize()))
+    for m in VULGAR_RE.finditer(folded):
+        value = Decimal(int(m.group("w") or 0)) + Decimal(str(unicodedata.numeric(m.group("v"))))
+        value = value.quantize(Decimal("1e-15")).normalize()
+        yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(value))
     if "打" in folded:
         for m in DOZEN_RE.finditer(folded):
             n = parse_number(m.group("n"))

@@ -20,11 +20,12 @@ from ._types import Entity, format_decimal
 
 __all__ = ["WordNumber", "find_word_number_entities", "find_word_numbers"]
 
-_TOKEN = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*|\d+(?:\.\d+)?|\S")
+#: A word token; ``ninety - five`` / ``five - eighths`` (a hyphen spaced out) is one word as ``ninety-five``.
+_TOKEN = re.compile(r"[A-Za-z]+(?:[ ]?-[ ]?[A-Za-z]+)*|\d+(?:\.\d+)?|\S")
 #: Cheap gate: the text has at least one English number word.
 _HAS_WORD = re.compile(
     r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty"
-    r"|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozens?|half|quarter)", re.I)
+    r"|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozens?|half|quarter|over)", re.I)
 _DENOMINATORS = {"half": 2, "halves": 2, "quarter": 4, "quarters": 4}
 _SIGN = {"negative", "minus"}
 
@@ -63,7 +64,7 @@ def _decimal(text: str) -> Decimal | None:
         return None
 
 
-_ALIASES = {"nought": "zero", "naught": "zero"}
+_ALIASES = {"nought": "zero", "naught": "zero", "-": ","}  # a lone hyphen ends a run of words
 _DOZEN = {"dozen", "dozens", "doz", "dozs"}
 _A = {"a", "an", "one"}
 #: Digits with a scale word or suffix: 2 million, 1.2b, 2.33 k, 10 bln, 2mil, 1,674,200.5 M.
@@ -93,6 +94,50 @@ def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
     return sorted(out)
 
 
+_DENOMINATOR_TAIL = re.compile(r"[ ]?-[ ]?(?:[a-z]+ths?|thirds?|halves|halfs?|quarters?)$", re.IGNORECASE)
+
+
+_DIGIT_WORDS = {"zero", "nought", "naught", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                "nine"}
+_HYPHEN = re.compile(r"[ ]?-[ ]?")
+
+
+def _split_fraction_word(m: re.Match[str]) -> list[tuple[int, int]]:
+    """``five-eighths`` is a numerator and a denominator (two tokens); ``twenty-one`` stays one;
+    digits read one by one (``three-nought-four``) and a count joined to its unit (``one-yen``) are
+    separate words."""
+    parts = [(p.start(), p.end()) for p in re.finditer(r"[A-Za-z]+", m.group())]
+    if len(parts) > 1:
+        names = [m.group()[a:b].lower() for a, b in parts]
+        if all(n in _DIGIT_WORDS for n in names) or (names[0] in _DIGIT_WORDS and not _HAS_WORD.match(names[-1])):
+            spans = [(m.start() + a, m.start() + b) for a, b in parts]
+            hyphens = [(spans[i][1], spans[i + 1][0]) for i in range(len(spans) - 1)]  # keep them apart
+            return sorted([*spans, *hyphens])
+    tail = _DENOMINATOR_TAIL.search(m.group())
+    if tail is None:
+        return [m.span()]
+    cut = m.start() + tail.start()
+    rest = m.start() + tail.start() + tail.group().index("-") + 1
+    while m.string[rest] == " ":
+        rest += 1
+    return [(m.start(), cut), (rest, m.end())]
+
+
+def _whole_and_numerator(words: list[str]) -> tuple[Decimal, Decimal] | None:
+    """``twenty and three`` before a plural ordinal → (20, 3): the ``and`` joins a whole and a fraction."""
+    if "and" not in words:
+        return None
+    cut = len(words) - 1 - words[::-1].index("and")
+    whole, numerator = _cardinals(words[:cut]), _cardinals(words[cut + 1:])
+    if len(whole) != 1 or len(numerator) != 1 or whole[0][3] or numerator[0][3]:
+        return None
+    if whole[0][1] - whole[0][0] != cut or numerator[0][1] - numerator[0][0] != len(words) - cut - 1:
+        return None
+    if whole[0][2] >= 1000 or numerator[0][2] >= 20:
+        return None  # "two million and three fifths" reads otherwise; leave it to the plain reading
+    return whole[0][2], numerator[0][2]
+
+
 def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber]:
     """Every number written (at least partly) in English words in ``folded``, as one span each.
 
@@ -102,8 +147,8 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
            for m in SCALED_RE.finditer(folded)]
     if not _HAS_WORD.search(folded):
         return out
-    spans = [(m.start(), m.end()) for m in _TOKEN.finditer(folded)]
-    words = [folded[a:b].lower() for a, b in spans]
+    spans = [span for m in _TOKEN.finditer(folded) for span in _split_fraction_word(m)]
+    words = [folded[a:b].lower().replace(" ", "") for a, b in spans]
     merged: list[tuple[int, int, Decimal]] = []
     items = _cardinals(words)
     k = 0
@@ -114,7 +159,11 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
             prev = merged[-1] if merged else None
             if prev is not None and prev[1] == i and (words[j - 1].endswith("s") or prev[2] == 1):
                 a, _, num = merged.pop()  # two thirds, one eighth
-                i, value = a, num / value
+                split = _whole_and_numerator(words[a:i])
+                if split is not None:  # twenty and three fifths: 20 + 3/5, not 23/5
+                    i, value = a, split[0] + split[1] / value
+                else:
+                    i, value = a, num / value
             elif i > 0 and words[i - 1] in ("a", "an") and value:
                 i, value = i - 1, 1 / value  # a third, a half
             elif words[i] in ("half", "quarter") and j < len(words) and words[j] in _SCALE:
@@ -129,12 +178,22 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
             value, j = value + Decimal("0." + str(int(nxt[2]))), nxt[1]  # point seventy-one
             k += 1
         elif nxt is not None and not nxt[3] and nxt[2] and (
-                (j < len(words) and words[j] == "over" and nxt[0] == j + 1)
+                (j < len(words) and words[j] == "over" and nxt[0] == j + 1
+                 and (nxt[1] == len(words) or not words[nxt[1]][0].isalpha()))  # not "over 3 years"
                 or (j + 1 < len(words) and words[j:j + 2] == ["out", "of"] and nxt[0] == j + 2)):
             value, j = value / nxt[2], nxt[1]  # one over three, two out of five hundred
             k += 1
         if j < len(words) and words[j] in _DENOMINATORS and not ordinal:
             value, j = value / _DENOMINATORS[words[j]], j + 1  # three quarters
+            if j < len(words) and words[j] in _SCALE:
+                value, j = value * _SCALE[words[j]], j + 1  # three quarters billion
+        if j < len(words) and words[j] == "trillion" and not ordinal:  # text2num stops at billions
+            value, j = value * 10**12, j + 1
+            rest = items[k] if k < len(items) else None
+            gap = 1 if j < len(words) and words[j] == "and" else 0
+            if rest is not None and rest[0] == j + gap and not rest[3] and rest[2] < 10**12:
+                value, j = value + rest[2], rest[1]
+                k += 1
         if j < len(words) and words[j] in _DOZEN:
             value, j = value * 12, j + 1
         if merged and merged[-1][1] + 1 == i and words[i - 1] == "and" and 0 < value < 1:

@@ -82,11 +82,24 @@ def _rate(num: str, unit: str, tail: str) -> Decimal | None:
 _WORD_PERCENT = re.compile(r"[ ]?(?:percentages?|percents?|per[ ]cent|pct)\b", re.IGNORECASE)
 
 
+_PERCENT_OF = re.compile(r"\b(?:percentages?|percents?|per[ ]cent)[ ]+of[ ]+", re.IGNORECASE)
+_DIGITS = re.compile(r"\d+(?:\.\d+)?(?![\d.])")
+
+
 def find_word_percent(text: str, folded: str) -> Iterator[Entity]:
-    """``fifteen percent``, ``minus five percent``, ``one hundred percents`` (English number words)."""
+    """``fifteen percent``, ``minus five percent``, ``one hundred percents`` (English number words), and
+    the rate named first: ``percent of 10``, ``a percentage of twelve``."""
     if "per" not in folded.lower() and "pct" not in folded.lower():
         return
-    for w in find_word_numbers(folded):
+    words = find_word_numbers(folded)
+    for w in words:
         m = _WORD_PERCENT.match(folded, w.end)
         if m is not None:
             yield Entity("percent", text[w.start:m.end()], w.start, m.end(), format_decimal(w.value))
+    by_start = {w.start: w for w in words}
+    for m in _PERCENT_OF.finditer(folded):
+        rate = by_start.get(m.end())
+        d = _DIGITS.match(folded, m.end())
+        end, value = (rate.end, rate.value) if rate is not None else (d.end(), Decimal(d.group())) if d else (0, None)
+        if value is not None:
+            yield Entity("percent", text[m.start():end], m.start(), end, format_decimal(value))

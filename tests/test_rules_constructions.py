@@ -255,3 +255,284 @@ def test_english_sets(text: str, value: str) -> None:
 ])
 def test_english_offsets_from_a_named_day(text: str, value: str) -> None:
     assert found(text, "date") == [("date", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("8.30pm", "20:30:00"), ("1140 a.m.", "11:40:00"), ("9:15a", "09:15:00"), ("seven o'clock", "07:00:00"),
+    ("noon", "12:00:00"), ("midnight", "00:00:00"), ("half past seven", "07:30:00"),
+    ("a quarter to eight", "07:45:00"), ("ten past nine", "09:10:00"), ("3 in the afternoon", "15:00:00"),
+    ("in the evening at 8", "20:00:00"), ("9 in the morning", "09:00:00"),
+])
+def test_english_clock_times(text: str, value: str) -> None:
+    assert found(f"see you {text}.", "time") == [("time", text, value)]
+
+
+def test_minutes_to_an_hour_needs_a_minute_word() -> None:
+    assert found("two to four people came", "time") == []
+    assert found("twenty minutes to four", "time") == [("time", "twenty minutes to four", "03:40:00")]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("tomorrow at 8:45am", "2024-06-13T08:45:00"), ("3pm today", "2024-06-12T15:00:00"),
+    ("friday, 10am", "2024-06-14T10:00:00"), ("8am this morning", "2024-06-12T08:00:00"),
+    ("tonight at 2am", "2024-06-12T02:00:00"), ("tomorrow night at 9", "2024-06-13T21:00:00"),
+    ("10 pm on June 20", "2024-06-20T22:00:00"),
+])
+def test_a_day_next_to_a_time_is_one_datetime(text: str, value: str) -> None:
+    assert found(text, "datetime") == [("datetime", text, value)]
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("tomorrow night", "daterange", "2024-06-13T20:00:00/2024-06-13T23:59:59"),
+    ("this afternoon", "daterange", "2024-06-12T12:00:00/2024-06-12T16:00:00"),
+    ("late this morning", "daterange", "2024-06-12T10:00:00/2024-06-12T12:00:00"),
+    ("tonight", "daterange", "2024-06-12T20:00:00/2024-06-12T23:59:59"),
+    ("friday evening", "daterange", "2024-06-14T16:00:00/2024-06-14T20:00:00"),
+    ("in the morning", "timerange", "08:00:00/12:00:00"),
+])
+def test_english_parts_of_the_day(text: str, type_: str, value: str) -> None:
+    assert found(text, type_) == [(type_, text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("this quarter", "2024-04-01/2024-07-01"), ("next quarter", "2024-07-01/2024-10-01"),
+    ("last quarter", "2024-01-01/2024-04-01"), ("q3", "2024-07-01/2024-10-01"), ("2017 q1", "2017-01-01/2017-04-01"),
+    ("Q4-2019", "2019-10-01/2020-01-01"), ("2019-h2", "2019-07-01/2020-01-01"), ("H1 2020", "2020-01-01/2020-07-01"),
+    ("the third quarter of 2018", "2018-07-01/2018-10-01"), ("the second half of next year", "2025-07-01/2026-01-01"),
+])
+def test_english_quarters_and_halves(text: str, value: str) -> None:
+    assert found(text, "daterange") == [("daterange", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("previous wednesday", "2024-06-05"), ("previous friday", "2024-06-07"), ("following monday", "2024-06-17"),
+    ("this past tuesday", "2024-06-11"),
+])
+def test_english_weekday_of_the_previous_or_following_week(text: str, value: str) -> None:
+    assert found(text, "date") == [("date", text, value)]
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("two hours", "duration", "PT2H"), ("3h", "duration", "PT3H"), ("one and a half hours", "duration", "PT1.5H"),
+    ("half an hour", "duration", "PT0.5H"), ("a fortnight", "duration", "P2W"), ("all week", "duration", "P1W"),
+    ("one year and a quarter", "duration", "P1.25Y"), ("few minutes", "duration", "PT3M"),
+    ("3 minutes from now", "datetime", "2024-06-12T10:03:00"),
+    ("half an hour from now", "datetime", "2024-06-12T10:30:00"), ("in two months", "date", "2024-08-12"),
+    ("3 weeks later", "date", "2024-07-03"), ("five days ago", "date", "2024-06-07"),
+    ("within 2h", "daterange", "2024-06-12T10:00:00/2024-06-12T12:00:00"),
+])
+def test_english_amounts_of_time_and_offsets_from_now(text: str, type_: str, value: str) -> None:
+    assert found(f"it takes {text}", type_) == [(type_, text, value)]
+
+
+def test_a_second_time_is_not_a_duration() -> None:
+    assert found("try a second time", "duration") == []
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("a rise of percent of 10", "percent of 10", "10"), ("per cent of 210 in a year", "per cent of 210", "210"),
+    ("a percentage of twelve", "percentage of twelve", "12"),
+])
+def test_percent_named_before_its_rate(text: str, span: str, value: str) -> None:
+    assert found(text, "percent") == [("percent", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "amount", "currency"), [
+    ("shares closed at 197 pence.", "197 pence", "197", "GBX"),
+    ("it starts at dollar 22.5 million", "dollar 22.5 million", "22500000", "USD"),
+    ("rises to 17 USD 25.", "17 USD 25", "17.25", "USD"), ("it was 15 dollars 50", "15 dollars 50", "15.5", "USD"),
+    ("a budget of 120 MEUR", "120 MEUR", "120000000", "EUR"), ("5 kUSD per seat", "5 kUSD", "5000", "USD"),
+])
+def test_money_minor_units_scaled_codes_and_a_currency_word_first(text: str, span: str, amount: str,
+                                                                  currency: str) -> None:
+    assert found(text, "money") == [("money", span, {"amount": amount, "currency": currency})]
+
+
+def test_a_count_after_an_amount_is_not_its_cents() -> None:
+    assert found("5 dollars 10 times", "money") == [("money", "5 dollars", {"amount": "5", "currency": "USD"})]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("twenty and three fifths", "20.6"), ("five - eighths", "0.625"), ("five-eighths", "0.625"),
+    ("ninety - five", "95"), ("2000 over 3", "666.666666666666667"), ("¾", "0.75"), ("2½", "2.5"),
+    ("- 1 4/5", "-1.8"), ("6.23x10^-4", "0.000623"), ("1.3 × 10^6", "1300000"),
+])
+def test_english_fraction_forms_signs_and_scientific_notation(text: str, value: str) -> None:
+    assert found(f"it is {text}", "number") == [("number", text, value)]
+
+
+def test_over_before_a_unit_is_a_preposition() -> None:
+    assert ("duration", "3 years", "P3Y") in found("a loan of $10000 over 3 years")
+
+
+def test_a_hyphen_between_digits_is_not_a_sign() -> None:
+    assert found("the score was 3-1 4/5", "number")[-1][2] == "1.8"
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("5 to 6pm", "timerange", "17:00:00/18:00:00"), ("from 3:30 to 5:55", "timerange", "03:30:00/05:55:00"),
+    ("9.30-4.30pm", "timerange", "09:30:00/16:30:00"), ("from 10 am to 2pm", "timerange", "10:00:00/14:00:00"),
+    ("between 5 and 6 in the afternoon", "timerange", "17:00:00/18:00:00"),
+    ("tuesday from 2:00 to 2:30 pm", "daterange", "2024-06-18T14:00:00/2024-06-18T14:30:00"),
+    ("monday 11-4", "daterange", "2024-06-17T11:00:00/2024-06-17T16:00:00"),
+    ("between 3 and 8 yesterday", "daterange", "2024-06-11T03:00:00/2024-06-11T08:00:00"),
+    ("3:00 to 4:00 tomorrow", "daterange", "2024-06-13T03:00:00/2024-06-13T04:00:00"),
+    ("tomorrow evening between 7:30 and 9", "daterange", "2024-06-13T19:30:00/2024-06-13T21:00:00"),
+])
+def test_english_ranges_of_clock_times(text: str, type_: str, value: str) -> None:
+    assert found(text, type_) == [(type_, text, value)]
+
+
+@pytest.mark.parametrize("text", ["from 2 to 4 people", "pages 10-12", "a 3-1 win", "between 5 and 7 items"])
+def test_bare_number_ranges_without_a_day_are_not_times(text: str) -> None:
+    assert found(text, "timerange", "daterange") == []
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("after feb", "daterange", "2024-03/.."), ("after the year 2020", "daterange", "2021/.."),
+    ("later than 2018", "daterange", "2019/.."), ("since august", "daterange", "2024-08/.."),
+    ("starting on january 7th", "daterange", "2024-01-07/.."), ("after january 1, 2007", "daterange", "2007-01-01/.."),
+    ("after 3pm", "timerange", "15:00:00/.."), ("until april 27th", "daterange", "../2024-04-27"),
+    ("Before May 2019", "daterange", "../2019-05"), ("no later than june 30", "daterange", "../2024-06-30"),
+])
+def test_english_open_ranges_named_by_a_preposition(text: str, type_: str, value: str) -> None:
+    assert found(text, type_) == [(type_, text, value)]
+
+
+def test_may_the_verb_is_not_a_month() -> None:
+    assert found("I may go in may", "date") == [("date", "may", "2024-05")]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("next two days", "2024-06-13/2024-06-15"), ("the next 3 weeks", "2024-06-13/2024-07-04"),
+    ("5 upcoming years", "2024-06-13/2029-06-13"), ("past 3 weeks", "2024-05-22/2024-06-12"),
+    ("last 2 quarters", "2023-10-01/2024-04-01"), ("next quarter", "2024-07-01/2024-10-01"),
+    ("last minute", "2024-06-12T09:59:00/2024-06-12T10:00:00"),
+    ("next hour", "2024-06-12T10:00:00/2024-06-12T11:00:00"),
+    ("the next couple of days", "2024-06-13/2024-06-15"),
+])
+def test_english_counted_ranges_before_or_after_now(text: str, value: str) -> None:
+    assert found(text, "daterange") == [("daterange", text, value)]
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("next week mon", "date", "2024-06-17"), ("next week on tuesday", "date", "2024-06-18"),
+    ("last week friday", "date", "2024-06-07"), ("week 10", "daterange", "2024-03-04/2024-03-11"),
+    ("the second week of 2021", "daterange", "2021-01-11/2021-01-18"),
+    ("the last week of 2019", "daterange", "2019-12-23/2019-12-30"),
+    ("the first week of jan 2015", "daterange", "2014-12-29/2015-01-05"),
+    ("the end of 2000", "daterange", "2000-09-01/2001-01-01"), ("end of the day", "datetime", "2024-06-12T23:59:59"),
+])
+def test_english_weeks_weekdays_of_a_week_and_period_ends(text: str, type_: str, value: str) -> None:
+    assert found(text, type_) == [(type_, text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("second of Aug", "2024-08-02"), ("the fourth of july 1995", "1995-07-04"),
+    ("fourth of july of 1995", "1995-07-04"),
+    ("the twenty third day of September", "2024-09-23"), ("the twenty-first of march", "2024-03-21"),
+    ("july 4th of 1995", "1995-07-04"), ("march eighteenth", "2024-03-18"), ("jan/3", "2024-01-03"),
+    ("Dec31 , 1994", "1994-12-31"), ("2020/23/Sep", "2020-09-23"), ("2019/aug/01", "2019-08-01"),
+    ("dec, 2018", "2018-12"),
+])
+def test_english_day_of_month_in_ordinal_words_and_slashed_month_names(text: str, value: str) -> None:
+    assert found(f"due {text}", "date") == [("date", text, value)]
+
+
+def test_an_ordinal_word_without_a_month_is_no_date() -> None:
+    assert found("first of all, the first day of school", "date") == []
+
+
+def test_a_range_end_named_in_words_keeps_its_own_month() -> None:
+    assert found("2019/aug/01 to today", "daterange") == [
+        ("daterange", "2019/aug/01 to today", "2019-08-01/2024-06-12")]
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("friday 5/12", "date", "2024-05-12"), ("Monday, June 17 at 10am", "datetime", "2024-06-17T10:00:00"),
+    ("sunday 30", "date", "2024-06-30"), ("Sat 14th", "date", "2024-09-14"), ("on 6/4 at 5pm", "datetime", None),
+])
+def test_english_weekday_with_its_date_and_month_day_after_a_cue(text: str, type_: str, value: str | None) -> None:
+    hits = found(text, type_)
+    assert len(hits) == 1 and hits[0][1] in (text, text.removeprefix("on "))
+    assert value is None or hits[0][2] == value
+
+
+def test_a_bare_digit_fraction_is_no_date() -> None:
+    assert found("add 3/4 cup of flour", "date") == []
+
+
+@pytest.mark.parametrize(("text", "span", "type_", "value"), [
+    ("十月的第一周是国庆节", "十月的第一周", "daterange", "2024-10-07/2024-10-14"),
+    ("2019年3月第二周", "2019年3月第二周", "daterange", "2019-03-11/2019-03-18"),
+    ("8月的最后一个星期一", "8月的最后一个星期一", "date", "2024-08-26"),
+    ("从四月的最后一个星期一到十月一日", "从四月的最后一个星期一到十月一日", "daterange", "2024-04-29/2024-10-01"),
+])
+def test_chinese_week_of_a_month_and_last_weekday_of_a_month(text: str, span: str, type_: str, value: str) -> None:
+    assert (type_, span, value) in found(text, type_)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("from 10/1/2018-10/7/2018", "2018-10-01/2018-10-07"), ("2:00-明天4:00", "2024-06-12T02:00:00/2024-06-13T04:00:00"),
+])
+def test_ranges_of_numeric_dates_and_a_time_to_a_later_day(text: str, value: str) -> None:
+    assert found(text, "daterange") == [("daterange", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("every night", "R/TNI"), ("every weekend", "R/P1WE"), ("bi-monthly", "R/P2M"), ("semi-annually", "R/P0.5Y"),
+    ("friday mornings", "R/XXXX-WXX-5TMO"), ("Thursdays", "R/XXXX-WXX-4"), ("everyday", "R/P1D"),
+    ("each monday at 4pm", "R/XXXX-WXX-1T16"), ("every evening at 7:13 p.m.", "R/T19:13"), ("6am everyday", "R/T06"),
+    ("thursdays at 17.30", "R/XXXX-WXX-4T17:30"),
+])
+def test_english_sets_with_parts_of_the_day_plural_weekdays_and_times(text: str, value: str) -> None:
+    assert found(f"we meet {text}", "set") == [("set", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("from sep to nov", "from sep to nov", "2024-09/2024-11"),
+    ("november 19-20", "november 19-20", "2024-11-19/2024-11-20"),
+    ("april ninth through seventeenth", "april ninth through seventeenth", "2024-04-09/2024-04-17"),
+    ("between 3 and 12 of sept", "between 3 and 12 of sept", "2024-09-03/2024-09-12"),
+    ("June 3 to 5 2019", "June 3 to 5 2019", "2019-06-03/2019-06-05"),
+])
+def test_english_ranges_of_months_and_of_days_in_a_month(text: str, span: str, value: str) -> None:
+    assert found(text, "daterange") == [("daterange", span, value)]
+
+
+@pytest.mark.parametrize("text", ["I want to mar it", "this may work", "This may or may not be right."])
+def test_may_and_mar_as_verbs_are_no_months(text: str) -> None:
+    assert found(text, "date", "daterange") == []
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("they played three-nought-four", ["3", "0", "4"]), ("twenty-one trillion and three hundred", ["21000000000300"]),
+    ("a five-year plan", ["5"]), ("forty-two", ["42"]),
+])
+def test_english_digits_read_one_by_one_trillions_and_a_count_joined_to_its_unit(text: str,
+                                                                                 values: list[str]) -> None:
+    assert [v for _, _, v in found(text, "number")] == values
+
+
+@pytest.mark.parametrize(("text", "amount", "currency"), [
+    ("its one-yen bid", "1", "JPY"), ("three quarters billion us dollars", "750000000", "USD"),
+])
+def test_money_in_words_joined_by_a_hyphen_or_a_fraction_of_a_scale(text: str, amount: str, currency: str) -> None:
+    assert [v for _, _, v in found(text, "money")] == [{"amount": amount, "currency": currency}]
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("two months after next friday", "date", "2024-08-21"), ("3 days from tuesday", "date", "2024-06-21"),
+    ("5 days before new year", "date", "2024-12-27"), ("for 2 hours from 2pm", "timerange", "14:00:00/16:00:00"),
+    ("from 10 am for 3 hours", "timerange", "10:00:00/13:00:00"), ("the next decade", "daterange", "2030/2040"),
+    ("later this week", "daterange", "2024-06-12/2024-06-17"),
+    ("later this month", "daterange", "2024-06-12/2024-07-01"),
+])
+def test_english_offsets_from_a_named_day_spans_from_a_time_decades_and_the_rest_of_a_period(
+        text: str, type_: str, value: str) -> None:
+    [hit] = found(text, type_)
+    assert hit[0] == type_ and hit[2] == value and hit[1] in text
+
+
+def test_a_time_and_a_week_are_not_a_range() -> None:
+    assert found("Race - 3pm - this week", "time") == [("time", "3pm", "15:00:00")]

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lastline.rules._date_types import add_months
+from lastline.rules.dates import find_dates
 from lastline.rules.dates_en import find_en
 from lastline.rules.dates_holidays import find_holidays
 from lastline.rules.dates_zh import ERAS, find_zh
@@ -129,3 +130,41 @@ def test_add_months_lands_in_the_right_month_and_never_past_its_end(d: datetime,
         return  # out of the calendar's range
     assert (moved.year * 12 + moved.month) - (d.year * 12 + d.month) == months
     assert moved.day <= d.day
+
+
+_REF = datetime(2024, 6, 12, 10, 0)
+
+
+@given(st.integers(min_value=1, max_value=12), st.integers(min_value=0, max_value=59), st.sampled_from(["am", "pm"]),
+       st.sampled_from([":", "."]), st.sampled_from(["", " "]))
+@settings(max_examples=200, deadline=None)
+def test_english_clock_times_round_trip(hour: int, minute: int, ap: str, sep: str, space: str) -> None:
+    h24 = hour % 12 + (12 if ap == "pm" else 0)
+    hits = [h for h in find_en(f"see you {hour}{sep}{minute:02d}{space}{ap} then", _REF) if h.type == "time"]
+    assert [h.value for h in hits] == [f"{h24:02d}:{minute:02d}:00"]
+
+
+@given(st.integers(min_value=1, max_value=11), st.integers(min_value=1, max_value=11))
+@settings(max_examples=150, deadline=None)
+def test_english_pm_time_ranges_read_the_start_in_the_same_half_of_the_day(a: int, b: int) -> None:
+    hits = [h for h in find_en(f"free from {a} to {b}pm", _REF) if h.type == "timerange"]
+    start = a + 12 if a <= b else a  # 9 to 4pm starts in the morning
+    assert [h.value for h in hits] == [f"{start:02d}:00:00/{b + 12:02d}:00:00"]
+
+
+@given(st.integers(min_value=2, max_value=999), st.sampled_from(["day", "week", "month", "year", "hour", "minute"]))
+@settings(max_examples=150, deadline=None)
+def test_english_amounts_of_time_in_words_or_digits_are_durations(n: int, unit: str) -> None:
+    code = {"day": "P{}D", "week": "P{}W", "month": "P{}M", "year": "P{}Y", "hour": "PT{}H", "minute": "PT{}M"}[unit]
+    for written in (str(n), words(n)):
+        text = f"it took {written} {unit}s"
+        hits = [h for h in find_dates(text, text, _REF) if h.type == "duration"]
+        if written == str(n) or n in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 20, 30, 40, 50, 60, 90):
+            assert [h.value for h in hits] == [code.format(n)]
+
+
+@given(st.text(alphabet="0123456789 apmtoandfrombetweenmorningnightq:.-/h", max_size=60))
+@settings(max_examples=300, deadline=None)
+def test_english_time_grammars_never_raise_and_spans_are_inside(text: str) -> None:
+    for h in find_en(text, _REF):
+        assert 0 <= h.start < h.end <= len(text)
