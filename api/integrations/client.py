@@ -13,17 +13,26 @@ response's ``error`` code (``NoFallbackAnswer``, ``NoDegradedWrites`` with ``ext
 are understood. Network failures stay ``httpx`` exceptions: lastline being down is not a lastline
 answer. There is no async twin: in async code call it through ``asyncio.to_thread`` (one
 implementation, house rule 7).
+
+Results are the tiers' own value classes, parsed by pydantic from the JSON the server wrote with
+the same classes: :class:`~lastline.cache.LookupResult` (``CacheLookup``),
+:class:`~lastline.kb.SearchResult`, :class:`~lastline.rules.Entity` and
+:class:`~lastline.rules.ExtractResult` (``Extraction``). Fields a newer server adds are ignored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from functools import cache
+from typing import Any, TypeVar
 
 import httpx
-from pydantic import BaseModel, ConfigDict
+from pydantic import TypeAdapter
 
 from lastline import Answer, LastlineError, errors
+from lastline.cache import LookupResult
+from lastline.kb import DEFAULT_K, SearchResult
+from lastline.rules import Entity, ExtractResult
 
 __all__ = ["CacheLookup", "Entity", "Extraction", "LastlineClient", "SearchResult", "raise_for_error"]
 
@@ -31,47 +40,21 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8765"
 DEFAULT_TIMEOUT_S = 10.0
 
 
-class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
+#: The client's names for the tiers' result classes (kept for callers that imported them from here).
+CacheLookup = LookupResult
+Extraction = ExtractResult
+
+_T = TypeVar("_T")
 
 
-class CacheLookup(_Open):
-    """``POST /v1/cache/lookup``: a hit carries the answer and how it matched."""
-
-    hit: bool
-    answer: str | None = None
-    entry_id: str | None = None
-    layer: str | None = None
-    similarity: float | None = None
-    confidence: str | None = None
-    stale: bool = False
-    age_s: float | None = None
+@cache
+def _adapter(cls: type[_T]) -> TypeAdapter[_T]:
+    return TypeAdapter(cls)
 
 
-class SearchResult(_Open):
-    doc_id: str
-    chunk_id: str | None = None
-    title: str | None = None
-    text: str
-    score: float
-    source: str | None = None
-    span: tuple[int, int] | None = None
-
-
-class Extraction(_Open):
-    fields: dict[str, Any]
-    missing: list[str] = []
-    valid: bool = True
-    errors: list[Any] = []
-    rule_ids: list[str] = []
-
-
-class Entity(_Open):
-    type: str
-    text: str
-    start: int
-    end: int
-    value: Any = None
+def _parse(cls: type[_T], data: Any) -> _T:
+    """One JSON value as the tier's own class (validated; unknown fields dropped)."""
+    return _adapter(cls).validate_python(data)
 
 
 def _error_classes() -> dict[str, type[LastlineError]]:
@@ -179,9 +162,9 @@ class LastlineClient:
 
     def cache_lookup(
         self, prompt: str, *, context: str | None = None, mode: str = "intercept", threshold: float | None = None
-    ) -> CacheLookup:
+    ) -> LookupResult:
         body = _drop_none({"prompt": prompt, "context": context, "mode": mode, "threshold": threshold})
-        return CacheLookup.model_validate(self.request("POST", "/v1/cache/lookup", body))
+        return _parse(LookupResult, self.request("POST", "/v1/cache/lookup", body))
 
     def cache_delete(self, entry_id: str) -> Any:
         return self.request("DELETE", f"/v1/cache/entries/{entry_id}")
@@ -231,16 +214,18 @@ class LastlineClient:
         result: dict[str, Any] = self.request("POST", "/v1/kb/documents", body)
         return result
 
-    def kb_search(self, query: str, *, k: int = 10, filters: Mapping[str, Any] | None = None) -> list[SearchResult]:
+    def kb_search(
+        self, query: str, *, k: int = DEFAULT_K, filters: Mapping[str, Any] | None = None
+    ) -> list[SearchResult]:
         body = _drop_none({"query": query, "k": k, "filters": dict(filters) if filters else None})
-        return [SearchResult.model_validate(r) for r in self.request("POST", "/v1/kb/search", body)["results"]]
+        return _parse(list[SearchResult], self.request("POST", "/v1/kb/search", body)["results"])
 
-    def rules_extract(self, text: str, *, pack: str, fields: Sequence[str] | None = None) -> Extraction:
+    def rules_extract(self, text: str, *, pack: str, fields: Sequence[str] | None = None) -> ExtractResult:
         body = _drop_none({"text": text, "pack": pack, "fields": list(fields) if fields else None})
-        return Extraction.model_validate(self.request("POST", "/v1/rules/extract", body))
+        return _parse(ExtractResult, self.request("POST", "/v1/rules/extract", body))
 
     def rules_entities(
         self, text: str, *, reference_time: str | None = None, types: Sequence[str] | None = None
     ) -> list[Entity]:
         body = _drop_none({"text": text, "reference_time": reference_time, "types": list(types) if types else None})
-        return [Entity.model_validate(e) for e in self.request("POST", "/v1/rules/entities", body)["entities"]]
+        return _parse(list[Entity], self.request("POST", "/v1/rules/entities", body)["entities"])

@@ -16,7 +16,9 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from lastline import InvalidInput, NotFound
+from lastline.cache import Language, LookupResult, Mode
 
+from ...ladder.ladder import Context, ThresholdOverride
 from ...ladder.runtime import Runtime
 from ...ladder.text_limits import check_text_lengths
 from ..deps import get_runtime, get_tenant
@@ -33,7 +35,6 @@ _ERRORS: dict[int | str, dict[str, str]] = {
     413: {"description": "Prompt or body too large."},
     422: {"description": "invalid_input: a field is wrong (empty prompt, bad TTL, threshold outside [0, 1])."},
 }
-Context = str | dict[str, Any] | list[Any] | None
 
 
 class _Body(BaseModel):
@@ -57,25 +58,9 @@ class EntryCreated(BaseModel):
 class LookupIn(_Body):
     prompt: str = Field(description="The question to look up (at most max_prompt_chars).")
     context: Context = None
-    mode: Literal["intercept", "fallback"] = "intercept"
-    threshold: float | None = Field(None, ge=0.0, le=1.0, description="Per-call cosine threshold override.")
+    mode: Mode = "intercept"
+    threshold: ThresholdOverride = None
     exact_only: bool = False
-
-
-class LookupOut(BaseModel):
-    hit: bool
-    answer: str | None
-    entry_id: str | None
-    layer: Literal["exact", "fuzzy", "semantic"] | None
-    similarity: float | None
-    confidence: Literal["high", "medium", "low"] | None
-    stale: bool
-    age_s: float | None
-    lookup_id: str | None = Field(None, description="Send it back with POST /v1/cache/feedback.")
-    reason: str | None = Field(None, description="Why a miss: empty, below_threshold, slot_mismatch, expired.")
-    best_similarity: float | None = None
-    threshold: float | None = None
-    mode: str
 
 
 class InvalidateIn(_Body):
@@ -106,8 +91,8 @@ def put_entry(body: EntryIn, runtime: RuntimeDep, tenant: TenantDep) -> EntryCre
     return EntryCreated(id=entry_id)
 
 
-@router.post("/lookup", response_model=LookupOut, responses=_ERRORS)
-def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> LookupOut:
+@router.post("/lookup", response_model=LookupResult, responses=_ERRORS)
+def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> LookupResult:
     """Exact → fuzzy → semantic, slot guard and age check; a miss says why in ``reason``."""
     check_text_lengths(runtime.settings, prompt=body.prompt)
     started = time.perf_counter()
@@ -115,7 +100,7 @@ def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> LookupOut:
                                threshold=body.threshold, exact_only=body.exact_only)
     runtime.metrics.count_lookup(hit=res.hit, layer=res.layer, exact_only=body.exact_only,
                                  duration_s=time.perf_counter() - started, endpoint="cache")
-    return LookupOut(**res.to_dict())
+    return res
 
 
 @router.get("/entries/{entry_id}", responses={404: {"description": "No such entry for this tenant."}})
@@ -183,11 +168,11 @@ class CalibrateIn(_Body):
     target_false_hit: float = Field(0.02, gt=0.0, le=0.5, description="Highest acceptable false-hit rate.")
     method: Literal["wilson", "clopper-pearson"] = "wilson"
     confidence: float = Field(0.95, ge=0.5, lt=1.0)
-    mode: Literal["intercept", "fallback"] = "intercept"
+    mode: Mode = "intercept"
     dry_run: bool = Field(False, description="Report without storing.")
     partition_size: int | None = Field(None, ge=1, description="Entries of the scratch partition the pairs are "
                                        "judged in (default: the tenant's size, or every question1).")
-    language: Literal["en", "zh", "*"] | None = Field(None, description="Threshold language (default: the pairs').")
+    language: Language | None = Field(None, description="Threshold language (default: the pairs').")
 
 
 @router.post("/calibrate", responses=_ERRORS)
@@ -226,6 +211,6 @@ def thresholds(runtime: RuntimeDep, tenant: TenantDep) -> dict[str, Any]:
 
 @router.delete("/thresholds", response_model=Deleted, responses=_ERRORS)
 def reset_thresholds(runtime: RuntimeDep, tenant: TenantDep,
-                     mode: Annotated[Literal["intercept", "fallback"] | None, Query()] = None) -> Deleted:
+                     mode: Annotated[Mode | None, Query()] = None) -> Deleted:
     """Forget the tenant's calibrated thresholds (one mode, or both): the shipped default applies again."""
     return Deleted(deleted=runtime.cache.reset_threshold(tenant=tenant, mode=mode))
