@@ -12,21 +12,17 @@ digits, or trailing question mark changed. A cache must still answer these.
 from __future__ import annotations
 
 import os
-import platform
 import random
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from _common import DATA, machine
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("LASTLINE_EVAL_DATA", ROOT.parent / "shared" / "data"))  # as bench/_common.py
 CACHE_DATA = DATA / "cache"
 SETS = {"qqp_val": "en", "lcqmc_dev": "zh", "bq_dev": "zh"}
 
@@ -37,18 +33,8 @@ __all__ = [
 
 
 def machine_line() -> str:
-    """``2 cores, 24 GB, Python 3.11, <CPU model>, <UTC date>`` for the docs."""
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=5).stdout
-        cpu = next((ln.split(":", 1)[1].strip() for ln in out.splitlines() if ln.startswith("Model name")), cpu)
-    except (OSError, subprocess.SubprocessError):
-        pass
-    mem_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    py = ".".join(map(str, sys.version_info[:2]))
-    load = os.getloadavg()[0]
-    return (f"{os.cpu_count()} cores, {mem_gb:.0f} GB, Python {py}, {cpu}; "
-            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average {load:.1f} at start")
+    """The machine (``_common.machine``), the UTC time and the load when a run starts, for the docs."""
+    return f"{machine()} {time.strftime('%H:%M UTC', time.gmtime())}; load average {os.getloadavg()[0]:.1f} at start"
 
 
 def percentile_ms(samples_s: list[float] | np.ndarray, q: float) -> float:
