@@ -11,6 +11,7 @@ digits, or trailing question mark changed. A cache must still answer these.
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import re
@@ -19,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 from _common import DATA, machine
+
+from lastline.cache.served import question_roots
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -37,6 +40,15 @@ def machine_line() -> str:
     return f"{machine()} {time.strftime('%H:%M UTC', time.gmtime())}; load average {os.getloadavg()[0]:.1f} at start"
 
 
+def pair_bench_args(section: str, doc: str | None) -> argparse.Namespace:
+    """The options of the benches that score every pair file with one embedder: --embedder, --limit, --write."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0] if doc else None)
+    parser.add_argument("--embedder", default="use")
+    parser.add_argument("--limit", type=int, default=None, help="first N pairs of each file (smoke runs)")
+    parser.add_argument("--write", action="store_true", help=f"replace '{section}' in docs/benchmarks.md")
+    return parser.parse_args()
+
+
 def percentile_ms(samples_s: list[float] | np.ndarray, q: float) -> float:
     return float(np.percentile(np.asarray(samples_s) * 1000.0, q))
 
@@ -47,24 +59,11 @@ def split_by_question(first: list[str], second: list[str], seed: int = 7) -> tup
     Connected components over questions go wholly to one side, so no question text is seen by
     both the calibration half and the evaluation half.
     """
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in zip(first, second, strict=True):
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[ra] = rb
-    roots = sorted({find(q) for q in parent})
+    root = question_roots((a, b, True) for a, b in zip(first, second, strict=True))
     rng = random.Random(seed)
-    side = {r: rng.random() < 0.5 for r in roots}
+    side = {r: rng.random() < 0.5 for r in sorted(set(root.values()))}
     idx = np.arange(len(first))
-    mask = np.array([side[find(a)] for a in first])
+    mask = np.array([side[root[a]] for a in first])
     return idx[mask], idx[~mask]
 
 

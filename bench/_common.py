@@ -139,6 +139,18 @@ class Section:
     def write(self, path: Path = BENCHMARKS_MD) -> Path:
         return write_section(self.heading, self.text(), path)
 
+    def done(self, write: bool) -> None:
+        """The end of a run: with ``--write``, the section goes into docs/benchmarks.md."""
+        if write:
+            print(f"wrote {self.write()}", file=sys.stderr)
+
+
+def publish(text: str, write: bool) -> None:
+    """Print a section a script rendered itself; with ``--write`` also put it in docs/benchmarks.md."""
+    print(text)
+    if write:
+        print(f"wrote {write_section(text.split(chr(10), 1)[0], text)}", file=sys.stderr)
+
 
 def load_average() -> str:
     """The 1/5/15-minute load averages, for the line that says how loaded the machine was."""

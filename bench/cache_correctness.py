@@ -204,8 +204,7 @@ def main() -> None:
     for name, _, _, r in value_rows:
         kinds = ", ".join(f"{k} {v[0]:.1%} of {v[1]}" for k, v in r["rw_kinds"].items())  # type: ignore[union-attr]
         out(f"- {name}: {kinds}")
-    if args.write:
-        print(f"wrote {out.write()}", file=sys.stderr)
+    out.done(args.write)
 
 
 if __name__ == "__main__":

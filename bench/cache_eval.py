@@ -145,8 +145,7 @@ def main() -> None:
     for name, fhr, h_ours, r_ours, h_plain, r_plain, t_plain in curves:
         out(f"| {name} | {fhr:.1%} | {h_ours:.1%} ({r_ours:.2%}) | {h_plain:.1%} ({r_plain:.2%}) | "
             f"{t_plain:.4f} |")
-    if args.write:
-        print(f"wrote {out.write()}", file=sys.stderr)
+    out.done(args.write)
 
 
 if __name__ == "__main__":

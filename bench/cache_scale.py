@@ -221,8 +221,7 @@ def main() -> None:
             r = sync_cost(n, base, embedder.model_id, args.lookups, rng)
             out(f"| {n:,} | {r['idle']:.1f} | {r['other_write']:.1f} | {r['insert']:.1f} | {r['delete']:.1f} | "
                 f"{r['p50_with']:.3f} / {r['p50_without']:.3f} |", flush=True)
-        if args.write:
-            print(f"wrote {out.write()}", file=sys.stderr)
+        out.done(args.write)
         return
     out = Section(SECTION)
     out(f"FAISS OpenMP threads: {args.faiss_threads or faiss.omp_get_max_threads()} (default = all cores).\n")
@@ -244,8 +243,7 @@ def main() -> None:
             out(f"| {n:,} | {r['index']} | {r['p50']:.3f} | {r['p99']:.3f} | {r['mean']:.3f} | "
                 f"{r['p50'] / e50:.2f} | {r['hit_share']:.0%} | {r['insert_per_s']:,.0f} | "
                 f"{r['rss_per_entry']:,.0f} B | {r['disk_per_entry']:,.0f} B |", flush=True)
-    if args.write:
-        print(f"wrote {out.write()}", file=sys.stderr)
+    out.done(args.write)
 
 
 if __name__ == "__main__":

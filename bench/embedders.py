@@ -72,8 +72,7 @@ def main() -> None:
             out(f"| {get_embedder(model, 1).model_id} | {p50:.1f} ms | {tput:.0f}/s |")
     else:
         quality(models, args.limit, out)
-    if args.write:
-        print(f"wrote {out.write()}")
+    out.done(args.write)
 
 
 def quality(models: list[str], limit: int | None, out: Section) -> None:

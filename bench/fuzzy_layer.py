@@ -56,8 +56,7 @@ def main() -> None:
                               ("(not a rule) same tokens, other order", reordered)]:
             out(f"| {name} | {label} | {int(served[y == 1].sum())} of {int((y == 1).sum())} "
                 f"| {int(served[y == 0].sum())} of {int((y == 0).sum())} |")
-    if args.write:
-        print(f"wrote {out.write()}", file=sys.stderr)
+    out.done(args.write)
 
 
 if __name__ == "__main__":

@@ -173,8 +173,7 @@ def main() -> None:
     out("|---|---|---|---|---|---|---|---|")
     for runner, cos in ((run_lastline, 0.98), (run_gptcache, 0.98), (run_gptcache, 0.60)):
         out(_row(runner(pairs, embedder, cos, batch=False)), flush=True)
-    if args.write:
-        print(f"wrote {out.write()}", file=sys.stderr)
+    out.done(args.write)
 
 
 if __name__ == "__main__":

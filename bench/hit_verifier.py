@@ -91,8 +91,7 @@ def main() -> None:
             ratio = rec[0.02] / base[0.02] if base[0.02] else float("nan")
             out(f"| {name} ({train_file.removesuffix('.csv')}) | {label} | {rec[0.01]:.3f} | {rec[0.02]:.3f}"
                 f" | {rec[0.05]:.3f} | {ratio:.2f}× |", flush=True)
-    if args.write:
-        print(f"wrote {out.write()}", file=sys.stderr)
+    out.done(args.write)
 
 
 if __name__ == "__main__":

@@ -281,8 +281,7 @@ def main() -> None:
         args.out.write_text(json.dumps(results, indent=2))
     out = Section(SECTION)
     print_tables(results, out)
-    if args.write:
-        print(f"wrote {out.write()}", file=sys.stderr)
+    out.done(args.write)
 
 
 if __name__ == "__main__":

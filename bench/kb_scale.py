@@ -120,8 +120,7 @@ def main() -> None:
         cells = " | ".join(f"{r[m][0]:.1f} / {r[m][1]:.1f}" for m in ("keyword", "vector", "hybrid", "answer"))
         out(f"| {r['chunks']:,} | {r['ingest_chunks_per_s']:.0f} | {r['embed_only_per_s']:.0f} | {cells} |"
             f" {r['db_mb']:.0f} |")
-    if args.write:
-        print(f"wrote {out.write()}", file=sys.stderr)
+    out.done(args.write)
 
 
 if __name__ == "__main__":

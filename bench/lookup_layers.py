@@ -9,7 +9,6 @@ Run: ``python bench/lookup_layers.py [--embedder use] [--limit N]``; prints a ma
 
 from __future__ import annotations
 
-import argparse
 import csv
 import sys
 import tempfile
@@ -17,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cache_common import CACHE_DATA, SETS
+from _cache_common import CACHE_DATA, SETS, pair_bench_args
 from _common import Section
 
 from lastline import get_embedder, normalize_text, open_storage
@@ -31,11 +30,7 @@ def _cells(c: Counter[str], n: int) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--embedder", default="use")
-    ap.add_argument("--limit", type=int, default=None)
-    ap.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
-    args = ap.parse_args()
+    args = pair_bench_args(SECTION, __doc__)
     emb = get_embedder(args.embedder, 1)
     out = Section(SECTION)
     out(f"Embedder {emb.model_id}.\n")
@@ -68,8 +63,7 @@ def main() -> None:
                 out(f"| {name} | {mode} | {t} | {_cells(layers[1], n[1])} | {_cells(layers[0], n[0])} | {why} |",
                     flush=True)
             storage.close()
-    if args.write:
-        print(f"wrote {out.write()}", file=sys.stderr)
+    out.done(args.write)
 
 
 if __name__ == "__main__":

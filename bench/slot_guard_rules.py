@@ -23,7 +23,6 @@ Run: ``python bench/slot_guard_rules.py [--embedder use] [--limit N]``; prints m
 
 from __future__ import annotations
 
-import argparse
 import csv
 import random
 import sys
@@ -33,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cache_common import CACHE_DATA, SETS, rewrite, value_variant
+from _cache_common import CACHE_DATA, SETS, pair_bench_args, rewrite, value_variant
 from _common import Section
 
 from lastline import get_embedder, normalize_text
@@ -83,11 +82,7 @@ def cosines(embedder, a: list[str], b: list[str]) -> np.ndarray:  # type: ignore
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--embedder", default="use")
-    ap.add_argument("--limit", type=int, default=None)
-    ap.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
-    args = ap.parse_args()
+    args = pair_bench_args(SECTION, __doc__)
     emb = get_embedder(args.embedder, 1)
     t_int = default_threshold(emb.model_id, "intercept").value
     t_fb = default_threshold(emb.model_id, "fallback").value
@@ -146,8 +141,7 @@ def main() -> None:
                 f"{int(neg.sum())} | {int((veto & dup & top).sum())} of {int((dup & top & base_ok).sum())} | "
                 f"{int((veto & neg & top).sum())} of {int((neg & top & base_ok).sum())} | {per_pair:.3f} |")
         out()
-    if args.write:
-        print(f"wrote {out.write()}", file=sys.stderr)
+    out.done(args.write)
 
 
 if __name__ == "__main__":

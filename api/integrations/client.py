@@ -23,8 +23,7 @@ the same classes: :class:`~lastline.cache.LookupResult` (``CacheLookup``),
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cache
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 from pydantic import TypeAdapter
@@ -44,17 +43,11 @@ DEFAULT_TIMEOUT_S = 10.0
 CacheLookup = LookupResult
 Extraction = ExtractResult
 
-_T = TypeVar("_T")
-
-
-@cache
-def _adapter(cls: type[_T]) -> TypeAdapter[_T]:
-    return TypeAdapter(cls)
-
-
-def _parse(cls: type[_T], data: Any) -> _T:
-    """One JSON value as the tier's own class (validated; unknown fields dropped)."""
-    return _adapter(cls).validate_python(data)
+# Parsers of the server's JSON into the tiers' classes (validated; fields a newer server adds are dropped).
+_LOOKUP = TypeAdapter(LookupResult)
+_HITS = TypeAdapter(list[SearchResult])
+_ENTITIES = TypeAdapter(list[Entity])
+_EXTRACTION = TypeAdapter(ExtractResult)
 
 
 def _error_classes() -> dict[str, type[LastlineError]]:
@@ -111,6 +104,13 @@ class LastlineClient:
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = http or httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout)
 
+    @classmethod
+    def given(cls, client: LastlineClient | None, base_url: str | None, api_key: str | None) -> LastlineClient:
+        """``client`` itself, or a new one for ``base_url`` (default: the local service) — for adapters."""
+        if client is not None:
+            return client
+        return cls(base_url, api_key) if base_url else cls(api_key=api_key)
+
     def __enter__(self) -> LastlineClient:
         return self
 
@@ -164,7 +164,7 @@ class LastlineClient:
         self, prompt: str, *, context: str | None = None, mode: str = "intercept", threshold: float | None = None
     ) -> LookupResult:
         body = _drop_none({"prompt": prompt, "context": context, "mode": mode, "threshold": threshold})
-        return _parse(LookupResult, self.request("POST", "/v1/cache/lookup", body))
+        return _LOOKUP.validate_python(self.request("POST", "/v1/cache/lookup", body))
 
     def cache_delete(self, entry_id: str) -> Any:
         return self.request("DELETE", f"/v1/cache/entries/{entry_id}")
@@ -218,14 +218,14 @@ class LastlineClient:
         self, query: str, *, k: int = DEFAULT_K, filters: Mapping[str, Any] | None = None
     ) -> list[SearchResult]:
         body = _drop_none({"query": query, "k": k, "filters": dict(filters) if filters else None})
-        return _parse(list[SearchResult], self.request("POST", "/v1/kb/search", body)["results"])
+        return _HITS.validate_python(self.request("POST", "/v1/kb/search", body)["results"])
 
     def rules_extract(self, text: str, *, pack: str, fields: Sequence[str] | None = None) -> ExtractResult:
         body = _drop_none({"text": text, "pack": pack, "fields": list(fields) if fields else None})
-        return _parse(ExtractResult, self.request("POST", "/v1/rules/extract", body))
+        return _EXTRACTION.validate_python(self.request("POST", "/v1/rules/extract", body))
 
     def rules_entities(
         self, text: str, *, reference_time: str | None = None, types: Sequence[str] | None = None
     ) -> list[Entity]:
         body = _drop_none({"text": text, "reference_time": reference_time, "types": list(types) if types else None})
-        return _parse(list[Entity], self.request("POST", "/v1/rules/entities", body)["entities"])
+        return _ENTITIES.validate_python(self.request("POST", "/v1/rules/entities", body)["entities"])

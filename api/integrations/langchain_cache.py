@@ -105,9 +105,7 @@ class LastlineCache(BaseCache):
         tag: str = "langchain",
         strict: bool = False,
     ) -> None:
-        if client is None:
-            client = LastlineClient(base_url, api_key) if base_url else LastlineClient(api_key=api_key)
-        self.client = client
+        self.client = LastlineClient.given(client, base_url, api_key)
         self.mode = mode
         self.threshold = threshold
         self.ttl_s = ttl_s

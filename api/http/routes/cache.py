@@ -11,24 +11,21 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, status
+from fastapi import APIRouter, Path, Query, status
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from lastline import InvalidInput, NotFound
 from lastline.cache import Language, LookupResult, Mode
 
 from ...ladder.ladder import Context, ThresholdOverride
-from ...ladder.runtime import Runtime
 from ...ladder.text_limits import check_text_lengths
-from ..deps import get_runtime, get_tenant
+from ..deps import RuntimeDep, StrictBody, TenantDep
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1/cache", tags=["cache"])
 
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
-TenantDep = Annotated[str, Depends(get_tenant)]
 
 _ERRORS: dict[int | str, dict[str, str]] = {
     401: {"description": "Missing or unknown API key."},
@@ -37,11 +34,7 @@ _ERRORS: dict[int | str, dict[str, str]] = {
 }
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class EntryIn(_Body):
+class EntryIn(StrictBody):
     prompt: str = Field(description="The question as the user asked it (at most max_prompt_chars).")
     response: str = Field(description="The answer to serve again.")
     context: Context = Field(None, description="System prompt, model, tools, prior turns: must match exactly.")
@@ -55,7 +48,7 @@ class EntryCreated(BaseModel):
     id: str
 
 
-class LookupIn(_Body):
+class LookupIn(StrictBody):
     prompt: str = Field(description="The question to look up (at most max_prompt_chars).")
     context: Context = None
     mode: Mode = "intercept"
@@ -63,7 +56,7 @@ class LookupIn(_Body):
     exact_only: bool = False
 
 
-class InvalidateIn(_Body):
+class InvalidateIn(StrictBody):
     tags: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(None, max_length=64)
     older_than_s: float | None = Field(None, ge=0)
     context: Context = Field(None, description="Present (even null) = only entries of that context.")
@@ -74,7 +67,7 @@ class Deleted(BaseModel):
     deleted: int
 
 
-class FeedbackIn(_Body):
+class FeedbackIn(StrictBody):
     correct: bool
     entry_id: str | None = Field(None, max_length=64)
     lookup_id: str | None = Field(None, max_length=64)
@@ -155,13 +148,13 @@ def stats(runtime: RuntimeDep, tenant: TenantDep,
 MAX_CALIBRATION_PAIRS = 20_000
 
 
-class PairIn(_Body):
+class PairIn(StrictBody):
     question1: str = Field(min_length=1, max_length=10_000, description="The cached prompt.")
     question2: str = Field(min_length=1, max_length=10_000, description="The prompt looked up.")
     is_duplicate: bool = Field(description="True when the first prompt's answer is right for the second.")
 
 
-class CalibrateIn(_Body):
+class CalibrateIn(StrictBody):
     pairs: list[PairIn] | None = Field(None, max_length=MAX_CALIBRATION_PAIRS,
                                        description="Labelled pairs from the tenant's own traffic.")
     from_feedback: bool = Field(False, description="Use feedback on served semantic hits instead of pairs.")

@@ -9,24 +9,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Request, status
+from fastapi import APIRouter, Path, Request, status
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from lastline import InvalidInput, NotFound
 from lastline.kb import DEFAULT_K, MAX_QUERY_CHARS, SearchResult
 
-from ...ladder.runtime import Runtime
-from ..deps import get_runtime, get_tenant
+from ..deps import RuntimeDep, StrictBody, TenantDep
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1/kb", tags=["kb"])
 
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
-TenantDep = Annotated[str, Depends(get_tenant)]
 DocIdPath = Annotated[str, Path(min_length=1, max_length=500)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
 
@@ -40,11 +37,7 @@ _ERRORS: dict[int | str, dict[str, str]] = {
 }
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class DocumentIn(_Body):
+class DocumentIn(StrictBody):
     id: str | None = Field(None, min_length=1, max_length=500, description="Stable id; same id replaces.")
     title: str = Field("", max_length=1000)
     text: str = Field(min_length=1, max_length=MAX_DOCUMENT_CHARS)
@@ -60,7 +53,7 @@ class DocumentOut(BaseModel):
     documents: list[dict[str, Any]] | None = Field(None, description="For an FAQ/corpus upload: every document.")
 
 
-class SearchIn(_Body):
+class SearchIn(StrictBody):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     k: int = Field(DEFAULT_K, ge=1, le=MAX_SEARCH_K)
     filters: dict[str, Any] | None = Field(None, description="collection (str|list), tags (all), doc_ids, metadata.")

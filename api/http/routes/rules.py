@@ -9,9 +9,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, status
+from fastapi import APIRouter, Path, status
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from lastline import NotFound
 from lastline.rules import ENTITY_TYPES, Entity, ExtractResult, find_entities, repair_json
@@ -20,15 +20,12 @@ from lastline.rules.extract import MAX_TEXT_CHARS
 from lastline.rules.repair import MAX_JSON_CHARS
 
 from ...ladder.ladder import Label
-from ...ladder.runtime import Runtime
-from ..deps import get_runtime, get_tenant
+from ..deps import RuntimeDep, StrictBody, TenantDep
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1/rules", tags=["rules"])
 
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
-TenantDep = Annotated[str, Depends(get_tenant)]
 PackName = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")]
 _ERRORS: dict[int | str, dict[str, str]] = {
     401: {"description": "Missing or unknown API key."},
@@ -38,11 +35,7 @@ _ERRORS: dict[int | str, dict[str, str]] = {
 }
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class EntitiesIn(_Body):
+class EntitiesIn(StrictBody):
     # find_entities reads at most this much: longer text is refused here, not cut there.
     text: str = Field(max_length=MAX_ENTITY_CHARS)
     reference_time: datetime | None = Field(None, description="Anchor for relative dates (default: now).")
@@ -62,30 +55,30 @@ class EntitiesOut(BaseModel):
     entities: list[Entity]
 
 
-class ExtractIn(_Body):
+class ExtractIn(StrictBody):
     text: str = Field(max_length=MAX_TEXT_CHARS)
     pack: str = Field(min_length=1, max_length=64)
     fields: list[Annotated[str, Field(min_length=1, max_length=64)]] | None = Field(None, max_length=200)
     reference_time: datetime | None = None
 
 
-class RenderIn(_Body):
+class RenderIn(StrictBody):
     template: str | None = Field(None, max_length=20_000)
     template_id: str | None = Field(None, max_length=140, description="A pack name, or pack.template_name.")
     data: dict[str, Any] = Field(default_factory=dict)
 
 
-class RepairIn(_Body):
+class RepairIn(StrictBody):
     text: str = Field(max_length=MAX_JSON_CHARS)
     schema_: dict[str, Any] | None = Field(None, alias="schema")
 
 
-class MatchIn(_Body):
+class MatchIn(StrictBody):
     task: Label = None
     text: str = Field("", max_length=MAX_TEXT_CHARS)
 
 
-class PackIn(_Body):
+class PackIn(StrictBody):
     yaml: str = Field(min_length=1, max_length=256_000, description="The pack as YAML text.")
 
 
