@@ -95,7 +95,7 @@ def quality(models: list[str], limit: int | None, out: Section) -> None:
             auc, r1, r2, npos, nneg = results[(model, name)]
             p50, tput = speed[model]
             out(f"| {get_embedder(model, 1).model_id} | {name} | {npos}/{nneg} | {auc:.3f} | {r1:.3f} | {r2:.3f} "
-                  f"| {p50:.1f} ms | {tput:.0f}/s |")
+                f"| {p50:.1f} ms | {tput:.0f}/s |")
     en_best = max(models, key=lambda m: results[(m, "qqp_val.csv")][2])
     zh_best = max(models, key=lambda m: results[(m, "lcqmc_dev.csv")][2] + results[(m, "bq_dev.csv")][2])
     out(f"\nrouted: English → {en_best}, Chinese → {zh_best}\n")

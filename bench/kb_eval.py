@@ -217,8 +217,8 @@ def segmenters(workdir: Path, results: dict) -> None:
 
 def print_tables(results: dict, out: Section) -> None:
     out("| data set | embedder + English space | keyword nDCG@10 / R@100 | vector nDCG@10 / R@100 |"
-          " English space nDCG@10 / R@100 | hybrid nDCG@10 / R@100 | English queries / chunks | hybrid query ms |"
-          " ingest chunks/s |")
+        " English space nDCG@10 / R@100 | hybrid nDCG@10 / R@100 | English queries / chunks | hybrid query ms |"
+        " ingest chunks/s |")
     out("|---|---|---|---|---|---|---|---|---|")  # a * data set: the query's own verbatim copy dropped
     for key, row in results.items():
         if key.startswith("segmenter/"):
@@ -227,7 +227,7 @@ def print_tables(results: dict, out: Section) -> None:
         cells = " | ".join(f"{row[m][0]:.3f} / {row[m][1]:.3f}" if row.get(m) else "—"
                            for m in ("keyword", "vector", "english", "hybrid"))
         out(f"| {dataset} | {emb} | {cells} | {row['english_queries']} / {row['english_vectors']} |"
-              f" {row['hybrid_ms']:.1f} | {row['ingest_chunks_per_s']:.0f} |")
+            f" {row['hybrid_ms']:.1f} | {row['ingest_chunks_per_s']:.0f} |")
     seg = {k.split("/")[1]: v for k, v in results.items() if k.startswith("segmenter/")}
     if seg:
         out("\n#### Chinese segmentation (BQ FAQ, keyword only, USE index)\n")
@@ -238,7 +238,7 @@ def print_tables(results: dict, out: Section) -> None:
         if key.startswith("segmenter/") or not row["curve"]:
             continue
         out(f"\n#### Two-way fusion curve, {key}: hybrid nDCG@10 by RRF k (rows) and vector weight (columns; "
-                "keyword weight 1)\n")
+            "keyword weight 1)\n")
         out("| k \\ w | " + " | ".join(str(w) for w in VECTOR_WEIGHTS) + " |")
         out("|---" * (len(VECTOR_WEIGHTS) + 1) + "|")
         for k in RRF_KS:
@@ -247,7 +247,7 @@ def print_tables(results: dict, out: Section) -> None:
         if key.startswith("segmenter/") or not row.get("curve3"):
             continue
         out(f"\n#### Three-way fusion curve, {key}: hybrid nDCG@10 by RRF k and English-space weight (rows) and USE"
-              " weight (columns; keyword weight 1)\n")
+            " weight (columns; keyword weight 1)\n")
         out("| k | English w | " + " | ".join(str(w) for w in USE_WEIGHTS) + " |")
         out("|---|---" + "|---" * len(USE_WEIGHTS) + "|")
         for k in RRF_KS_3:

@@ -114,7 +114,7 @@ def main() -> None:
     out(f"Embedder {args.embedder}, English space {args.english_embedder} (1 thread each); {len(queries)} "
         "queries, k=10.\n")
     out("| chunks | ingest chunks/s | (embedder alone/s) | keyword p50 / p99 ms | vector p50 / p99 ms |"
-          " hybrid p50 / p99 ms | answer p50 / p99 ms | DB MB |")
+        " hybrid p50 / p99 ms | answer p50 / p99 ms | DB MB |")
     out("|---|---|---|---|---|---|---|---|")
     for r in rows:
         cells = " | ".join(f"{r[m][0]:.1f} / {r[m][1]:.1f}" for m in ("keyword", "vector", "hybrid", "answer"))
