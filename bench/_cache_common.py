@@ -11,22 +11,21 @@ digits, or trailing question mark changed. A cache must still answer these.
 
 from __future__ import annotations
 
+import argparse
 import os
-import platform
 import random
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from _common import DATA, machine
+
+from lastline.cache.served import question_roots
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("LASTLINE_EVAL_DATA", ROOT.parent / "shared" / "data"))  # as bench/_common.py
 CACHE_DATA = DATA / "cache"
 SETS = {"qqp_val": "en", "lcqmc_dev": "zh", "bq_dev": "zh"}
 
@@ -37,18 +36,17 @@ __all__ = [
 
 
 def machine_line() -> str:
-    """``2 cores, 24 GB, Python 3.11, <CPU model>, <UTC date>`` for the docs."""
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=5).stdout
-        cpu = next((ln.split(":", 1)[1].strip() for ln in out.splitlines() if ln.startswith("Model name")), cpu)
-    except (OSError, subprocess.SubprocessError):
-        pass
-    mem_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    py = ".".join(map(str, sys.version_info[:2]))
-    load = os.getloadavg()[0]
-    return (f"{os.cpu_count()} cores, {mem_gb:.0f} GB, Python {py}, {cpu}; "
-            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average {load:.1f} at start")
+    """The machine (``_common.machine``), the UTC time and the load when a run starts, for the docs."""
+    return f"{machine()} {time.strftime('%H:%M UTC', time.gmtime())}; load average {os.getloadavg()[0]:.1f} at start"
+
+
+def pair_bench_args(section: str, doc: str | None) -> argparse.Namespace:
+    """The options of the benches that score every pair file with one embedder: --embedder, --limit, --write."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0] if doc else None)
+    parser.add_argument("--embedder", default="use")
+    parser.add_argument("--limit", type=int, default=None, help="first N pairs of each file (smoke runs)")
+    parser.add_argument("--write", action="store_true", help=f"replace '{section}' in docs/benchmarks.md")
+    return parser.parse_args()
 
 
 def percentile_ms(samples_s: list[float] | np.ndarray, q: float) -> float:
@@ -61,24 +59,11 @@ def split_by_question(first: list[str], second: list[str], seed: int = 7) -> tup
     Connected components over questions go wholly to one side, so no question text is seen by
     both the calibration half and the evaluation half.
     """
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in zip(first, second, strict=True):
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[ra] = rb
-    roots = sorted({find(q) for q in parent})
+    root = question_roots((a, b, True) for a, b in zip(first, second, strict=True))
     rng = random.Random(seed)
-    side = {r: rng.random() < 0.5 for r in roots}
+    side = {r: rng.random() < 0.5 for r in sorted(set(root.values()))}
     idx = np.arange(len(first))
-    mask = np.array([side[find(a)] for a in first])
+    mask = np.array([side[root[a]] for a in first])
     return idx[mask], idx[~mask]
 
 

@@ -6,6 +6,8 @@ import csv
 import datetime as dt
 import os
 import platform
+import shlex
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -74,16 +76,82 @@ def roc_auc(scores: np.ndarray, labels: np.ndarray) -> float:
     return float((ranks[labels == 1].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
-def write_section(heading: str, text: str) -> Path:
-    """Replace (or append) the ``heading`` section of docs/benchmarks.md, leaving the others as they are."""
-    path = ROOT / "docs" / "benchmarks.md"
+BENCHMARKS_MD = ROOT / "docs" / "benchmarks.md"
+
+
+def _level(line: str) -> int:
+    """Markdown heading level of ``line`` (0 when it is not a heading)."""
+    hashes = len(line) - len(line.lstrip("#"))
+    return hashes if hashes and line[hashes:hashes + 1] == " " else 0
+
+
+def write_section(heading: str, text: str, path: Path = BENCHMARKS_MD) -> Path:
+    """Replace (or append) the ``heading`` section of docs/benchmarks.md, leaving the others as they are.
+
+    A section runs to the next heading of its own level or higher, so a script may own a ``###``
+    subsection and its neighbours (other scripts' subsections, the ``##`` intro) stay. ``heading``
+    must be a whole heading line; ``text`` starts with it.
+    """
+    level = _level(heading)
+    if not level or not text.startswith(heading):
+        raise ValueError(f"{heading!r}: a markdown heading line that the section text starts with")
     current = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    lines = current.splitlines(keepends=True)
     body = text.rstrip("\n") + "\n"
-    if heading in current:
-        start = current.index(heading)
-        nxt = current.find("\n## ", start + len(heading))
-        current = current[:start] + body + ("\n" + current[nxt + 1:] if nxt != -1 else "")
-    else:
+    start = next((i for i, line in enumerate(lines) if line.rstrip("\n") == heading), None)
+    if start is None:
         current = current.rstrip("\n") + "\n\n" + body
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if 0 < _level(lines[i]) <= level), len(lines))
+        current = "".join(lines[:start]) + body + ("\n" + "".join(lines[end:]) if end < len(lines) else "")
     path.write_text(current, encoding="utf-8")
     return path
+
+
+class Section:
+    """A script's section of docs/benchmarks.md: printed line by line as it is built, written on ``--write``.
+
+    ``out(...)`` takes what ``print`` would; headings the script prints inside its section are
+    pushed below the section's own level, so they never end it (a ``## Through the cache`` in a
+    ``###`` section becomes ``####``).
+    """
+
+    def __init__(self, heading: str, command: str | None = None) -> None:
+        """``command`` (default: this process's own command line) goes into the section's first line."""
+        command = command or shlex.join(["python", f"bench/{Path(sys.argv[0]).name}", *sys.argv[1:]])
+        self.heading = heading
+        self.level = _level(heading)
+        started = dt.datetime.now(dt.UTC).strftime("%H:%M UTC")
+        self.lines: list[str] = [heading, "", f"Machine: {machine()} {started}; load average {load_average()} at "
+                                 f"start. Produced by `{command}`.", ""]
+        print("\n".join(self.lines))
+
+    def __call__(self, *parts: object, sep: str = " ", end: str = "\n", flush: bool = False) -> None:
+        text = sep.join(str(p) for p in parts) + end
+        print(text, end="", flush=flush)
+        for line in text.removesuffix("\n").split("\n"):
+            own = _level(line)
+            self.lines.append("#" * max(own, self.level + 1) + line[own:] if own else line)
+
+    def text(self) -> str:
+        return "\n".join(self.lines).rstrip("\n") + "\n"
+
+    def write(self, path: Path = BENCHMARKS_MD) -> Path:
+        return write_section(self.heading, self.text(), path)
+
+    def done(self, write: bool) -> None:
+        """The end of a run: with ``--write``, the section goes into docs/benchmarks.md."""
+        if write:
+            print(f"wrote {self.write()}", file=sys.stderr)
+
+
+def publish(text: str, write: bool) -> None:
+    """Print a section a script rendered itself; with ``--write`` also put it in docs/benchmarks.md."""
+    print(text)
+    if write:
+        print(f"wrote {write_section(text.split(chr(10), 1)[0], text)}", file=sys.stderr)
+
+
+def load_average() -> str:
+    """The 1/5/15-minute load averages, for the line that says how loaded the machine was."""
+    return " / ".join(f"{x:.1f}" for x in os.getloadavg())

@@ -35,18 +35,20 @@ from _cache_common import (
     faiss_single_thread,
     hit_rate_at_false_hit,
     load_set,
-    machine_line,
     plain_cosine,
     rewrite,
     split_by_question,
     temp_cache,
     value_variant,
 )
+from _common import Section
 
 from lastline import InvalidInput, normalize_text
 from lastline.cache import CacheConfig
 from lastline.cache.calibration import calibrate
 from lastline.cache.pairs import score_pairs
+
+SECTION = "### The guarantee and changed values (`bench/cache_correctness.py`)"
 
 TARGETS = (0.01, 0.02)
 
@@ -134,9 +136,10 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--rewrites", type=int, default=2000)
     parser.add_argument("--limit", type=int, default=None, help="first N pairs of each set (smoke runs)")
+    parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
     args = parser.parse_args()
     faiss_single_thread()
-    print(f"# cache_correctness — {machine_line()}\n")
+    out = Section(SECTION)
     guarantee_rows, value_rows = [], []
     for name in args.sets:
         pairs = load_set(name)
@@ -149,40 +152,40 @@ def main() -> None:
         try:
             t = calibrate(ours, pairs.labels, 0.02).threshold
         except InvalidInput as exc:
-            print(f"{name}: whole-set calibration refused ({exc.detail}); values measured at 0.98")
+            out(f"{name}: whole-set calibration refused ({exc.detail}); values measured at 0.98")
             t = 0.98
         res = values(name, pairs, t, args.rewrites, probe.embedder)  # type: ignore[attr-defined]
         value_rows.append((name, SETS[name], t, res))
-        print(f"{name}: {len(pairs)} pairs; value variants e.g. "
-              + "; ".join(f"{q!r} → {v!r}" for q, v in res["examples"]), flush=True)  # type: ignore[union-attr]
+        out(f"{name}: {len(pairs)} pairs; value variants e.g. "
+            + "; ".join(f"{q!r} → {v!r}" for q, v in res["examples"]), flush=True)  # type: ignore[union-attr]
 
-    print(f"\n## Guarantee: calibrate on one half, realise on the other ({args.seeds} question-disjoint splits)\n")
-    print("| set | target | method | threshold (mean) | realised false-hit rate mean / max | hit rate | "
-          "splits over target | refused |")
-    print("|---|---|---|---|---|---|---|---|")
+    out(f"\n## Guarantee: calibrate on one half, realise on the other ({args.seeds} question-disjoint splits)\n")
+    out("| set | target | method | threshold (mean) | realised false-hit rate mean / max | hit rate | "
+        "splits over target | refused |")
+    out("|---|---|---|---|---|---|---|---|")
     for name, target, method, t, fhr, fmax, hit, over, refused in guarantee_rows:
         if t is None:
-            print(f"| {name} | {target:.0%} | {method} | refused | – | – | – | {refused}/{args.seeds} |")
+            out(f"| {name} | {target:.0%} | {method} | refused | – | – | – | {refused}/{args.seeds} |")
             continue
-        print(f"| {name} | {target:.0%} | {method} | {t:.4f} | {fhr:.2%} / {fmax:.2%} | {hit:.1%} | "
-              f"{over}/{args.seeds - refused} | {refused}/{args.seeds} |")
+        out(f"| {name} | {target:.0%} | {method} | {t:.4f} | {fhr:.2%} / {fmax:.2%} | {hit:.1%} | "
+            f"{over}/{args.seeds - refused} | {refused}/{args.seeds} |")
 
-    print("\n## Values: changed-value variants and trivial rewrites, at the set's calibrated 2% threshold\n")
-    print("A variant's false hit = it was served its original's answer (the old value). Hits on *other*")
-    print("entries pass the slot guard (same values) and are unlabelled; shown apart as 'any entry'.\n")
-    print("| set | lang | threshold | questions | variants | false hits: lastline (any entry) | "
-          "false hits: plain cosine | rewrites | rewrite hits: lastline | rewrite hits: plain cosine |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    out("\n## Values: changed-value variants and trivial rewrites, at the set's calibrated 2% threshold\n")
+    out("A variant's false hit = it was served its original's answer (the old value). Hits on *other*")
+    out("entries pass the slot guard (same values) and are unlabelled; shown apart as 'any entry'.\n")
+    out("| set | lang | threshold | questions | variants | false hits: lastline (any entry) | "
+        "false hits: plain cosine | rewrites | rewrite hits: lastline | rewrite hits: plain cosine |")
+    out("|---|---|---|---|---|---|---|---|---|---|")
     by_lang: dict[str, list[tuple[int, float, float, int, float, float]]] = {}
     for name, lang, t, r in value_rows:
-        print(f"| {name} | {lang} | {t:.4f} | {r['questions']} | {r['variants']} | {r['var_own']:.2%} "
-              f"({r['var_hit']:.2%}) | {r['var_plain']:.2%} | {r['rewrites']} | {r['rw_own']:.2%} | "
-              f"{r['rw_plain']:.2%} |")
+        out(f"| {name} | {lang} | {t:.4f} | {r['questions']} | {r['variants']} | {r['var_own']:.2%} "
+            f"({r['var_hit']:.2%}) | {r['var_plain']:.2%} | {r['rewrites']} | {r['rw_own']:.2%} | "
+            f"{r['rw_plain']:.2%} |")
         by_lang.setdefault(lang, []).append((r["variants"], r["var_own"], r["var_plain"], r["rewrites"],  # type: ignore[arg-type]
                                              r["rw_own"], r["rw_plain"]))
-    print("\n| language | variants | false hits lastline | false hits plain cosine | rewrites | "
-          "rewrite hits lastline | rewrite hits plain cosine |")
-    print("|---|---|---|---|---|---|---|")
+    out("\n| language | variants | false hits lastline | false hits plain cosine | rewrites | "
+        "rewrite hits lastline | rewrite hits plain cosine |")
+    out("|---|---|---|---|---|---|---|")
     for lang, rows in by_lang.items():
         nv = sum(r[0] for r in rows)
         nr = sum(r[3] for r in rows)
@@ -190,17 +193,18 @@ def main() -> None:
         pv = sum(r[0] * r[2] for r in rows) / nv
         rl = sum(r[3] * r[4] for r in rows) / nr
         rp = sum(r[3] * r[5] for r in rows) / nr
-        print(f"| {lang} | {nv} | {fv:.2%} | {pv:.2%} | {nr} | {rl:.2%} | {rp:.2%} |")
-    print("\nVariants served their original's answer (lastline), and rewrites that missed:")
+        out(f"| {lang} | {nv} | {fv:.2%} | {pv:.2%} | {nr} | {rl:.2%} | {rp:.2%} |")
+    out("\nVariants served their original's answer (lastline), and rewrites that missed:")
     for name, _, _, r in value_rows:
         for q, v in r["misses"]:  # type: ignore[union-attr]
-            print(f"- {name} variant: {q!r} → {v!r}")
+            out(f"- {name} variant: {q!r} → {v!r}")
         for q, rw in r["rw_fails"]:  # type: ignore[union-attr]
-            print(f"- {name} rewrite missed: {q!r} → {rw!r}")
-    print("\nRewrite hit rate by kind (lastline):")
+            out(f"- {name} rewrite missed: {q!r} → {rw!r}")
+    out("\nRewrite hit rate by kind (lastline):")
     for name, _, _, r in value_rows:
         kinds = ", ".join(f"{k} {v[0]:.1%} of {v[1]}" for k, v in r["rw_kinds"].items())  # type: ignore[union-attr]
-        print(f"- {name}: {kinds}")
+        out(f"- {name}: {kinds}")
+    out.done(args.write)
 
 
 if __name__ == "__main__":

@@ -31,15 +31,17 @@ from _cache_common import (
     faiss_single_thread,
     hit_rate_at_false_hit,
     load_set,
-    machine_line,
     plain_cosine,
     temp_cache,
 )
+from _common import Section
 
 from lastline import InvalidInput, normalize_text
 from lastline.cache import CacheConfig, default_threshold
 from lastline.cache.calibration import calibrate
 from lastline.cache.pairs import score_pairs
+
+SECTION = "### Hit rate and false-hit rate through the cache (`bench/cache_eval.py`)"
 
 CURVE_AT = (0.005, 0.01, 0.02, 0.05)
 
@@ -87,9 +89,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", nargs="+", default=list(SETS))
     parser.add_argument("--limit", type=int, default=None, help="first N pairs of each set (smoke runs)")
+    parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
     args = parser.parse_args()
     faiss_single_thread()
-    print(f"# cache_eval — {machine_line()}\n")
+    out = Section(SECTION)
     summary = []
     curves = []
     for name in args.sets:
@@ -104,7 +107,7 @@ def main() -> None:
         try:
             cal = calibrate(ours, pairs.labels, 0.02)
         except InvalidInput as exc:  # earlier layers alone exceed the target on this sample
-            print(f"{name}: calibration refused: {exc.detail}")
+            out(f"{name}: calibration refused: {exc.detail}")
             cal = None
         # the default a lookup in this set's language uses (thresholds are per model and language)
         shipped = default_threshold(probe.model_id, "intercept", language=SETS[name]).value  # type: ignore[attr-defined]
@@ -121,27 +124,28 @@ def main() -> None:
         guard_pos = float(np.isneginf(ours[y]).mean())
         guard_neg = float(np.isneginf(ours[~y]).mean())
         layer_neg = float(np.isposinf(ours[~y]).mean())
-        print(f"{name}: {len(pairs)} pairs ({int(y.sum())} dup / {int((~y).sum())} non-dup); slot guard vetoes "
-              f"{guard_pos:.1%} of duplicates and {guard_neg:.1%} of non-duplicates; exact/fuzzy layers serve "
-              f"{layer_neg:.2%} of non-duplicates at any threshold"
-              + (f"; calibrated 2% → t={cal.threshold:.4f} (bound {cal.bound:.2%}, n_neg {cal.n_negatives})"
-                 if cal else ""))
-    print("\n## Through the cache (question1 inserted, question2 looked up; own partition per pair unless "
-          "'shared'; other-entry hits on duplicates count as misses, on non-duplicates as false hits)\n")
-    print("| set | threshold | value | hit rate on duplicates | false-hit rate | fixed cosine hit rate at "
-          "same false-hit rate | ratio | hits by layer | lookups/s |")
-    print("|---|---|---|---|---|---|---|---|---|")
+        out(f"{name}: {len(pairs)} pairs ({int(y.sum())} dup / {int((~y).sum())} non-dup); slot guard vetoes "
+            f"{guard_pos:.1%} of duplicates and {guard_neg:.1%} of non-duplicates; exact/fuzzy layers serve "
+            f"{layer_neg:.2%} of non-duplicates at any threshold"
+            + (f"; calibrated 2% → t={cal.threshold:.4f} (bound {cal.bound:.2%}, n_neg {cal.n_negatives})"
+               if cal else ""))
+    out("\n## Through the cache (question1 inserted, question2 looked up; own partition per pair unless "
+        "'shared'; other-entry hits on duplicates count as misses, on non-duplicates as false hits)\n")
+    out("| set | threshold | value | hit rate on duplicates | false-hit rate | fixed cosine hit rate at "
+        "same false-hit rate | ratio | hits by layer | lookups/s |")
+    out("|---|---|---|---|---|---|---|---|---|")
     for name, label, t, res, base_hit, base_fhr in summary:
         ratio = res["hit_dup"] / base_hit if base_hit else float("inf")
         layers = ", ".join(f"{k} {v}" for k, v in sorted(res["layers"].items()))  # type: ignore[union-attr]
-        print(f"| {name} | {label} | {t:.4f} | {res['hit_dup']:.1%} | {res['false_hit']:.2%} | "
-              f"{base_hit:.1%} (at {base_fhr:.2%}) | {ratio:.2f}× | {layers} | {res['lookups_per_s']:.0f} |")
-    print("\n## Curve: hit rate on duplicates at a fixed false-hit rate (pair scores, point estimates)\n")
-    print("| set | false-hit rate ≤ | lastline (layers + guard + cosine) | plain cosine | plain threshold |")
-    print("|---|---|---|---|---|")
+        out(f"| {name} | {label} | {t:.4f} | {res['hit_dup']:.1%} | {res['false_hit']:.2%} | "
+            f"{base_hit:.1%} (at {base_fhr:.2%}) | {ratio:.2f}× | {layers} | {res['lookups_per_s']:.0f} |")
+    out("\n## Curve: hit rate on duplicates at a fixed false-hit rate (pair scores, point estimates)\n")
+    out("| set | false-hit rate ≤ | lastline (layers + guard + cosine) | plain cosine | plain threshold |")
+    out("|---|---|---|---|---|")
     for name, fhr, h_ours, r_ours, h_plain, r_plain, t_plain in curves:
-        print(f"| {name} | {fhr:.1%} | {h_ours:.1%} ({r_ours:.2%}) | {h_plain:.1%} ({r_plain:.2%}) | "
-              f"{t_plain:.4f} |")
+        out(f"| {name} | {fhr:.1%} | {h_ours:.1%} ({r_ours:.2%}) | {h_plain:.1%} ({r_plain:.2%}) | "
+            f"{t_plain:.4f} |")
+    out.done(args.write)
 
 
 if __name__ == "__main__":

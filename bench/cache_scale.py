@@ -38,10 +38,14 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cache_common import load_set, machine_line, percentile_ms
+from _cache_common import load_set, percentile_ms
+from _common import Section
 
 from lastline import get_embedder, open_storage
 from lastline.cache import CacheConfig, SemanticCache
+
+SECTION = "### Scale (`bench/cache_scale.py`)"
+SYNC_SECTION = "### Keeping the index in step across processes (`bench/cache_scale.py --sync`)"
 
 
 def rss_mb() -> float:
@@ -195,6 +199,7 @@ def main() -> None:
     parser.add_argument("--flat-too", action="store_true", help="also time exact flat search at each size")
     parser.add_argument("--faiss-threads", type=int, default=0, help="OpenMP threads for FAISS (0: default)")
     parser.add_argument("--sync", action="store_true", help="only time keeping the index in step across processes")
+    parser.add_argument("--write", action="store_true", help="replace this run's section of docs/benchmarks.md")
     args = parser.parse_args()
     import faiss
 
@@ -208,21 +213,22 @@ def main() -> None:
     base = embedder.encode(questions)
     e50, e99 = embed_timing(embedder, questions[:500])
     if args.sync:
-        print(f"# cache_scale --sync — {machine_line()}\n")
-        print("| entries | sync(), nothing changed µs | after another connection's non-entry commit µs "
-              "| after another instance's put µs | after its delete µs | lookup p50 ms with / without sync |")
-        print("|---|---|---|---|---|---|")
+        out = Section(SYNC_SECTION)
+        out("| entries | sync(), nothing changed µs | after another connection's non-entry commit µs "
+            "| after another instance's put µs | after its delete µs | lookup p50 ms with / without sync |")
+        out("|---|---|---|---|---|---|")
         for n in args.sizes:
             r = sync_cost(n, base, embedder.model_id, args.lookups, rng)
-            print(f"| {n:,} | {r['idle']:.1f} | {r['other_write']:.1f} | {r['insert']:.1f} | {r['delete']:.1f} | "
-                  f"{r['p50_with']:.3f} / {r['p50_without']:.3f} |", flush=True)
+            out(f"| {n:,} | {r['idle']:.1f} | {r['other_write']:.1f} | {r['insert']:.1f} | {r['delete']:.1f} | "
+                f"{r['p50_with']:.3f} / {r['p50_without']:.3f} |", flush=True)
+        out.done(args.write)
         return
-    print(f"# cache_scale — {machine_line()}; FAISS OpenMP threads: {args.faiss_threads or faiss.omp_get_max_threads()}"
-          f" (default = all cores)\n")
-    print(f"Embedding one short question ({embedder.model_id}, 1 thread): p50 {e50:.2f} ms, p99 {e99:.2f} ms.\n")
-    print("| entries | index | lookup p50 ms | p99 ms | mean ms | p50 / embedding p50 | hits | inserts/s "
-          "(no embedding) | RAM / entry | disk / entry |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    out = Section(SECTION)
+    out(f"FAISS OpenMP threads: {args.faiss_threads or faiss.omp_get_max_threads()} (default = all cores).\n")
+    out(f"Embedding one short question ({embedder.model_id}, 1 thread): p50 {e50:.2f} ms, p99 {e99:.2f} ms.\n")
+    out("| entries | index | lookup p50 ms | p99 ms | mean ms | p50 / embedding p50 | hits | inserts/s "
+        "(no embedding) | RAM / entry | disk / entry |")
+    out("|---|---|---|---|---|---|---|---|---|---|")
     # No LRU eviction: at 1M entries of ≈2.1 kB the default 2 GB max_bytes evicts ≈4% of them, and
     # lookups of evicted entries would read as index misses.
     unbounded = {"max_entries": 10**9, "max_bytes": 10**13}
@@ -234,9 +240,10 @@ def main() -> None:
             if label == "flat" and n <= config.hnsw_threshold and n <= CacheConfig().hnsw_threshold:
                 continue
             r = run_size(n, base, embedder.model_id, args.lookups, config, label, rng)
-            print(f"| {n:,} | {r['index']} | {r['p50']:.3f} | {r['p99']:.3f} | {r['mean']:.3f} | "
-                  f"{r['p50'] / e50:.2f} | {r['hit_share']:.0%} | {r['insert_per_s']:,.0f} | "
-                  f"{r['rss_per_entry']:,.0f} B | {r['disk_per_entry']:,.0f} B |", flush=True)
+            out(f"| {n:,} | {r['index']} | {r['p50']:.3f} | {r['p99']:.3f} | {r['mean']:.3f} | "
+                f"{r['p50'] / e50:.2f} | {r['hit_share']:.0%} | {r['insert_per_s']:,.0f} | "
+                f"{r['rss_per_entry']:,.0f} B | {r['disk_per_entry']:,.0f} B |", flush=True)
+    out.done(args.write)
 
 
 if __name__ == "__main__":

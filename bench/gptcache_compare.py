@@ -35,10 +35,13 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cache_common import CACHE_DATA, machine_line, percentile_ms, temp_cache
+from _cache_common import CACHE_DATA, percentile_ms, temp_cache
+from _common import Section
 
 from lastline import get_embedder, normalize_text
 from lastline.cache import CacheConfig, default_threshold
+
+SECTION = "### GPTCache side by side (`bench/gptcache_compare.py`)"
 
 THRESHOLDS = (0.98, 0.97, 0.90, 0.60)  # lastline intercept / fallback defaults, a common 0.9, GPTCache's 0.8
 
@@ -142,6 +145,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--faiss-threads", type=int, default=1,
                         help="OpenMP threads for FAISS in both caches (0: library default)")
+    parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
     args = parser.parse_args()
     import faiss
 
@@ -152,23 +156,24 @@ def main() -> None:
     embedder = get_embedder("use", 1)
     embedder.load()
     same_norm = sum(1 for p in pairs if normalize_text(p["origin"]) == normalize_text(p["similar"]))
-    print(f"# gptcache_compare — {machine_line()}; FAISS OpenMP threads: "
-          f"{args.faiss_threads or 'library default'}\n")
-    print(f"{len(pairs)} pairs; {same_norm} are identical after lastline's normalization. lastline's shipped "
-          f"intercept threshold for {embedder.model_id}: "
-          f"{default_threshold(embedder.model_id, 'intercept').value}.\n")
+    out = Section(SECTION)
+    out(f"FAISS OpenMP threads: {args.faiss_threads or 'library default'}.\n")
+    out(f"{len(pairs)} pairs; {same_norm} are identical after lastline's normalization. lastline's shipped "
+        f"intercept threshold for {embedder.model_id}: "
+        f"{default_threshold(embedder.model_id, 'intercept').value}.\n")
     memo = MemoEmbedder(embedder, [t for p in pairs for t in (p["origin"], p["similar"])])
-    print("## Accuracy and framework overhead (precomputed vectors; batch import)\n")
-    print("| system | cosine ≥ | right hits | wrong hits | misses | lookup p50 ms | lookup p99 ms | inserts/s |")
-    print("|---|---|---|---|---|---|---|---|")
+    out("## Accuracy and framework overhead (precomputed vectors; batch import)\n")
+    out("| system | cosine ≥ | right hits | wrong hits | misses | lookup p50 ms | lookup p99 ms | inserts/s |")
+    out("|---|---|---|---|---|---|---|---|")
     for cos in THRESHOLDS:
         for runner in (run_lastline, run_gptcache):
-            print(_row(runner(pairs, memo, cos, batch=True)), flush=True)
-    print("\n## End to end (real embedder on every call; one put per entry)\n")
-    print("| system | cosine ≥ | right hits | wrong hits | misses | lookup p50 ms | lookup p99 ms | inserts/s |")
-    print("|---|---|---|---|---|---|---|---|")
+            out(_row(runner(pairs, memo, cos, batch=True)), flush=True)
+    out("\n## End to end (real embedder on every call; one put per entry)\n")
+    out("| system | cosine ≥ | right hits | wrong hits | misses | lookup p50 ms | lookup p99 ms | inserts/s |")
+    out("|---|---|---|---|---|---|---|---|")
     for runner, cos in ((run_lastline, 0.98), (run_gptcache, 0.98), (run_gptcache, 0.60)):
-        print(_row(runner(pairs, embedder, cos, batch=False)), flush=True)
+        out(_row(runner(pairs, embedder, cos, batch=False)), flush=True)
+    out.done(args.write)
 
 
 if __name__ == "__main__":

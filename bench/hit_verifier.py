@@ -24,11 +24,13 @@ import numpy as np
 from rapidfuzz import fuzz
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine, read_pairs, recall_at_fpr
+from _common import Section, read_pairs, recall_at_fpr
 
 from lastline import normalize_text
 from lastline.cache.pairs import encode_unique
 from lastline.embedding import get_embedder
+
+SECTION = "### A learned hit verifier (`bench/hit_verifier.py`)"
 
 TRAIN_FOR = {"qqp_val.csv": "qqp_train.csv", "bq_dev.csv": "atec_train.csv", "lcqmc_dev.csv": "atec_train.csv"}
 AT = (0.01, 0.02, 0.05)
@@ -54,6 +56,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="+", default=["qqp_val", "bq_dev", "lcqmc_dev"])
     parser.add_argument("--limit", type=int, default=None, help="pairs per file (smoke runs)")
+    parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
     args = parser.parse_args()
     from sklearn.linear_model import LogisticRegression
     from sklearn.neural_network import MLPClassifier
@@ -61,9 +64,9 @@ def main() -> None:
     from sklearn.preprocessing import StandardScaler
 
     embedder = get_embedder("use", 1)
-    print(f"machine: {machine()}")
-    print("| dev set (trained on) | scorer | hit @ ≤1% | hit @ ≤2% | hit @ ≤5% | × cosine at 2% |")
-    print("|---|---|---|---|---|---|")
+    out = Section(SECTION)
+    out("| dev set (trained on) | scorer | hit @ ≤1% | hit @ ≤2% | hit @ ≤5% | × cosine at 2% |")
+    out("|---|---|---|---|---|---|")
     for name in args.sets:
         dev_file = f"{name}.csv"
         train_file = TRAIN_FOR[dev_file]
@@ -86,8 +89,9 @@ def main() -> None:
                          {f: recall_at_fpr(prob, y_dev, f)[0] for f in AT}))
         for label, rec in rows:
             ratio = rec[0.02] / base[0.02] if base[0.02] else float("nan")
-            print(f"| {name} ({train_file.removesuffix('.csv')}) | {label} | {rec[0.01]:.3f} | {rec[0.02]:.3f}"
-                  f" | {rec[0.05]:.3f} | {ratio:.2f}× |", flush=True)
+            out(f"| {name} ({train_file.removesuffix('.csv')}) | {label} | {rec[0.01]:.3f} | {rec[0.02]:.3f}"
+                f" | {rec[0.05]:.3f} | {ratio:.2f}× |", flush=True)
+    out.done(args.write)
 
 
 if __name__ == "__main__":

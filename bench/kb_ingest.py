@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DATA, machine, write_section
+from _common import DATA, machine, publish
 
 from lastline import get_embedder, open_storage
 from lastline.kb import KnowledgeBase
@@ -109,10 +109,7 @@ def main() -> None:
     ]
     for label, (seconds, s) in timings.items():
         lines.append(f"| {label} | {seconds:.1f} | {s['added']} | {s['updated']} | {s['unchanged']} | {s['chunks']} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.write:
-        write_section(lines[0], text)
+    publish("\n".join(lines) + "\n", args.write)
 
 
 if __name__ == "__main__":

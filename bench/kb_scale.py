@@ -15,7 +15,7 @@ English chunk is embedded twice and every (English) query encodes twice and runs
 ``--english-embedder none`` measures the KB without it.
 
 Usage: python bench/kb_scale.py [--sizes 10000 100000] [--queries 200] [--embedder use]
-                               [--english-embedder minilm-onnx|none]
+                               [--english-embedder minilm-onnx|none] [--write]
 """
 
 from __future__ import annotations
@@ -32,10 +32,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DATA, machine
+from _common import DATA, Section
 
 from lastline import get_embedder, open_storage
 from lastline.kb import KnowledgeBase
+
+SECTION = "### Ingest speed and query latency (`bench/kb_scale.py`)"
 
 
 def sentences() -> list[str]:
@@ -62,6 +64,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--embedder", default="use")
     parser.add_argument("--english-embedder", default="minilm-onnx", help="model of the English space, or none")
+    parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
     args = parser.parse_args()
     rng = random.Random(7)
     pool = sentences()
@@ -107,15 +110,17 @@ def main() -> None:
             rows.append(row)
             print(f"  {size}: {row}", file=sys.stderr)
             storage.close()
-    print(f"Machine: {machine()}; embedder {args.embedder}, English space {args.english_embedder} (1 thread each);"
-          f" {len(queries)} queries, k=10\n")
-    print("| chunks | ingest chunks/s | (embedder alone/s) | keyword p50 / p99 ms | vector p50 / p99 ms |"
-          " hybrid p50 / p99 ms | answer p50 / p99 ms | DB MB |")
-    print("|---|---|---|---|---|---|---|---|")
+    out = Section(SECTION)
+    out(f"Embedder {args.embedder}, English space {args.english_embedder} (1 thread each); {len(queries)} "
+        "queries, k=10.\n")
+    out("| chunks | ingest chunks/s | (embedder alone/s) | keyword p50 / p99 ms | vector p50 / p99 ms |"
+        " hybrid p50 / p99 ms | answer p50 / p99 ms | DB MB |")
+    out("|---|---|---|---|---|---|---|---|")
     for r in rows:
         cells = " | ".join(f"{r[m][0]:.1f} / {r[m][1]:.1f}" for m in ("keyword", "vector", "hybrid", "answer"))
-        print(f"| {r['chunks']:,} | {r['ingest_chunks_per_s']:.0f} | {r['embed_only_per_s']:.0f} | {cells} |"
-              f" {r['db_mb']:.0f} |")
+        out(f"| {r['chunks']:,} | {r['ingest_chunks_per_s']:.0f} | {r['embed_only_per_s']:.0f} | {cells} |"
+            f" {r['db_mb']:.0f} |")
+    out.done(args.write)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 One run starts two servers on 127.0.0.1 — ``lastline serve`` on a scratch SQLite file, and a bare
 FastAPI app (this file, ``--bare``) with one POST endpoint that takes the same JSON body through
-pydantic — and drives both with the raw-socket asyncio client of ``bench/http_bench.py`` (kept-alive
+pydantic — and drives both with the raw-socket asyncio client of ``bench/_http_client.py`` (kept-alive
 connections, pre-encoded requests; httpx caps near 40 req/s here). Throughput is reported as a ratio
 to the bare app measured in the same run, so a machine shared with other work does not move the goal.
 
@@ -54,8 +54,9 @@ from lastline import normalize_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DATA, ROOT, machine, write_section
+from _http_client import exchange, post_request
 from backends import pg_cluster, postgres
-from http_bench import _exchange, _post, cpu_seconds, start_server
+from http_bench import cpu_seconds, process_tree, start_server
 
 SECTION = "## Under load"
 LEVELS = (1, 16, 64, 256)
@@ -230,7 +231,7 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
     Requests are pre-encoded; each client walks the bodies from its own offset.
     """
     host, port = base.removeprefix("http://").split(":")
-    requests = [_post(host, path, b) for b in bodies]
+    requests = [post_request(host, path, b) for b in bodies]
     started = time.perf_counter()
     stop = started + seconds
     interval = clients / rate if rate else 0.0
@@ -249,8 +250,8 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
             try:
                 if conn is None:
                     conn = await asyncio.wait_for(asyncio.open_connection(host, int(port)), CLIENT_TIMEOUT_S)
-                status, body = await asyncio.wait_for(_exchange(*conn, requests[i % len(requests)]),
-                                                      CLIENT_TIMEOUT_S)
+                status, body, _ = await asyncio.wait_for(exchange(*conn, requests[i % len(requests)]),
+                                                         CLIENT_TIMEOUT_S)
             except TimeoutError:
                 row.add("timeout", time.perf_counter() - t0)
                 conn = _close(conn)
@@ -279,28 +280,12 @@ def _close(conn: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None) -> No
 def rss_mb(pid: int) -> float:
     """Resident memory of a process and all its descendants (the workers), in MB."""
     total = 0
-    pending = [pid]
-    while pending:
-        p = pending.pop()
+    for p in process_tree(pid):
         with contextlib.suppress(OSError):
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1])
-            for task in Path(f"/proc/{p}/task").iterdir():
-                pending.extend(int(c) for c in (task / "children").read_text().split())
     return total / 1024
-
-
-def tree_cpu_seconds(pid: int) -> float:
-    total = 0.0
-    pending = [pid]
-    while pending:
-        p = pending.pop()
-        with contextlib.suppress(OSError):
-            total += cpu_seconds(p)
-            for task in Path(f"/proc/{p}/task").iterdir():
-                pending.extend(int(c) for c in (task / "children").read_text().split())
-    return total
 
 
 def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, path: str,
@@ -308,7 +293,7 @@ def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, pa
     """One row: ``clients`` connections spread evenly over ``servers`` (replicas), figures summed."""
     row = Row(mix, clients, seconds)
     load0 = os.getloadavg()[0]
-    cpu0 = sum(tree_cpu_seconds(proc.pid) for proc, _ in servers)
+    cpu0 = sum(cpu_seconds(proc.pid) for proc, _ in servers)
     shares = [clients // len(servers) + (k < clients % len(servers)) for k in range(len(servers))]
 
     async def all_servers() -> None:
@@ -317,7 +302,7 @@ def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, pa
                                for (_, base), share in zip(servers, shares, strict=True) if share))
 
     asyncio.run(all_servers())
-    row.cpu_ms = 1000 * (sum(tree_cpu_seconds(proc.pid) for proc, _ in servers) - cpu0) / max(1, row.n)
+    row.cpu_ms = 1000 * (sum(cpu_seconds(proc.pid) for proc, _ in servers) - cpu0) / max(1, row.n)
     row.rss_mb = sum(rss_mb(proc.pid) for proc, _ in servers)
     row.load = (load0, os.getloadavg()[0])
     print(f"{mix:12s} c={clients:5d} {row.rps:8.0f} req/s  p50 {row.pct(0.5):7.1f}  p99 {row.pct(0.99):8.1f}"

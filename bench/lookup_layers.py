@@ -9,7 +9,6 @@ Run: ``python bench/lookup_layers.py [--embedder use] [--limit N]``; prints a ma
 
 from __future__ import annotations
 
-import argparse
 import csv
 import sys
 import tempfile
@@ -17,10 +16,13 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cache_common import CACHE_DATA, SETS, machine_line
+from _cache_common import CACHE_DATA, SETS, pair_bench_args
+from _common import Section
 
 from lastline import get_embedder, normalize_text, open_storage
 from lastline.cache import CacheConfig, SemanticCache
+
+SECTION = "### Hits by layer (`bench/lookup_layers.py`)"
 
 
 def _cells(c: Counter[str], n: int) -> str:
@@ -28,15 +30,13 @@ def _cells(c: Counter[str], n: int) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--embedder", default="use")
-    ap.add_argument("--limit", type=int, default=None)
-    args = ap.parse_args()
+    args = pair_bench_args(SECTION, __doc__)
     emb = get_embedder(args.embedder, 1)
-    print(f"Machine: {machine_line()}; embedder {emb.model_id}\n")
-    print("| set | mode | threshold | dup hits exact / fuzzy / semantic | dup hit rate "
-          "| non-dup hits exact / fuzzy / semantic | false-hit rate | misses by reason (dup; non-dup) |")
-    print("|---|---|---|---|---|---|---|---|")
+    out = Section(SECTION)
+    out(f"Embedder {emb.model_id}.\n")
+    out("| set | mode | threshold | dup hits exact / fuzzy / semantic | dup hit rate "
+        "| non-dup hits exact / fuzzy / semantic | false-hit rate | misses by reason (dup; non-dup) |")
+    out("|---|---|---|---|---|---|---|---|")
     for name in SETS:
         with open(CACHE_DATA / f"{name}.csv", encoding="utf-8-sig", newline="") as fh:
             rows = [r for r in csv.DictReader(fh)
@@ -60,9 +60,10 @@ def main() -> None:
                         reasons[label][str(res.reason)] += 1
                 n = {k: sum(1 for r in rows if int(r["is_duplicate"]) == k) for k in (0, 1)}
                 why = "; ".join(", ".join(f"{r}: {c}" for r, c in reasons[k].most_common()) for k in (1, 0))
-                print(f"| {name} | {mode} | {t} | {_cells(layers[1], n[1])} | {_cells(layers[0], n[0])} | {why} |",
-                      flush=True)
+                out(f"| {name} | {mode} | {t} | {_cells(layers[1], n[1])} | {_cells(layers[0], n[0])} | {why} |",
+                    flush=True)
             storage.close()
+    out.done(args.write)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 Starts one ``lastline serve`` (default USE embedder) on a fresh SQLite file, seeds the cache with
 GPTCache's benchmark ``origin`` questions, then drives three cases with 1, 16 and 64 concurrent
-clients (httpx, one asyncio loop in this process), each answered from the exact cache layer:
+clients (kept-alive connections of the raw-socket client in ``bench/_http_client.py``, one asyncio
+loop in this process: httpx's own cost per request would cap the figures, not the server), each
+answered from the exact cache layer:
 
 - ``fallback``  — ``POST /v1/fallback {prompt}``: the envelope (baseline);
 - ``chat``      — ``POST /v1/chat/completions`` (one user message): chat context, the same ladder,
@@ -17,74 +19,42 @@ from __future__ import annotations
 
 import asyncio
 import os
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _http_client as http_client
 from _common import machine
-from http_bench import cli, load_pairs, start_server
+from _http_client import post_request
+from http_bench import ONE_PROCESS, cli, load_pairs, start_server
 
 SECTION = "## OpenAI-compatible endpoint"
 CONCURRENCY = (1, 16, 64)
 
 
-async def _one(client: httpx.AsyncClient, path: str, body: dict[str, Any], stream: bool) -> tuple[float, float, bool]:
-    """(total s, first-content s, answered) for one request."""
-    t0 = time.perf_counter()
-    if not stream:
-        r = await client.post(path, json=body)
-        elapsed = time.perf_counter() - t0
-        return elapsed, elapsed, r.status_code == 200
-    first = None
-    async with client.stream("POST", path, json=body) as r:
-        async for line in r.aiter_lines():
-            if first is None and '"content": "' in line and '"content": ""' not in line:
-                first = time.perf_counter() - t0
-        ok = r.status_code == 200
-    total = time.perf_counter() - t0
-    return total, first if first is not None else total, ok
+def _has_content(chunk: bytes) -> bool:
+    """An SSE chunk carrying answer text (the first one only opens the assistant's message)."""
+    return b'"content":' in chunk and b'"content":""' not in chunk.replace(b" ", b"")
 
 
 async def drive(base: str, path: str, bodies: list[dict[str, Any]], stream: bool, concurrency: int,
                 seconds: float) -> dict[str, float]:
-    totals: list[float] = []
-    firsts: list[float] = []
-    answered = 0
-    stop = time.perf_counter() + seconds
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
-
-        async def worker(offset: int) -> None:
-            nonlocal answered
-            i = offset
-            while time.perf_counter() < stop:
-                total, first, ok = await _one(client, path, bodies[i % len(bodies)], stream)
-                i += concurrency
-                totals.append(total)
-                firsts.append(first)
-                answered += ok
-
-        started = time.perf_counter()
-        await asyncio.gather(*(worker(k) for k in range(concurrency)))
-        elapsed = time.perf_counter() - started
-    totals.sort()
-    n = len(totals)
-    return {"n": n, "rps": n / elapsed, "p50_ms": 1000 * statistics.median(totals),
-            "p99_ms": 1000 * totals[min(n - 1, int(0.99 * n))],
-            "first_ms": 1000 * statistics.median(firsts), "answered": answered / n if n else 0.0}
+    """One row: the shared raw-socket client; ``hit_rate`` here is the share answered (status 200)."""
+    host = base.removeprefix("http://")
+    requests = [post_request(host, path, b) for b in bodies]
+    res = await http_client.drive(base, requests, concurrency, seconds, first=_has_content if stream else None)
+    return {**res, "answered": res["hit_rate"]}
 
 
 def run(seconds: float, n_entries: int) -> tuple[list[dict[str, object]], str]:
     questions = [origin for origin, _ in load_pairs(n_entries)]
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp_dir:
-        proc, base = start_server(Path(tmp_dir))
+        proc, base = start_server(Path(tmp_dir), ONE_PROCESS)
         try:
             with httpx.Client(base_url=base, timeout=60) as client:
                 for q in questions:
@@ -116,8 +86,9 @@ def table(rows: list[dict[str, object]], where: str, seconds: float, n_entries: 
         SECTION, "",
         f"Machine: {where}. Produced by `python bench/openai_bench.py --write`.", "",
         f"One `lastline serve` process on loopback, {n_entries} cached questions, every request an exact-cache",
-        f"answer. Clients send back to back for {seconds:g} s from one asyncio loop (httpx) on the same cores as",
-        "the server, after a 1 s warm-up. `first ms` (median) is the time to the first content chunk of the",
+        f"answer. Clients send back to back for {seconds:g} s over kept-alive connections from one asyncio loop",
+        "(the raw-socket HTTP/1.1 client in `bench/_http_client.py`) on the same cores as the server, after a 1 s",
+        "warm-up. `first ms` (median) is the time to the first content chunk of the",
         "stream (the whole answer for non-streaming rows).", "",
         "| case | clients | requests | req/s | p50 ms | p99 ms | first ms | answered |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",

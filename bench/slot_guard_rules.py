@@ -23,7 +23,6 @@ Run: ``python bench/slot_guard_rules.py [--embedder use] [--limit N]``; prints m
 
 from __future__ import annotations
 
-import argparse
 import csv
 import random
 import sys
@@ -33,10 +32,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cache_common import CACHE_DATA, SETS, machine_line, rewrite, value_variant
+from _cache_common import CACHE_DATA, SETS, pair_bench_args, rewrite, value_variant
+from _common import Section
 
 from lastline import get_embedder, normalize_text
 from lastline.cache import SlotGuard, default_threshold
+
+SECTION = "### Slot guard rules (`bench/slot_guard_rules.py`)"
 
 _CHANGED_OFF = {"antonyms": False, "changed_negation_zh": False, "role_swaps": False, "names": False,
                 "swapped_nouns_zh": False}
@@ -80,15 +82,12 @@ def cosines(embedder, a: list[str], b: list[str]) -> np.ndarray:  # type: ignore
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--embedder", default="use")
-    ap.add_argument("--limit", type=int, default=None)
-    args = ap.parse_args()
+    args = pair_bench_args(SECTION, __doc__)
     emb = get_embedder(args.embedder, 1)
     t_int = default_threshold(emb.model_id, "intercept").value
     t_fb = default_threshold(emb.model_id, "fallback").value
-    print(f"## Slot guard rules — {emb.model_id}, thresholds intercept {t_int} / fallback {t_fb}")
-    print(f"Machine: {machine_line()}\n")
+    out = Section(SECTION)
+    out(f"Embedder {emb.model_id}, thresholds intercept {t_int} / fallback {t_fb}.\n")
     rng = random.Random(11)
     for name, lang in SETS.items():
         q1, q2, y = load(name, args.limit)
@@ -98,16 +97,16 @@ def main() -> None:
         variants = [(q, v) for q in uniq if (v := value_variant(q, rng)) is not None]
         rewrites = [(q, rewrite(q, rng)[1]) for q in uniq[:3000]]
         vcos = cosines(emb, [q for q, _ in variants], [v for _, v in variants])
-        print(f"### {name} ({lang}): {len(y)} pairs ({int(y.sum())} duplicates), "
-              f"{len(variants)} value-changed variants, {len(rewrites)} rewrites "
-              f"(cosines in {time.perf_counter() - started:.0f}s)\n")
+        out(f"### {name} ({lang}): {len(y)} pairs ({int(y.sum())} duplicates), "
+            f"{len(variants)} value-changed variants, {len(rewrites)} rewrites "
+            f"(cosines in {time.perf_counter() - started:.0f}s)\n")
         t_own = float(np.sort(cos[y == 0])[::-1][int(0.02 * int((y == 0).sum()))])
-        print(f"Own 2% plain-cosine threshold: {t_own:.4f}. The first guard row's time includes entity "
-              "extraction (cached for the later rows).\n")
-        print("| guard | dup kept (all) | dup kept (cos≥fb) | hit@int | false@int | hit@fb | false@fb "
-              "| hit@own2% | false@own2% | value-changed false hits @int / @fb / guard only | rewrites kept "
-              "| ms per pair |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        out(f"Own 2% plain-cosine threshold: {t_own:.4f}. The first guard row's time includes entity "
+            "extraction (cached for the later rows).\n")
+        out("| guard | dup kept (all) | dup kept (cos≥fb) | hit@int | false@int | hit@fb | false@fb "
+            "| hit@own2% | false@own2% | value-changed false hits @int / @fb / guard only | rewrites kept "
+            "| ms per pair |")
+        out("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for label, guard in CONFIGS.items():
             started = time.perf_counter()
             ok = np.ones(len(y), bool) if guard is None else np.array(
@@ -126,22 +125,23 @@ def main() -> None:
                 f"{(vok & (vcos >= t_int)).mean():.3f} / {(vok & (vcos >= t_fb)).mean():.3f} / {vok.mean():.3f}",
                 f"{rok:.3f}", f"{per_pair:.3f}",
             ]
-            print(f"| {label} | " + " | ".join(cells) + " |")
-        print()
+            out(f"| {label} | " + " | ".join(cells) + " |")
+        out()
         assert BASE is not None
         base_ok = np.array([BASE.ok(b, a) for a, b in zip(q1, q2, strict=True)])
-        print("| rule (alone, on top of values + EN negation) | dup vetoed (all) | non-dup vetoed (all) "
-              "| dup vetoed (cos > own 2%) | non-dup vetoed (cos > own 2%) | ms per pair |")
-        print("|---|---|---|---|---|---|")
+        out("| rule (alone, on top of values + EN negation) | dup vetoed (all) | non-dup vetoed (all) "
+            "| dup vetoed (cos > own 2%) | non-dup vetoed (cos > own 2%) | ms per pair |")
+        out("|---|---|---|---|---|---|")
         for label, rule in RULES.items():
             started = time.perf_counter()
             veto = ~np.array([rule.ok(b, a) for a, b in zip(q1, q2, strict=True)]) & base_ok
             per_pair = (time.perf_counter() - started) / len(y) * 1000
             dup, neg, top = y == 1, y == 0, cos > t_own
-            print(f"| {label} | {int((veto & dup).sum())} of {int(dup.sum())} | {int((veto & neg).sum())} of "
-                  f"{int(neg.sum())} | {int((veto & dup & top).sum())} of {int((dup & top & base_ok).sum())} | "
-                  f"{int((veto & neg & top).sum())} of {int((neg & top & base_ok).sum())} | {per_pair:.3f} |")
-        print()
+            out(f"| {label} | {int((veto & dup).sum())} of {int(dup.sum())} | {int((veto & neg).sum())} of "
+                f"{int(neg.sum())} | {int((veto & dup & top).sum())} of {int((dup & top & base_ok).sum())} | "
+                f"{int((veto & neg & top).sum())} of {int((neg & top & base_ok).sum())} | {per_pair:.3f} |")
+        out()
+    out.done(args.write)
 
 
 if __name__ == "__main__":

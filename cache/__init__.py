@@ -13,7 +13,9 @@ from ._config import (
     DEFAULT_MAX_ENTRIES,
     DEFAULT_TTL_S,
     CacheConfig,
+    Language,
     LookupResult,
+    Mode,
     Threshold,
 )
 from ._rows import context_hash
@@ -30,7 +32,9 @@ __all__ = [
     "DEFAULT_TTL_S",
     "SHIPPED_THRESHOLDS",
     "CacheConfig",
+    "Language",
     "LookupResult",
+    "Mode",
     "SemanticCache",
     "SlotGuard",
     "SyncReport",

@@ -7,10 +7,12 @@ switch-over, tiny LRU caps) without touching the environment.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, fields
+from typing import Annotated, Any, Literal, get_args
 
-from lastline import InvalidInput, settings
+from pydantic import ConfigDict, Field, with_config
+
+from lastline import Confidence, InvalidInput, settings
 
 __all__ = [
     "DEFAULT_FUZZY_MIN_RATIO",
@@ -25,6 +27,7 @@ __all__ = [
     "DEFAULT_VALUE_CANDIDATES",
     "LANGUAGES",
     "CacheConfig",
+    "Language",
     "Layer",
     "LookupResult",
     "Mode",
@@ -33,7 +36,8 @@ __all__ = [
 
 Mode = Literal["intercept", "fallback"]
 #: Threshold languages: English-like text, CJK-dominant text (``lastline.language_of``), and any.
-LANGUAGES = ("en", "zh", "*")
+Language = Literal["en", "zh", "*"]
+LANGUAGES: tuple[Language, ...] = get_args(Language)
 Layer = Literal["exact", "fuzzy", "semantic"]
 
 #: Default lifetime of an entry: a week. ``None`` in the config means "never expires".
@@ -151,6 +155,8 @@ class Threshold:
         }
 
 
+# Every field is in every answer: the HTTP schema marks them all required.
+@with_config(ConfigDict(json_schema_serialization_defaults_required=True))
 @dataclass(frozen=True)
 class LookupResult:
     """What one lookup found, and why not when it found nothing.
@@ -158,6 +164,10 @@ class LookupResult:
     ``similarity`` is the served entry's score (cosine for ``semantic``, rapidfuzz ratio / 100
     for ``fuzzy``, 1.0 for ``exact``); ``best_similarity`` is the nearest candidate's cosine even
     on a miss, so replays can sweep thresholds without a second lookup.
+
+    This class is the one definition of the lookup's shape: ``POST /v1/cache/lookup`` answers with
+    it (pydantic reads the field annotations) and the Python client parses into it. ``metadata``
+    stays in-process (the ladder reads it); it is not part of the HTTP answer.
     """
 
     hit: bool
@@ -165,20 +175,18 @@ class LookupResult:
     entry_id: str | None = None
     layer: Layer | None = None
     similarity: float | None = None
-    confidence: str | None = None
+    confidence: Confidence | None = None
     stale: bool = False
     age_s: float | None = None
-    lookup_id: str | None = None
-    reason: str | None = None
+    lookup_id: Annotated[str | None, Field(description="Send it back with POST /v1/cache/feedback.")] = None
+    reason: Annotated[
+        str | None, Field(description="Why a miss: empty, below_threshold, slot_mismatch, expired.")
+    ] = None
     best_similarity: float | None = None
     threshold: float | None = None
     mode: Mode = "intercept"
-    metadata: dict[str, Any] | None = None
+    metadata: Annotated[dict[str, Any] | None, Field(exclude=True)] = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "hit": self.hit, "answer": self.answer, "entry_id": self.entry_id, "layer": self.layer,
-            "similarity": self.similarity, "confidence": self.confidence, "stale": self.stale,
-            "age_s": self.age_s, "lookup_id": self.lookup_id, "reason": self.reason,
-            "best_similarity": self.best_similarity, "threshold": self.threshold, "mode": self.mode,
-        }
+        """The HTTP answer's fields (everything but ``metadata``), for the CLI's ``--json``."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "metadata"}

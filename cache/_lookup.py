@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from lastline import Embedder, language_of
+from lastline import Confidence, Embedder, language_of
 
 from . import _validate as v
 from ._config import CacheConfig, LookupResult, Mode
@@ -175,14 +175,15 @@ class LookupPath:
     def _done(self, q: _Query, row: EntryRow | None, layer: str | None, sim: float | None, *,
               stale: bool = False, reason: str | None = None, best: float | None = None) -> LookupResult:
         hit = row is not None
+        confidence: Confidence | None
         if not hit:
             confidence = None
         elif stale:
-            confidence = "low"
+            confidence = Confidence.LOW
         elif layer == "semantic" and sim is not None and sim < q.strict:
-            confidence = "medium"
+            confidence = Confidence.MEDIUM
         else:
-            confidence = "high"
+            confidence = Confidence.HIGH
         lookup_id = new_lookup_id() if self.config.record_lookups else None
         self.recorder.record([LookupRecord(
             tenant=q.tenant, mode=q.mode, outcome=(layer or "") if hit else f"miss:{reason}",

@@ -258,21 +258,25 @@ class SQLiteCacheStore:
             )
 
     def counters(self, tenant: str, since_bucket: int | None) -> dict[str, int]:
-        sql = "SELECT outcome, SUM(n) FROM cache_counters WHERE tenant = ?"
-        params: list[Any] = [tenant]
-        if since_bucket is not None:
-            sql += " AND bucket >= ?"
-            params.append(since_bucket)
-        return {r[0]: int(r[1]) for r in self.storage.query(sql + " GROUP BY outcome", params)}
+        rows = self._tenant_groups("SELECT outcome, SUM(n) FROM cache_counters", "bucket", since_bucket, "outcome",
+                                   tenant)
+        return {r[0]: int(r[1]) for r in rows}
 
     def feedback_counts(self, tenant: str, since: float | None) -> dict[str, int]:
-        sql = "SELECT correct, COUNT(*) FROM cache_feedback WHERE tenant = ?"
+        rows = self._tenant_groups("SELECT correct, COUNT(*) FROM cache_feedback", "created_at", since, "correct",
+                                   tenant)
+        counts = {int(r[0]): int(r[1]) for r in rows}
+        return {"correct": counts.get(1, 0), "incorrect": counts.get(0, 0)}
+
+    def _tenant_groups(self, select: str, since_column: str, since: float | None, group: str,
+                       tenant: str) -> list[Any]:
+        """``select`` over one tenant's rows (those at or after ``since`` when given), grouped by ``group``."""
+        sql = f"{select} WHERE tenant = ?"
         params: list[Any] = [tenant]
         if since is not None:
-            sql += " AND created_at >= ?"
+            sql += f" AND {since_column} >= ?"
             params.append(since)
-        counts = {int(r[0]): int(r[1]) for r in self.storage.query(sql + " GROUP BY correct", params)}
-        return {"correct": counts.get(1, 0), "incorrect": counts.get(0, 0)}
+        return self.storage.query(f"{sql} GROUP BY {group}", params)
 
     def feedback(self, tenant: str) -> list[FeedbackRow]:
         """Every feedback row of the tenant, oldest first: calibration can use it."""

@@ -24,7 +24,7 @@ served an answer stays under the target.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,11 +36,15 @@ from lastline.text import normalize_text
 
 from .pairs import LabelledPairs
 
-__all__ = ["ServedScores", "duplicate_classes", "judge_lookups", "memo_embedder", "score_served"]
+__all__ = ["ServedScores", "duplicate_classes", "judge_lookups", "memo_embedder", "question_roots", "score_served"]
 
 
-def duplicate_classes(pairs: LabelledPairs) -> dict[str, int]:
-    """Class number of every (normalized) question: transitive closure of the duplicate labels."""
+def question_roots(links: Iterable[tuple[str, str, bool]]) -> dict[str, str]:
+    """Every question → its class's representative: questions joined by a ``True`` link share one.
+
+    Union-find over the links in order (a question of a ``False`` link is its own class unless
+    another link joins it), so the same links always give the same representatives.
+    """
     parent: dict[str, str] = {}
 
     def find(x: str) -> str:
@@ -50,12 +54,19 @@ def duplicate_classes(pairs: LabelledPairs) -> dict[str, int]:
             x = parent[x]
         return x
 
-    for a, b, label in zip(pairs.first, pairs.second, pairs.labels.tolist(), strict=True):
-        ra, rb = find(normalize_text(a)), find(normalize_text(b))
-        if label and ra != rb:
+    for a, b, joined in links:
+        ra, rb = find(a), find(b)
+        if joined and ra != rb:
             parent[ra] = rb
+    return {q: find(q) for q in list(parent)}
+
+
+def duplicate_classes(pairs: LabelledPairs) -> dict[str, int]:
+    """Class number of every (normalized) question: transitive closure of the duplicate labels."""
     roots: dict[str, int] = {}
-    return {q: roots.setdefault(find(q), len(roots)) for q in list(parent)}
+    links = zip(map(normalize_text, pairs.first), map(normalize_text, pairs.second), map(bool, pairs.labels.tolist()),
+                strict=True)
+    return {q: roots.setdefault(root, len(roots)) for q, root in question_roots(links).items()}
 
 
 @dataclass(frozen=True)

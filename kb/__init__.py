@@ -5,7 +5,7 @@ FAQ answer or the relevant document passages, with where they came from.
 """
 
 from ._chunking import Chunk, chunk_document
-from ._config import DEFAULT_SEGMENTER, KBConfig, Mode
+from ._config import DEFAULT_K, DEFAULT_SEGMENTER, MAX_K, MAX_QUERY_CHARS, KBConfig, Mode
 from ._filters import Filters, parse_filters
 from ._fusion import Rankings
 from ._ingest import IngestReport
@@ -18,7 +18,10 @@ from ._sqlite_store import SQLiteKBStore
 from ._store import DocumentStore, KBStore, KeywordIndex, VectorIndex
 
 __all__ = [
+    "DEFAULT_K",
     "DEFAULT_SEGMENTER",
+    "MAX_K",
+    "MAX_QUERY_CHARS",
     "PARSERS",
     "SEGMENTERS",
     "Chunk",

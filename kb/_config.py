@@ -7,12 +7,15 @@ from typing import Literal
 
 from ._chunking import DEFAULT_MAX_CHARS, DEFAULT_OVERLAP
 
-__all__ = ["DEFAULT_RRF_K", "DEFAULT_SEGMENTER", "MAX_K", "MAX_QUERY_CHARS", "KBConfig", "Mode"]
+__all__ = ["DEFAULT_K", "DEFAULT_RRF_K", "DEFAULT_SEGMENTER", "MAX_K", "MAX_QUERY_CHARS", "KBConfig", "Mode"]
 
 Mode = Literal["hybrid", "keyword", "vector"]
 DEFAULT_SEGMENTER = "char"
 DEFAULT_RRF_K = 10  # see KBConfig and the curves in docs/benchmarks.md
+#: Results a search returns unless told otherwise, and the most it will return.
+DEFAULT_K = 10
 MAX_K = 1000
+#: Longest query a search reads (``answer`` keeps the last this many characters of a longer one).
 MAX_QUERY_CHARS = 4000
 
 

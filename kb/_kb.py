@@ -21,7 +21,7 @@ from lastline.storage import SQLiteStorage
 from lastline.text import normalize_text, text_hash
 
 from ._answer import compose_answer
-from ._config import DEFAULT_SEGMENTER, MAX_K, MAX_QUERY_CHARS, KBConfig, Mode
+from ._config import DEFAULT_K, DEFAULT_SEGMENTER, MAX_K, MAX_QUERY_CHARS, KBConfig, Mode
 from ._filler import SpaceFiller
 from ._filters import Filters, parse_filters
 from ._fusion import KEYWORD, Rankings, rank_lists
@@ -202,7 +202,7 @@ class KnowledgeBase:
         return self.store.get_document(tenant, doc_id)
 
     def search(
-        self, query: str, *, tenant: str = "default", k: int = 10,
+        self, query: str, *, tenant: str = "default", k: int = DEFAULT_K,
         filters: Mapping[str, Any] | Filters | None = None, mode: Mode = "hybrid",
     ) -> list[SearchResult]:
         """Top ``k`` chunks for ``query`` in ``tenant``, filtered inside the search."""

@@ -1,13 +1,22 @@
-"""The search result shape shared by the Python API, the CLI and the HTTP face."""
+"""The search result shape shared by the Python API, the CLI, the HTTP face and the Python client.
+
+``POST /v1/kb/search`` answers with :class:`SearchResult` itself (pydantic reads the annotations,
+descriptions included) and the client parses into it: one definition of the shape. ``question`` and
+``answer`` (an FAQ chunk's parts, read by the answer composer) stay in-process.
+"""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import ConfigDict, Field, with_config
 
 __all__ = ["SearchResult"]
 
 
+# Every field is in every answer: the HTTP schema marks them all required.
+@with_config(ConfigDict(json_schema_serialization_defaults_required=True))
 @dataclass(frozen=True)
 class SearchResult:
     """One chunk found for a query; ``span`` indexes the document text, ``score`` depends on ``mode``.
@@ -32,13 +41,17 @@ class SearchResult:
     kind: str = "doc"
     metadata: dict[str, Any] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
-    similarity: float | None = None
-    keyword_rank: int | None = None
-    vector_rank: int | None = None
-    english_rank: int | None = None
-    english_similarity: float | None = None
-    question: str | None = None
-    answer: str | None = None
+    similarity: Annotated[
+        float | None, Field(description="Cosine in the multilingual (USE) space; the answer floors read it.")
+    ] = None
+    keyword_rank: Annotated[int | None, Field(description="Rank in the keyword (BM25) list, when in it.")] = None
+    vector_rank: Annotated[int | None, Field(description="Rank in the multilingual vector list, when in it.")] = None
+    english_rank: Annotated[int | None, Field(description="Rank in the English vector list, when in it.")] = None
+    english_similarity: Annotated[
+        float | None, Field(description="Cosine in the English space (English chunks only).")
+    ] = None
+    question: Annotated[str | None, Field(exclude=True)] = None
+    answer: Annotated[str | None, Field(exclude=True)] = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from pydantic import ConfigDict, with_config
+
 __all__ = ["ENTITY_TYPES", "Entity", "fold", "format_decimal"]
 
 #: Types find_entities can return (``daterange``/``timerange`` values are ISO 8601 intervals
@@ -25,6 +27,8 @@ _FOLD = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F) if cp != 0xFF0C}
 _FOLD.update({0x3000: 0x20, 0xFFE5: 0xA5, 0xFFE0: 0xA2, 0xFFE1: 0xA3, 0x2212: 0x2D, 0x3002: 0x3002})
 
 
+# Every field is in every answer: the HTTP schema marks them all required.
+@with_config(ConfigDict(json_schema_serialization_defaults_required=True))
 @dataclass(frozen=True)
 class Entity:
     """One recognized value: ``text == input[start:end]``; ``value`` is its normalized form."""

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 import jsonschema
+from pydantic import ConfigDict, with_config
 
 from lastline.errors import InvalidInput
 from lastline.text import language_of
@@ -40,8 +41,12 @@ NEAREST_ENTITY_TYPES: dict[str, tuple[str, ...]] = {
 _SENTENCE_END = frozenset("。！？!?；;\n")
 
 
+# Every field is in every answer: the HTTP schema marks them all required.
+@with_config(ConfigDict(json_schema_serialization_defaults_required=True))
 @dataclass
 class ExtractResult:
+    """What one pack extraction found: the answer of ``POST /v1/rules/extract`` and the client's result."""
+
     fields: dict[str, Any]
     missing: list[str]
     valid: bool

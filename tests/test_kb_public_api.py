@@ -7,7 +7,8 @@ import lastline.kb
 
 def test_kb_public_names() -> None:
     assert lastline.kb.__all__ == [
-        "DEFAULT_SEGMENTER", "PARSERS", "SEGMENTERS", "Chunk", "DocumentStore", "Filters", "IngestReport",
+        "DEFAULT_K", "DEFAULT_SEGMENTER", "MAX_K", "MAX_QUERY_CHARS", "PARSERS", "SEGMENTERS", "Chunk",
+        "DocumentStore", "Filters", "IngestReport",
         "KBConfig", "KBStore", "KeywordIndex", "KnowledgeBase", "Mode", "ParseError", "ParsedDocument",
         "Rankings", "SQLiteKBStore", "SearchResult", "Section", "VectorIndex", "chunk_document",
         "match_expression", "parse_bytes", "parse_file", "parse_filters",

@@ -1,17 +1,19 @@
-"""Request dependencies shared by every router: the runtime and the caller's tenant."""
+"""Request dependencies shared by every router (the runtime, the caller's tenant) and the strict body base."""
 
 from __future__ import annotations
 
 import hmac
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Depends, Request
+from pydantic import BaseModel, ConfigDict
 
 from lastline import Unauthorized
 from lastline.settings import DEFAULT_TENANT
 
 from ..ladder.runtime import Runtime
 
-__all__ = ["get_runtime", "get_tenant"]
+__all__ = ["RuntimeDep", "StrictBody", "TenantDep", "get_runtime", "get_tenant"]
 
 
 def get_runtime(request: Request) -> Runtime:
@@ -33,3 +35,13 @@ def get_tenant(request: Request) -> str:
         if hmac.compare_digest(key.encode(), token.encode()):
             return tenant
     raise Unauthorized("unknown API key")
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+TenantDep = Annotated[str, Depends(get_tenant)]
+
+
+class StrictBody(BaseModel):
+    """Base of lastline's own request bodies: an unknown field is a 422 naming it, never silently dropped."""
+
+    model_config = ConfigDict(extra="forbid")

@@ -13,6 +13,11 @@ response's ``error`` code (``NoFallbackAnswer``, ``NoDegradedWrites`` with ``ext
 are understood. Network failures stay ``httpx`` exceptions: lastline being down is not a lastline
 answer. There is no async twin: in async code call it through ``asyncio.to_thread`` (one
 implementation, house rule 7).
+
+Results are the tiers' own value classes, parsed by pydantic from the JSON the server wrote with
+the same classes: :class:`~lastline.cache.LookupResult` (``CacheLookup``),
+:class:`~lastline.kb.SearchResult`, :class:`~lastline.rules.Entity` and
+:class:`~lastline.rules.ExtractResult` (``Extraction``). Fields a newer server adds are ignored.
 """
 
 from __future__ import annotations
@@ -21,9 +26,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
-from pydantic import BaseModel, ConfigDict
+from pydantic import TypeAdapter
 
 from lastline import Answer, LastlineError, errors
+from lastline.cache import LookupResult
+from lastline.kb import DEFAULT_K, SearchResult
+from lastline.rules import Entity, ExtractResult
 
 __all__ = ["CacheLookup", "Entity", "Extraction", "LastlineClient", "SearchResult", "raise_for_error"]
 
@@ -31,47 +39,15 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8765"
 DEFAULT_TIMEOUT_S = 10.0
 
 
-class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
+#: The client's names for the tiers' result classes (kept for callers that imported them from here).
+CacheLookup = LookupResult
+Extraction = ExtractResult
 
-
-class CacheLookup(_Open):
-    """``POST /v1/cache/lookup``: a hit carries the answer and how it matched."""
-
-    hit: bool
-    answer: str | None = None
-    entry_id: str | None = None
-    layer: str | None = None
-    similarity: float | None = None
-    confidence: str | None = None
-    stale: bool = False
-    age_s: float | None = None
-
-
-class SearchResult(_Open):
-    doc_id: str
-    chunk_id: str | None = None
-    title: str | None = None
-    text: str
-    score: float
-    source: str | None = None
-    span: tuple[int, int] | None = None
-
-
-class Extraction(_Open):
-    fields: dict[str, Any]
-    missing: list[str] = []
-    valid: bool = True
-    errors: list[Any] = []
-    rule_ids: list[str] = []
-
-
-class Entity(_Open):
-    type: str
-    text: str
-    start: int
-    end: int
-    value: Any = None
+# Parsers of the server's JSON into the tiers' classes (validated; fields a newer server adds are dropped).
+_LOOKUP = TypeAdapter(LookupResult)
+_HITS = TypeAdapter(list[SearchResult])
+_ENTITIES = TypeAdapter(list[Entity])
+_EXTRACTION = TypeAdapter(ExtractResult)
 
 
 def _error_classes() -> dict[str, type[LastlineError]]:
@@ -128,6 +104,13 @@ class LastlineClient:
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = http or httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout)
 
+    @classmethod
+    def given(cls, client: LastlineClient | None, base_url: str | None, api_key: str | None) -> LastlineClient:
+        """``client`` itself, or a new one for ``base_url`` (default: the local service) — for adapters."""
+        if client is not None:
+            return client
+        return cls(base_url, api_key) if base_url else cls(api_key=api_key)
+
     def __enter__(self) -> LastlineClient:
         return self
 
@@ -179,9 +162,9 @@ class LastlineClient:
 
     def cache_lookup(
         self, prompt: str, *, context: str | None = None, mode: str = "intercept", threshold: float | None = None
-    ) -> CacheLookup:
+    ) -> LookupResult:
         body = _drop_none({"prompt": prompt, "context": context, "mode": mode, "threshold": threshold})
-        return CacheLookup.model_validate(self.request("POST", "/v1/cache/lookup", body))
+        return _LOOKUP.validate_python(self.request("POST", "/v1/cache/lookup", body))
 
     def cache_delete(self, entry_id: str) -> Any:
         return self.request("DELETE", f"/v1/cache/entries/{entry_id}")
@@ -231,16 +214,18 @@ class LastlineClient:
         result: dict[str, Any] = self.request("POST", "/v1/kb/documents", body)
         return result
 
-    def kb_search(self, query: str, *, k: int = 10, filters: Mapping[str, Any] | None = None) -> list[SearchResult]:
+    def kb_search(
+        self, query: str, *, k: int = DEFAULT_K, filters: Mapping[str, Any] | None = None
+    ) -> list[SearchResult]:
         body = _drop_none({"query": query, "k": k, "filters": dict(filters) if filters else None})
-        return [SearchResult.model_validate(r) for r in self.request("POST", "/v1/kb/search", body)["results"]]
+        return _HITS.validate_python(self.request("POST", "/v1/kb/search", body)["results"])
 
-    def rules_extract(self, text: str, *, pack: str, fields: Sequence[str] | None = None) -> Extraction:
+    def rules_extract(self, text: str, *, pack: str, fields: Sequence[str] | None = None) -> ExtractResult:
         body = _drop_none({"text": text, "pack": pack, "fields": list(fields) if fields else None})
-        return Extraction.model_validate(self.request("POST", "/v1/rules/extract", body))
+        return _EXTRACTION.validate_python(self.request("POST", "/v1/rules/extract", body))
 
     def rules_entities(
         self, text: str, *, reference_time: str | None = None, types: Sequence[str] | None = None
     ) -> list[Entity]:
         body = _drop_none({"text": text, "reference_time": reference_time, "types": list(types) if types else None})
-        return [Entity.model_validate(e) for e in self.request("POST", "/v1/rules/entities", body)["entities"]]
+        return _ENTITIES.validate_python(self.request("POST", "/v1/rules/entities", body)["entities"])

@@ -38,9 +38,10 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, Generation
 
 from lastline import LastlineError
+from lastline.cache import LookupResult
 
 from ..openai_compat.chat_context import ChatPrompt, chat_prompt
-from .client import CacheLookup, LastlineClient
+from .client import LastlineClient
 
 __all__ = ["LastlineCache", "langchain_prompt"]
 
@@ -104,9 +105,7 @@ class LastlineCache(BaseCache):
         tag: str = "langchain",
         strict: bool = False,
     ) -> None:
-        if client is None:
-            client = LastlineClient(base_url, api_key) if base_url else LastlineClient(api_key=api_key)
-        self.client = client
+        self.client = LastlineClient.given(client, base_url, api_key)
         self.mode = mode
         self.threshold = threshold
         self.ttl_s = ttl_s
@@ -150,11 +149,12 @@ class LastlineCache(BaseCache):
         self.client.close()
 
 
-def _generations(prompt: str, found: CacheLookup) -> RETURN_VAL_TYPE | None:
+def _generations(prompt: str, found: LookupResult) -> RETURN_VAL_TYPE | None:
     """A hit as LangChain generations carrying ``lastline`` provenance; ``None`` on a miss."""
     if not found.hit or found.answer is None:
         return None
-    info = {"lastline": {"source": "cache", **found.model_dump(exclude={"answer", "hit"})}}
+    provenance = {k: v for k, v in found.to_dict().items() if k not in ("answer", "hit")}
+    info = {"lastline": {"source": "cache", **provenance}}
     if _is_chat(prompt):
         message = AIMessage(content=found.answer, response_metadata=dict(info))
         return [ChatGeneration(message=message, generation_info=info)]

@@ -49,9 +49,7 @@ class LastlineWriteback(CustomLogger):
         tags: tuple[str, ...] = ("litellm",),
     ) -> None:
         super().__init__()
-        if client is None:
-            client = LastlineClient(base_url, api_key) if base_url else LastlineClient(api_key=api_key)
-        self.client = client
+        self.client = LastlineClient.given(client, base_url, api_key)
         self.ttl_s = ttl_s
         self.tags = tags
         self.written = 0

@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -46,15 +46,23 @@ from lastline import (
     text_hash,
 )
 from lastline.admission import Deadline, TierTimeout
+from lastline.cache import Mode
 from lastline.rules import Pack, RuleEngine
 
+from .defaults import MAX_TASK_CHARS
 from .events_store import NewEvent
 from .runtime import Runtime
 from .text_limits import check_text_lengths
 
-__all__ = ["FallbackRequest", "run_ladder"]
+__all__ = ["MAX_LABEL_CHARS", "Context", "FallbackRequest", "Label", "ThresholdOverride", "run_ladder"]
 
+#: A cache context as JSON carries it (system prompt, model, tools…): it must match exactly.
 Context = str | dict[str, Any] | list[Any] | None
+#: A per-call cosine threshold, for every face that lets a caller override the calibrated one.
+ThresholdOverride = Annotated[float | None, Field(ge=0.0, le=1.0, description="Override the calibrated threshold.")]
+#: Task names, idempotency keys and reasons: short labels, never documents.
+MAX_LABEL_CHARS = MAX_TASK_CHARS
+Label = Annotated[str | None, Field(max_length=MAX_LABEL_CHARS)]
 
 
 class FallbackRequest(BaseModel):
@@ -64,17 +72,15 @@ class FallbackRequest(BaseModel):
     context: Context = Field(
         None, description="Context fingerprint (system prompt, model, tool name…); must match exactly."
     )
-    task: str | None = Field(None, max_length=200, description="Task or route name (rules, defaults).")
+    task: Label = Field(None, description="Task or route name (rules, defaults).")
     text: str | None = Field(
         None, description="Document text for rule extraction (else the prompt; at most max_prompt_chars)."
     )
     operation: Literal["read", "write"] = Field("read", description="write → 409, never degraded.")
-    idempotency_key: str | None = Field(None, max_length=200, description="Echoed back on a refused write.")
-    mode: Literal["intercept", "fallback"] = Field("fallback", description="Cache threshold mode.")
-    threshold: float | None = Field(None, ge=0.0, le=1.0, description="Override the calibrated threshold.")
-    reason: str | None = Field(
-        None, max_length=200, description="Why the caller degraded (e.g. upstream_timeout), for events."
-    )
+    idempotency_key: Label = Field(None, description="Echoed back on a refused write.")
+    mode: Mode = Field("fallback", description="Cache threshold mode.")
+    threshold: ThresholdOverride = None
+    reason: Label = Field(None, description="Why the caller degraded (e.g. upstream_timeout), for events.")
     exact_only: bool = Field(
         False, description="Tool-result lookup: exact cache layer only (prompt = canonical JSON of the "
         "arguments, context = tool name + version); a hit is served with confidence at most medium."
@@ -198,7 +204,7 @@ def _from_cache(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, 
         return None
     trail.append(f"cache:{layer}")
     stale = res.stale
-    confidence = Confidence(res.confidence)
+    confidence = res.confidence
     if req.exact_only and confidence is Confidence.HIGH:
         confidence = Confidence.MEDIUM  # a tool's last good result: the live data may have moved on
     return Answer(

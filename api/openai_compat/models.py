@@ -17,6 +17,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lastline import InvalidInput
+from lastline.cache import Mode
+
+from ..ladder.ladder import Label, ThresholdOverride
 
 __all__ = [
     "ChatCompletionRequest",
@@ -55,13 +58,13 @@ class LastlineOptions(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     operation: Literal["read", "write"] = "read"
-    idempotency_key: str | None = Field(None, max_length=200)
-    task: str | None = Field(None, max_length=200)
+    idempotency_key: Label = None
+    task: Label = None
     text: str | None = Field(None, description="Text for a rule pack to extract from (default: the prompt).")
-    mode: Literal["fallback", "intercept"] | None = None
-    threshold: float | None = Field(None, ge=0.0, le=1.0)
+    mode: Mode | None = None
+    threshold: ThresholdOverride = None
     notice_in_content: bool = Field(False, description="Prefix the answer with the end-user notice.")
-    reason: str | None = Field(None, max_length=200, description="Why the caller fell back (for events).")
+    reason: Label = Field(None, description="Why the caller fell back (for events).")
 
 
 class ChatCompletionRequest(BaseModel):

@@ -16,15 +16,15 @@ Errors come in OpenAI's shape; ``openai_compat.errors`` says why each status was
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import ValidationError
 
 from lastline import Answer, InvalidInput, NoDegradedWrites
 
-from ..http.deps import get_runtime, get_tenant
+from ..http.deps import RuntimeDep, TenantDep
 from ..ladder.ladder import FallbackRequest, run_ladder
 from ..ladder.runtime import Runtime
 from .chat_context import MODEL_IDS, ChatPrompt, chat_prompt, model_scope
@@ -44,8 +44,6 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["openai"], route_class=OpenAIRoute)
 
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
-TenantDep = Annotated[str, Depends(get_tenant)]
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"description": "Invalid request (OpenAI error shape)"},

@@ -11,36 +11,30 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, status
+from fastapi import APIRouter, Path, Query, status
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from lastline import InvalidInput, NotFound
+from lastline.cache import Language, LookupResult, Mode
 
-from ...ladder.runtime import Runtime
+from ...ladder.ladder import Context, ThresholdOverride
 from ...ladder.text_limits import check_text_lengths
-from ..deps import get_runtime, get_tenant
+from ..deps import RuntimeDep, StrictBody, TenantDep
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1/cache", tags=["cache"])
 
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
-TenantDep = Annotated[str, Depends(get_tenant)]
 
 _ERRORS: dict[int | str, dict[str, str]] = {
     401: {"description": "Missing or unknown API key."},
     413: {"description": "Prompt or body too large."},
     422: {"description": "invalid_input: a field is wrong (empty prompt, bad TTL, threshold outside [0, 1])."},
 }
-Context = str | dict[str, Any] | list[Any] | None
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class EntryIn(_Body):
+class EntryIn(StrictBody):
     prompt: str = Field(description="The question as the user asked it (at most max_prompt_chars).")
     response: str = Field(description="The answer to serve again.")
     context: Context = Field(None, description="System prompt, model, tools, prior turns: must match exactly.")
@@ -54,31 +48,15 @@ class EntryCreated(BaseModel):
     id: str
 
 
-class LookupIn(_Body):
+class LookupIn(StrictBody):
     prompt: str = Field(description="The question to look up (at most max_prompt_chars).")
     context: Context = None
-    mode: Literal["intercept", "fallback"] = "intercept"
-    threshold: float | None = Field(None, ge=0.0, le=1.0, description="Per-call cosine threshold override.")
+    mode: Mode = "intercept"
+    threshold: ThresholdOverride = None
     exact_only: bool = False
 
 
-class LookupOut(BaseModel):
-    hit: bool
-    answer: str | None
-    entry_id: str | None
-    layer: Literal["exact", "fuzzy", "semantic"] | None
-    similarity: float | None
-    confidence: Literal["high", "medium", "low"] | None
-    stale: bool
-    age_s: float | None
-    lookup_id: str | None = Field(None, description="Send it back with POST /v1/cache/feedback.")
-    reason: str | None = Field(None, description="Why a miss: empty, below_threshold, slot_mismatch, expired.")
-    best_similarity: float | None = None
-    threshold: float | None = None
-    mode: str
-
-
-class InvalidateIn(_Body):
+class InvalidateIn(StrictBody):
     tags: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(None, max_length=64)
     older_than_s: float | None = Field(None, ge=0)
     context: Context = Field(None, description="Present (even null) = only entries of that context.")
@@ -89,7 +67,7 @@ class Deleted(BaseModel):
     deleted: int
 
 
-class FeedbackIn(_Body):
+class FeedbackIn(StrictBody):
     correct: bool
     entry_id: str | None = Field(None, max_length=64)
     lookup_id: str | None = Field(None, max_length=64)
@@ -106,8 +84,8 @@ def put_entry(body: EntryIn, runtime: RuntimeDep, tenant: TenantDep) -> EntryCre
     return EntryCreated(id=entry_id)
 
 
-@router.post("/lookup", response_model=LookupOut, responses=_ERRORS)
-def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> LookupOut:
+@router.post("/lookup", response_model=LookupResult, responses=_ERRORS)
+def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> LookupResult:
     """Exact → fuzzy → semantic, slot guard and age check; a miss says why in ``reason``."""
     check_text_lengths(runtime.settings, prompt=body.prompt)
     started = time.perf_counter()
@@ -115,7 +93,7 @@ def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> LookupOut:
                                threshold=body.threshold, exact_only=body.exact_only)
     runtime.metrics.count_lookup(hit=res.hit, layer=res.layer, exact_only=body.exact_only,
                                  duration_s=time.perf_counter() - started, endpoint="cache")
-    return LookupOut(**res.to_dict())
+    return res
 
 
 @router.get("/entries/{entry_id}", responses={404: {"description": "No such entry for this tenant."}})
@@ -170,24 +148,24 @@ def stats(runtime: RuntimeDep, tenant: TenantDep,
 MAX_CALIBRATION_PAIRS = 20_000
 
 
-class PairIn(_Body):
+class PairIn(StrictBody):
     question1: str = Field(min_length=1, max_length=10_000, description="The cached prompt.")
     question2: str = Field(min_length=1, max_length=10_000, description="The prompt looked up.")
     is_duplicate: bool = Field(description="True when the first prompt's answer is right for the second.")
 
 
-class CalibrateIn(_Body):
+class CalibrateIn(StrictBody):
     pairs: list[PairIn] | None = Field(None, max_length=MAX_CALIBRATION_PAIRS,
                                        description="Labelled pairs from the tenant's own traffic.")
     from_feedback: bool = Field(False, description="Use feedback on served semantic hits instead of pairs.")
     target_false_hit: float = Field(0.02, gt=0.0, le=0.5, description="Highest acceptable false-hit rate.")
     method: Literal["wilson", "clopper-pearson"] = "wilson"
     confidence: float = Field(0.95, ge=0.5, lt=1.0)
-    mode: Literal["intercept", "fallback"] = "intercept"
+    mode: Mode = "intercept"
     dry_run: bool = Field(False, description="Report without storing.")
     partition_size: int | None = Field(None, ge=1, description="Entries of the scratch partition the pairs are "
                                        "judged in (default: the tenant's size, or every question1).")
-    language: Literal["en", "zh", "*"] | None = Field(None, description="Threshold language (default: the pairs').")
+    language: Language | None = Field(None, description="Threshold language (default: the pairs').")
 
 
 @router.post("/calibrate", responses=_ERRORS)
@@ -226,6 +204,6 @@ def thresholds(runtime: RuntimeDep, tenant: TenantDep) -> dict[str, Any]:
 
 @router.delete("/thresholds", response_model=Deleted, responses=_ERRORS)
 def reset_thresholds(runtime: RuntimeDep, tenant: TenantDep,
-                     mode: Annotated[Literal["intercept", "fallback"] | None, Query()] = None) -> Deleted:
+                     mode: Annotated[Mode | None, Query()] = None) -> Deleted:
     """Forget the tenant's calibrated thresholds (one mode, or both): the shipped default applies again."""
     return Deleted(deleted=runtime.cache.reset_threshold(tenant=tenant, mode=mode))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 from pydantic import BaseModel
 
@@ -13,15 +13,12 @@ from lastline import Answer, NotFound
 from ...ladder.defaults import MAX_TASK_CHARS, DeclaredDefault
 from ...ladder.events_store import Event
 from ...ladder.ladder import FallbackRequest, run_ladder
-from ...ladder.runtime import Runtime
-from ..deps import get_runtime, get_tenant
+from ..deps import RuntimeDep, TenantDep
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["fallback"])
 
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
-TenantDep = Annotated[str, Depends(get_tenant)]
 TaskPath = Annotated[str, Path(min_length=1, max_length=MAX_TASK_CHARS, description="Task name, or * for any.")]
 
 _ERRORS: dict[int | str, dict[str, str]] = {

@@ -9,27 +9,27 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Request, status
+from fastapi import APIRouter, Path, Request, status
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from lastline import InvalidInput, NotFound
+from lastline.kb import DEFAULT_K, MAX_QUERY_CHARS, SearchResult
 
-from ...ladder.runtime import Runtime
-from ..deps import get_runtime, get_tenant
+from ..deps import RuntimeDep, StrictBody, TenantDep
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1/kb", tags=["kb"])
 
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
-TenantDep = Annotated[str, Depends(get_tenant)]
 DocIdPath = Annotated[str, Path(min_length=1, max_length=500)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
 
 MAX_DOCUMENT_CHARS = 5_000_000
+#: The HTTP face's own cap on ``k``, tighter than the KB's ``MAX_K``: one answer stays a few hundred kB.
+MAX_SEARCH_K = 100
 _ERRORS: dict[int | str, dict[str, str]] = {
     401: {"description": "Missing or unknown API key."},
     413: {"description": "Body too large."},
@@ -37,11 +37,7 @@ _ERRORS: dict[int | str, dict[str, str]] = {
 }
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class DocumentIn(_Body):
+class DocumentIn(StrictBody):
     id: str | None = Field(None, min_length=1, max_length=500, description="Stable id; same id replaces.")
     title: str = Field("", max_length=1000)
     text: str = Field(min_length=1, max_length=MAX_DOCUMENT_CHARS)
@@ -57,35 +53,15 @@ class DocumentOut(BaseModel):
     documents: list[dict[str, Any]] | None = Field(None, description="For an FAQ/corpus upload: every document.")
 
 
-class SearchIn(_Body):
-    query: str = Field(min_length=1, max_length=4000)
-    k: int = Field(10, ge=1, le=100)
+class SearchIn(StrictBody):
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    k: int = Field(DEFAULT_K, ge=1, le=MAX_SEARCH_K)
     filters: dict[str, Any] | None = Field(None, description="collection (str|list), tags (all), doc_ids, metadata.")
     mode: Literal["hybrid", "keyword", "vector"] = "hybrid"
 
 
-class SearchHit(BaseModel):
-    doc_id: str
-    chunk_id: str
-    title: str
-    text: str
-    score: float
-    source: str | None
-    span: tuple[int, int]
-    heading: list[str]
-    collection: str
-    kind: str
-    similarity: float | None = Field(description="Cosine in the multilingual (USE) space; the answer floors read it.")
-    english_similarity: float | None = Field(None, description="Cosine in the English space (English chunks only).")
-    keyword_rank: int | None = Field(None, description="Rank in the keyword (BM25) list, when in it.")
-    vector_rank: int | None = Field(None, description="Rank in the multilingual vector list, when in it.")
-    english_rank: int | None = Field(None, description="Rank in the English vector list, when in it.")
-    metadata: dict[str, Any]
-    tags: list[str]
-
-
 class SearchOut(BaseModel):
-    results: list[SearchHit]
+    results: list[SearchResult]
 
 
 _UPLOAD_DOC = {
@@ -169,7 +145,7 @@ def kb_status(runtime: RuntimeDep, tenant: TenantDep) -> StatusOut:
 def search(body: SearchIn, runtime: RuntimeDep, tenant: TenantDep) -> SearchOut:
     """Hybrid search (FTS5 BM25 + vector kNN, reciprocal rank fusion) inside the caller's tenant."""
     results = runtime.kb.search(body.query, tenant=tenant, k=body.k, filters=body.filters, mode=body.mode)
-    return SearchOut(results=[SearchHit.model_validate(r.to_dict(), from_attributes=False) for r in results])
+    return SearchOut(results=results)
 
 
 @router.get("/documents/{doc_id:path}", responses={404: {"description": "No such document."}})

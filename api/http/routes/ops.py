@@ -6,7 +6,7 @@ import os
 from importlib import resources
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from lastline import __version__
@@ -14,14 +14,12 @@ from lastline import __version__
 from ...ladder.metrics import CONTENT_TYPE
 from ...ladder.reports import hit_rate_report
 from ...ladder.runtime import Runtime
-from ..deps import get_runtime, get_tenant
+from ..deps import RuntimeDep, TenantDep
 
 __all__ = ["is_ready", "router"]
 
 router = APIRouter(tags=["ops"])
 
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
-TenantDep = Annotated[str, Depends(get_tenant)]
 
 
 def is_ready(request: Request) -> tuple[bool, dict[str, bool]]:

@@ -9,25 +9,24 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, status
+from fastapi import APIRouter, Path, status
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from lastline import NotFound
-from lastline.rules import ENTITY_TYPES, find_entities, repair_json
+from lastline.rules import ENTITY_TYPES, Entity, ExtractResult, find_entities, repair_json
+from lastline.rules.entities import MAX_CHARS as MAX_ENTITY_CHARS
+from lastline.rules.extract import MAX_TEXT_CHARS
+from lastline.rules.repair import MAX_JSON_CHARS
 
-from ...ladder.runtime import Runtime
-from ..deps import get_runtime, get_tenant
+from ...ladder.ladder import Label
+from ..deps import RuntimeDep, StrictBody, TenantDep
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1/rules", tags=["rules"])
 
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
-TenantDep = Annotated[str, Depends(get_tenant)]
 PackName = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")]
-MAX_TEXT_CHARS = 1_000_000
-MAX_ENTITY_CHARS = 200_000  # find_entities reads at most this much; longer text is refused, not cut
 _ERRORS: dict[int | str, dict[str, str]] = {
     401: {"description": "Missing or unknown API key."},
     404: {"description": "not_found: no such pack or template."},
@@ -36,11 +35,8 @@ _ERRORS: dict[int | str, dict[str, str]] = {
 }
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class EntitiesIn(_Body):
+class EntitiesIn(StrictBody):
+    # find_entities reads at most this much: longer text is refused here, not cut there.
     text: str = Field(max_length=MAX_ENTITY_CHARS)
     reference_time: datetime | None = Field(None, description="Anchor for relative dates (default: now).")
     types: list[str] | None = Field(None, max_length=len(ENTITY_TYPES), description="Keep only these types.")
@@ -55,68 +51,50 @@ class EntitiesIn(_Body):
         return value
 
 
-class EntityOut(BaseModel):
-    type: str
-    text: str
-    start: int
-    end: int
-    value: Any
-
-
 class EntitiesOut(BaseModel):
-    entities: list[EntityOut]
+    entities: list[Entity]
 
 
-class ExtractIn(_Body):
+class ExtractIn(StrictBody):
     text: str = Field(max_length=MAX_TEXT_CHARS)
     pack: str = Field(min_length=1, max_length=64)
     fields: list[Annotated[str, Field(min_length=1, max_length=64)]] | None = Field(None, max_length=200)
     reference_time: datetime | None = None
 
 
-class ExtractOut(BaseModel):
-    fields: dict[str, Any]
-    missing: list[str]
-    valid: bool
-    errors: list[str]
-    rule_ids: list[str]
-    pack: str
-
-
-class RenderIn(_Body):
+class RenderIn(StrictBody):
     template: str | None = Field(None, max_length=20_000)
     template_id: str | None = Field(None, max_length=140, description="A pack name, or pack.template_name.")
     data: dict[str, Any] = Field(default_factory=dict)
 
 
-class RepairIn(_Body):
-    text: str = Field(max_length=MAX_TEXT_CHARS)
+class RepairIn(StrictBody):
+    text: str = Field(max_length=MAX_JSON_CHARS)
     schema_: dict[str, Any] | None = Field(None, alias="schema")
 
 
-class MatchIn(_Body):
-    task: str | None = Field(None, max_length=200)
+class MatchIn(StrictBody):
+    task: Label = None
     text: str = Field("", max_length=MAX_TEXT_CHARS)
 
 
-class PackIn(_Body):
+class PackIn(StrictBody):
     yaml: str = Field(min_length=1, max_length=256_000, description="The pack as YAML text.")
 
 
 @router.post("/entities", response_model=EntitiesOut, responses=_ERRORS)
-def entities(body: EntitiesIn, _tenant: TenantDep) -> dict[str, Any]:
+def entities(body: EntitiesIn, _tenant: TenantDep) -> EntitiesOut:
     """Typed values in ``text`` with exact spans and normalized values (ISO dates, decimal amounts…)."""
     found = find_entities(body.text, reference_time=body.reference_time, types=body.types, lang=body.lang)
-    return {"entities": [e.to_dict() for e in found]}
+    return EntitiesOut(entities=found)
 
 
-@router.post("/extract", response_model=ExtractOut, responses=_ERRORS)
-def extract(body: ExtractIn, runtime: RuntimeDep, tenant: TenantDep) -> dict[str, Any]:
+@router.post("/extract", response_model=ExtractResult, responses=_ERRORS)
+def extract(body: ExtractIn, runtime: RuntimeDep, tenant: TenantDep) -> ExtractResult:
     """Fill a pack's fields; missing ones are null and listed in ``missing``, never invented."""
     result = runtime.rules.extract(body.text, pack=body.pack, fields=body.fields, tenant=tenant,
                                    reference_time=body.reference_time)
-    out: dict[str, Any] = result.to_dict()
-    return out
+    return result
 
 
 @router.post("/render", responses=_ERRORS)
