@@ -12,10 +12,9 @@ def test_core_public_names() -> None:
         [
             "DEPTH", "Answer", "Citation", "ConfigError", "Confidence", "Conflict", "Embedder",
             "InvalidInput", "LastlineError", "Migration", "ModelUnavailable", "NoDegradedWrites",
-            "NoFallbackAnswer", "NotFound", "Overloaded", "PayloadTooLarge", "PostgresStorage", "SQLiteStorage", "Settings",
-            "Source",
-            "Storage", "StorageError", "Unauthorized", "__version__", "get_embedder", "is_cjk_dominant",
-            "language_of", "load_settings", "normalize_rows", "normalize_text", "notice_for",
+            "NoFallbackAnswer", "NotFound", "Overloaded", "PayloadTooLarge", "PostgresStorage", "SQLiteStorage",
+            "Settings", "Source", "Storage", "StorageError", "Unauthorized", "__version__", "get_embedder",
+            "is_cjk_dominant", "language_of", "load_settings", "normalize_rows", "normalize_text", "notice_for",
             "open_storage", "text_hash",
         ]
     )
