@@ -29,6 +29,7 @@ from . import cache as cli_cache
 from . import fallback as cli_fallback
 from . import kb as cli_kb
 from . import rules as cli_rules
+from ..http.protocol import NoDelayH11Protocol
 from .common import DbOption, JsonOption, emit, open_runtime
 
 __all__ = ["app", "main"]
@@ -123,13 +124,14 @@ def serve(
     if n == 1:
         from ..app import create_app
 
-        uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+        uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info",
+                    http=NoDelayH11Protocol)
         return
     with _multiprocess_metrics():
         # Each worker reads its settings from the environment: the command line's overrides go there.
         os.environ["LASTLINE_DB"] = str(settings.db)
         uvicorn.run("lastline.api.app:create_app", factory=True, workers=n, host=settings.host,
-                    port=settings.port, log_level="info")
+                    port=settings.port, log_level="info", http=NoDelayH11Protocol)
 
 
 @contextmanager
