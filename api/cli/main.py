@@ -25,11 +25,11 @@ from lastline import (
     load_settings,
 )
 
+from ..http.protocol import NoDelayH11Protocol
 from . import cache as cli_cache
 from . import fallback as cli_fallback
 from . import kb as cli_kb
 from . import rules as cli_rules
-from ..http.protocol import NoDelayH11Protocol
 from .common import DbOption, JsonOption, emit, open_runtime
 
 __all__ = ["app", "main"]
