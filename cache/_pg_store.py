@@ -81,12 +81,8 @@ def _by_tenant(records: Iterable[Any]) -> dict[str, list[Any]]:
 class PostgresCacheStore:
     """SQL for the cache tables on PostgreSQL; runs the cache migrations on construction."""
 
-    def __init__(self, storage: PostgresStorage, *, exact_scan_limit: int = 20_000, ef_search: int = 64) -> None:
+    def __init__(self, storage: PostgresStorage) -> None:
         self.storage = storage
-        #: Partitions up to this many vectors are searched exactly (a scan of the partition through
-        #: its btree index); larger ones through the model's HNSW index.
-        self.exact_scan_limit = exact_scan_limit
-        self.ef_search = ef_search
         self._indexed: set[tuple[str, int]] = set()
         self._index_lock = threading.Lock()
         storage.migrate(MIGRATIONS)
@@ -308,11 +304,13 @@ class PostgresCacheStore:
             " AND embedding IS NOT NULL LIMIT %s", (tenant, ctx, model_id, limit + 1), tenant=tenant)
         return None if len(rows) > limit else {int(r[0]): r[1] for r in rows}
 
-    def nearest(self, tenant: str, ctx: str, model_id: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+    def nearest(self, tenant: str, ctx: str, model_id: str, vector: np.ndarray, k: int, *,
+                exact_scan_limit: int = 20_000, ef_search: int = 64) -> list[tuple[int, float]]:
         """Up to ``k`` (seq, cosine) of the partition's vectors nearest ``vector``, best first.
 
         Exact (every vector of the partition, read through its btree index) while the partition
-        holds at most ``exact_scan_limit`` vectors; above, the model's HNSW index, whose answer is
+        holds at most ``exact_scan_limit`` vectors (FAISS keeps partitions flat up to ``hnsw_threshold``
+        too); above, the model's HNSW index, whose answer is
         filtered to the partition after the graph walk — when that leaves fewer than ``k``, the
         exact scan answers instead, so a big table never starves a partition of neighbours.
         """
@@ -322,11 +320,11 @@ class PostgresCacheStore:
             size = int(conn.execute(
                 "SELECT count(*) FROM (SELECT 1 FROM cache_entries WHERE tenant = %s AND context_hash = %s"
                 " AND model_id = %s AND embedding IS NOT NULL LIMIT %s) AS part",
-                (tenant, ctx, model_id, self.exact_scan_limit + 1)).fetchone()[0])
+                (tenant, ctx, model_id, exact_scan_limit + 1)).fetchone()[0])
             if not size:
                 return []
-            if size > self.exact_scan_limit:
-                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(max(self.ef_search, 4 * k)),))
+            if size > exact_scan_limit:
+                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(max(ef_search, 4 * k)),))
                 found = conn.execute(pgsql.SQL(
                     "SELECT seq, 1 - (embedding::vector({dim}) <=> %s::vector({dim})) FROM cache_entries"
                     " WHERE model_id = {model} AND embedding IS NOT NULL AND tenant = %s AND context_hash = %s"
