@@ -12,18 +12,19 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from lastline import Embedder, PostgresStorage, SQLiteStorage, open_storage
+from _storages import Storage, reopen  # noqa: F401 - the fixture
+
+from lastline import Embedder, open_storage
 from lastline.cache import CacheConfig, SemanticCache, SyncReport
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
-Storage = SQLiteStorage | PostgresStorage
 VICTIM = "What is the refund window?"
 VICTIM_PARA = "What is the time window for refunds?"
 KEEPER = "How do I reset my password?"
@@ -40,24 +41,6 @@ CONFIG = CacheConfig(replica_sync_s=0)
 class Instance:
     storage: Storage
     cache: SemanticCache
-
-
-@pytest.fixture
-def reopen(request: pytest.FixtureRequest, backend: str, db_path: Path) -> Iterator[Callable[[], Storage]]:
-    """Opens another storage on this test's database (another process's or replica's connections)."""
-    made: list[Storage] = []
-
-    def open_one() -> Storage:
-        if backend == "sqlite":
-            made.append(open_storage(db_path))
-        else:
-            app, owner = request.getfixturevalue("pg_urls")
-            made.append(open_storage(app, owner_url=owner))
-        return made[-1]
-
-    yield open_one
-    for s in made:
-        s.close()
 
 
 @pytest.fixture
