@@ -37,7 +37,7 @@ from ._feedback import record_feedback
 from ._fuzzy import typo_similarity
 from ._index import VectorIndex
 from ._lookup import LookupPath
-from ._neighbours import Neighbours, StoreNeighbours
+from ._neighbours import STORE_EXACT_SCAN_LIMIT, Neighbours, StoreNeighbours
 from ._pg_store import PostgresCacheStore
 from ._recorder import LookupRecorder, QueuedRecorder, StoreRecorder
 from ._rows import NewEntry, context_hash
@@ -97,7 +97,8 @@ class SemanticCache:
                 raise ConfigError("vector_index='store' needs PostgreSQL (LASTLINE_DATABASE_URL);"
                                   " on SQLite the cache uses its FAISS index")
             self.neighbours = StoreNeighbours(self.store, self.model_id, fuzzy_scan_limit=c.fuzzy_scan_limit,
-                                              exact_scan_limit=c.hnsw_threshold, ef_search=c.hnsw_ef_search)
+                                              exact_scan_limit=min(c.hnsw_threshold, STORE_EXACT_SCAN_LIMIT),
+                                              ef_search=c.hnsw_ef_search)
         #: Where lookups write their bookkeeping; by default synchronously through the store, or
         #: through ``writer`` (the background batching writer) in batches, off the read path.
         self.recorder: LookupRecorder = recorder or StoreRecorder(self.store, self._sync, self.config)
