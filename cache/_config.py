@@ -26,12 +26,12 @@ __all__ = [
     "DEFAULT_TTL_S",
     "DEFAULT_VALUE_CANDIDATES",
     "LANGUAGES",
+    "VECTOR_INDEXES",
     "CacheConfig",
     "Language",
     "Layer",
     "LookupResult",
     "Mode",
-    "VECTOR_INDEXES",
     "Threshold",
     "VectorIndexKind",
 ]

@@ -71,6 +71,13 @@ def _blob(vector: Any) -> bytes:
     return np.asarray(values, dtype=np.float32).tobytes()
 
 
+def _row(cursor: Any) -> Any:
+    """The one row a query that always returns one (an aggregate, a counter row) returned."""
+    row = cursor.fetchone()
+    assert row is not None, "a one-row query returned no row"
+    return row
+
+
 def _by_tenant(records: Iterable[Any]) -> dict[str, list[Any]]:
     groups: dict[str, list[Any]] = {}
     for r in records:
@@ -125,8 +132,8 @@ class PostgresCacheStore:
 
     def _upsert(self, conn: Any, entries: Sequence[NewEntry], now: float) -> list[tuple[str, int, int | None]]:
         # lock order: seq counter, deletion-log counter, then rows (see the module docstring)
-        first = int(conn.execute("UPDATE cache_seq SET next = next + %s RETURNING next - %s",
-                                 (len(entries), len(entries))).fetchone()[0])
+        first = int(_row(conn.execute("UPDATE cache_seq SET next = next + %s RETURNING next - %s",
+                                      (len(entries), len(entries))))[0])
         conn.execute("SELECT log_next FROM cache_sync FOR UPDATE")
         keys = sorted({(e.context_hash, e.prompt_hash) for e in entries})
         current: dict[tuple[str, str], tuple[int, str]] = {
@@ -142,7 +149,7 @@ class PostgresCacheStore:
             if old is not None:  # its tags go; the upsert below moves the row to its new seq
                 conn.execute("DELETE FROM cache_entry_tags WHERE seq = %s", (old[0],))
             vector = None if e.vector is None else np.asarray(e.vector, dtype=np.float32)
-            row = conn.execute(
+            row = _row(conn.execute(
                 "INSERT INTO cache_entries (seq, id, tenant, context_hash, prompt, prompt_norm, prompt_hash,"
                 " response, embedding, model_id, created_at, expires_at, used_at, bytes, tags, metadata, values_key)"
                 " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
@@ -157,7 +164,7 @@ class PostgresCacheStore:
                  e.prompt_hash, e.response, vector, e.model_id, now, e.expires_at, now, e.nbytes,
                  json.dumps(list(e.tags)), json.dumps(e.metadata) if e.metadata is not None else None,
                  e.values_key),
-            ).fetchone()
+            ))
             if e.tags:
                 conn.cursor().executemany(
                     "INSERT INTO cache_entry_tags (seq, tenant, tag) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
@@ -317,10 +324,10 @@ class PostgresCacheStore:
         query = np.asarray(vector, dtype=np.float32).ravel()
         dim = pgsql.Literal(int(query.shape[0]))
         with self.storage.atomic(tenant) as conn:
-            size = int(conn.execute(
+            size = int(_row(conn.execute(
                 "SELECT count(*) FROM (SELECT 1 FROM cache_entries WHERE tenant = %s AND context_hash = %s"
                 " AND model_id = %s AND embedding IS NOT NULL LIMIT %s) AS part",
-                (tenant, ctx, model_id, exact_scan_limit + 1)).fetchone()[0])
+                (tenant, ctx, model_id, exact_scan_limit + 1)))[0])
             if not size:
                 return []
             if size > exact_scan_limit:
@@ -491,9 +498,9 @@ class PostgresCacheStore:
 
     def sync_state(self) -> SyncState:
         with self.storage.maintenance() as conn:
-            row = conn.execute(
+            row = _row(conn.execute(
                 "SELECT (SELECT next FROM cache_seq) - 1, GREATEST(log_next - 1, pruned_through), pruned_through"
-                " FROM cache_sync").fetchone()
+                " FROM cache_sync"))
         return SyncState(int(row[0]), int(row[1]), int(row[2]))
 
     def deleted_seqs(self, after: int, upto: int) -> list[int]:
@@ -510,10 +517,9 @@ class PostgresCacheStore:
                 conn.execute("SELECT pruned_through FROM cache_sync FOR UPDATE")
                 keep = conn.execute("SELECT id FROM cache_deletions WHERE deleted_at >= %s ORDER BY id LIMIT 1",
                                     (before,)).fetchone()
-                head = conn.execute("SELECT log_next - 1 FROM cache_sync").fetchone()[0]
-                cut = min(int(keep[0]) - 1 if keep else int(head),
-                          int(conn.execute("SELECT COALESCE(MIN(id), 0) FROM cache_deletions").fetchone()[0])
-                          + PRUNE_BATCH - 1)
+                head = _row(conn.execute("SELECT log_next - 1 FROM cache_sync"))[0]
+                oldest = _row(conn.execute("SELECT COALESCE(MIN(id), 0) FROM cache_deletions"))[0]
+                cut = min(int(keep[0]) - 1 if keep else int(head), int(oldest) + PRUNE_BATCH - 1)
                 if cut <= 0:
                     return total
                 n = int(conn.execute("DELETE FROM cache_deletions WHERE id <= %s", (cut,)).rowcount)

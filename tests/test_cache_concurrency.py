@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from lastline import Embedder, PostgresStorage, SQLiteStorage

@@ -6,13 +6,15 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from _storages import Storage, reopen  # noqa: F401 - the fixture
 
-from lastline import Embedder, PostgresStorage, normalize_text
+from lastline import Embedder, PostgresStorage, SQLiteStorage, normalize_text
 from lastline.cache import CacheConfig, SemanticCache
 from lastline.cache._index import PartitionIndex, VectorIndex
 
+pytest_plugins = ["_storages"]  # the reopen fixture
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
+Storage = SQLiteStorage | PostgresStorage
 
 QUESTIONS = [
     "How do I reset my password?", "What is the refund window?", "Where is my parcel?",

@@ -16,13 +16,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 import pytest
-from _storages import Storage, reopen  # noqa: F401 - the fixture
 
-from lastline import ConfigError, Embedder, PostgresStorage
+from lastline import ConfigError, Embedder, PostgresStorage, SQLiteStorage
 from lastline.cache import CacheConfig, SemanticCache, Threshold
 from lastline.cache._pg_schema import TENANT_TABLES, hnsw_index_name
 
+pytest_plugins = ["_storages"]  # the reopen fixture
 pytestmark = pytest.mark.backends("postgresql")
+
+Storage = SQLiteStorage | PostgresStorage
 
 BOUND = CacheConfig().replica_sync_s
 KEEPER = "How do I reset my password?"

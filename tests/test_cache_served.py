@@ -60,7 +60,8 @@ def test_a_served_calibration_predicts_what_a_cache_of_that_size_serves(
     assert np.mean(right) == pytest.approx(cal.hit_rate)
 
 
-def test_a_stated_partition_size_is_used_and_recorded(storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
+def test_a_stated_partition_size_is_used_and_recorded(
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder)
     pairs = pairs_from_rows(_pairs(min_negatives(0.05) + 40))
     cache.calibrate(pairs, target=0.05, partition_size=10, tenant="acme")
@@ -70,7 +71,8 @@ def test_a_stated_partition_size_is_used_and_recorded(storage: SQLiteStorage | P
         cache.calibrate(pairs, target=0.05, partition_size=0)
 
 
-def test_stats_say_when_the_tenant_outgrew_its_calibration(storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
+def test_stats_say_when_the_tenant_outgrew_its_calibration(
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder)
     cache.set_threshold(tenant="t", threshold=Threshold(0.9, calibrated=True, language="en", partition_size=2,
                                                         recalibrate_above=4))
@@ -80,7 +82,8 @@ def test_stats_say_when_the_tenant_outgrew_its_calibration(storage: SQLiteStorag
     assert cache.stats(tenant="t")["recalibration_due"] == ["en:intercept"]
 
 
-def test_lookups_use_the_threshold_of_their_language(storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
+def test_lookups_use_the_threshold_of_their_language(
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder)
     cache.set_threshold(threshold=Threshold(0.5, calibrated=True, language="en"))
     cache.put("How do I reset my password?", "Settings → Security")
@@ -96,7 +99,8 @@ def test_lookups_use_the_threshold_of_their_language(storage: SQLiteStorage | Po
     assert cache.lookup("Where can I change my login password?").threshold == 0.6
 
 
-def test_an_unknown_language_is_refused_by_name(storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
+def test_an_unknown_language_is_refused_by_name(
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder)
     with pytest.raises(InvalidInput, match="language"):
         cache.get_threshold(language="fr")
@@ -122,7 +126,8 @@ def test_thresholds_stored_before_languages_existed_apply_to_every_language(
     storage.close()
 
 
-def test_an_english_paraphrase_hits_with_the_english_default(storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
+def test_an_english_paraphrase_hits_with_the_english_default(
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     """Cosine ≈0.97 with the bundled model: above the English default, below the one Chinese sets need."""
     cache = SemanticCache(storage, embedder)
     entry = cache.put("How do I reset my password?", "Settings → Security → Reset password.")

@@ -18,12 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from _storages import Storage, reopen  # noqa: F401 - the fixture
-
-from lastline import Embedder, open_storage
+from lastline import Embedder, PostgresStorage, SQLiteStorage, open_storage
 from lastline.cache import CacheConfig, SemanticCache, SyncReport
 
+pytest_plugins = ["_storages"]  # the reopen fixture
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
+Storage = SQLiteStorage | PostgresStorage
 
 VICTIM = "What is the refund window?"
 VICTIM_PARA = "What is the time window for refunds?"
