@@ -206,3 +206,21 @@ def test_expired_entries_are_pruned_in_bounded_batches_by_several_replicas_at_on
         assert len(cache.index) == len(keep)
     for i, q in enumerate(QUESTIONS):
         assert b.lookup(f"question {i} about {q}", threshold=0.5).entry_id not in expiring
+
+
+def test_the_setting_puts_the_vector_index_in_the_database(pg_urls: tuple[str, str], embedder: Embedder) -> None:
+    from lastline import load_settings
+    from lastline.api.ladder.runtime import Runtime
+
+    app, owner = pg_urls
+    with pytest.raises(ConfigError, match="LASTLINE_CACHE_VECTOR_INDEX"):
+        load_settings(cache_vector_index="annoy")
+    runtime = Runtime.open(load_settings(database_url=app, database_owner_url=owner, cache_vector_index="store"))
+    try:
+        runtime.embedder = embedder  # the session's loaded model
+        entry = runtime.cache.put(KEEPER, "Use the reset link")
+        res = runtime.cache.lookup(KEEPER_PARA, threshold=0.8)
+        assert runtime.cache.config.vector_index == "store" and len(runtime.cache.index) == 0
+        assert res.hit and res.layer == "semantic" and res.entry_id == entry
+    finally:
+        runtime.storage.close()
