@@ -15,7 +15,9 @@ Writes follow house rule 5: the SQLite transaction commits, then the FAISS parti
 in the same call; at construction the index is rebuilt from SQLite, and every FAISS id a search
 returns is re-read from SQLite (tenant and context re-checked) before it can answer. Commits made
 by other connections (other processes, or other objects on the same file) reach the index at the
-next lookup through :meth:`SemanticCache.sync` (see ``_sync.py``).
+next lookup through :meth:`SemanticCache.sync` (see ``_sync.py``); on PostgreSQL, other replicas'
+commits within ``CacheConfig.replica_sync_s``. With ``vector_index="store"`` (PostgreSQL only) there
+is no FAISS index at all: layer 3 is pgvector kNN in the database (``_neighbours.py``).
 """
 
 from __future__ import annotations
@@ -117,7 +119,7 @@ class SemanticCache:
 
     def rebuild(self) -> int:
         """Fill in missing values keys, re-embed rows of another model id, then rebuild FAISS from
-        SQLite; return the vector count."""
+        the database; return the vector count (0 with ``vector_index="store"``: nothing to build)."""
         with self._write_lock:
             return self._rebuild_locked()
 
