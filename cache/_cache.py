@@ -15,7 +15,9 @@ Writes follow house rule 5: the SQLite transaction commits, then the FAISS parti
 in the same call; at construction the index is rebuilt from SQLite, and every FAISS id a search
 returns is re-read from SQLite (tenant and context re-checked) before it can answer. Commits made
 by other connections (other processes, or other objects on the same file) reach the index at the
-next lookup through :meth:`SemanticCache.sync` (see ``_sync.py``).
+next lookup through :meth:`SemanticCache.sync` (see ``_sync.py``); on PostgreSQL, other replicas'
+commits within ``CacheConfig.replica_sync_s``. With ``vector_index="store"`` (PostgreSQL only) there
+is no FAISS index at all: layer 3 is pgvector kNN in the database (``_neighbours.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lastline import Embedder, InvalidInput, PostgresStorage, SQLiteStorage, language_of, normalize_text
+from lastline import ConfigError, Embedder, InvalidInput, PostgresStorage, SQLiteStorage, language_of, normalize_text
 from lastline.writer import BatchWriter
 
 from . import _validate as v
@@ -37,6 +39,8 @@ from ._feedback import record_feedback
 from ._fuzzy import typo_similarity
 from ._index import VectorIndex
 from ._lookup import LookupPath
+from ._neighbours import STORE_EXACT_SCAN_LIMIT, Neighbours, StoreNeighbours
+from ._pg_store import PostgresCacheStore
 from ._recorder import LookupRecorder, QueuedRecorder, StoreRecorder
 from ._rows import NewEntry, context_hash
 from ._stats import build_stats
@@ -78,17 +82,31 @@ class SemanticCache:
         self.guard = SlotGuard()
         self.model_id = embedder.model_id
         self.store: CacheStore = open_cache_store(storage)
-        self.thresholds = Thresholds(self.store, self.model_id, self.config)
+        shared = isinstance(storage, PostgresStorage)  # replicas elsewhere write to the same database
+        c = self.config
+        self.thresholds = Thresholds(self.store, self.model_id, c, ttl_s=min(c.threshold_cache_s, c.replica_sync_s)
+                                     if shared else c.threshold_cache_s)
         self._write_lock = threading.Lock()  # orders SQLite commit + FAISS update per write
-        self._sync = IndexSync(self.store, self.model_id)
+        self._sync = IndexSync(self.store, self.model_id, poll_s=c.replica_sync_s if shared else 0.0)
         self._syncing = False  # a catch-up or rebuild holds the write lock: lookups do not wait for it
         self.index = self._new_index()
+        #: FAISS (``self.index``) unless ``vector_index="store"``: then the database answers kNN
+        #: and the FAISS index stays empty (nothing to rebuild, nothing to keep in step).
+        self._faiss = c.vector_index == "faiss"
+        self.neighbours: Neighbours = self.index
+        if not self._faiss:
+            if not isinstance(self.store, PostgresCacheStore):
+                raise ConfigError("vector_index='store' needs PostgreSQL (LASTLINE_DATABASE_URL);"
+                                  " on SQLite the cache uses its FAISS index")
+            self.neighbours = StoreNeighbours(self.store, self.model_id, fuzzy_scan_limit=c.fuzzy_scan_limit,
+                                              exact_scan_limit=min(c.hnsw_threshold, STORE_EXACT_SCAN_LIMIT),
+                                              ef_search=c.hnsw_ef_search)
         #: Where lookups write their bookkeeping; by default synchronously through the store, or
         #: through ``writer`` (the background batching writer) in batches, off the read path.
         self.recorder: LookupRecorder = recorder or StoreRecorder(self.store, self._sync, self.config)
         if writer is not None:
             self.recorder = QueuedRecorder(writer, self.recorder)
-        self._lookup = LookupPath(store=self.store, index=self.index, embedder=embedder, guard=self.guard,
+        self._lookup = LookupPath(store=self.store, index=self.neighbours, embedder=embedder, guard=self.guard,
                                   thresholds=self.thresholds, recorder=self.recorder, config=self.config)
         self.rebuild()
 
@@ -101,7 +119,7 @@ class SemanticCache:
 
     def rebuild(self) -> int:
         """Fill in missing values keys, re-embed rows of another model id, then rebuild FAISS from
-        SQLite; return the vector count."""
+        the database; return the vector count (0 with ``vector_index="store"``: nothing to build)."""
         with self._write_lock:
             return self._rebuild_locked()
 
@@ -116,7 +134,7 @@ class SemanticCache:
                                        self.embedder.encode([normalize_text(r[1]) for r in rows]))
             state = self._sync.state()  # before the rows: later commits are caught up from here
             fresh = self._new_index()
-            for batch in self.store.vectors(self.model_id):
+            for batch in self.store.vectors(self.model_id) if self._faiss else ():
                 add_rows(fresh, batch)
             self.index.replace_with(fresh)
             self._sync.mark(state)
@@ -131,8 +149,8 @@ class SemanticCache:
         its deletions (evictions, invalidations, replaced keys) removed; a watermark older than the
         pruned deletion log means a full rebuild. Waits at most ``_SYNC_WAIT_S`` for the write lock.
         """
-        if not self._sync.due():
-            return SyncReport()
+        if not self._faiss or not self._sync.due():
+            return SyncReport()  # kNN in the database has nothing to catch up
         if self._syncing or not self._write_lock.acquire(timeout=_SYNC_WAIT_S):
             return SyncReport(skipped=True)
         try:
@@ -199,6 +217,8 @@ class SemanticCache:
                                        max_bytes=self.config.max_bytes)
             written, evicted = result.written, result.evicted
             replaced = {old for _, _, old in written if old is not None}  # incl. repeats within the batch
+            if not self._faiss:
+                return [entry_id for entry_id, _, _ in written]
             self.index.remove(list(replaced))
             by_part: dict[tuple[str, str], tuple[list[int], list[Any], list[str]]] = {}
             for i, ((_, seq, _), entry) in enumerate(zip(written, entries, strict=True)):
@@ -261,9 +281,9 @@ class SemanticCache:
         norm, _ = v.check_prompt(prompt, self.config.max_prompt_chars)
         key = (tenant, context_hash(v.check_context(context)))
         self.sync()
-        if not self.index.partition_size(key):
+        if not self.neighbours.partition_size(key):
             return None, None
-        hits = self.index.search(key, self.embedder.encode([norm])[0], self.config.knn_k)
+        hits = self.neighbours.search(key, self.embedder.encode([norm])[0], self.config.knn_k)
         rows = self.store.by_seqs(tenant, key[1], [s for s, _ in hits])
         for seq, cos in hits:
             if seq in rows:

@@ -26,12 +26,14 @@ __all__ = [
     "DEFAULT_TTL_S",
     "DEFAULT_VALUE_CANDIDATES",
     "LANGUAGES",
+    "VECTOR_INDEXES",
     "CacheConfig",
     "Language",
     "Layer",
     "LookupResult",
     "Mode",
     "Threshold",
+    "VectorIndexKind",
 ]
 
 Mode = Literal["intercept", "fallback"]
@@ -39,6 +41,9 @@ Mode = Literal["intercept", "fallback"]
 Language = Literal["en", "zh", "*"]
 LANGUAGES: tuple[Language, ...] = get_args(Language)
 Layer = Literal["exact", "fuzzy", "semantic"]
+VectorIndexKind = Literal["faiss", "store"]
+#: The values of ``CacheConfig.vector_index``.
+VECTOR_INDEXES = ("faiss", "store")
 
 #: Default lifetime of an entry: a week. ``None`` in the config means "never expires".
 DEFAULT_TTL_S: float | None = 7 * 24 * 3600.0
@@ -80,6 +85,19 @@ class CacheConfig:
     fuzzy_scan_limit: int = DEFAULT_FUZZY_SCAN_LIMIT
     #: Seconds a threshold read from SQLite is reused (another process may calibrate meanwhile).
     threshold_cache_s: float = 2.0
+    #: On a database shared by replicas (PostgreSQL), the longest this process lags another
+    #: replica's commits: the vector index polls the change counters at most this often (0: on
+    #: every lookup) and stored thresholds are re-read at least this often. SQLite detects other
+    #: connections' commits on every lookup (``PRAGMA data_version``) and ignores it.
+    replica_sync_s: float = 1.0
+    #: Where semantic lookups find neighbours: ``"faiss"``, the in-process index derived from the
+    #: database (an accelerator, kept in step by ``_sync.py``), or ``"store"``, kNN in the database
+    #: itself (pgvector; PostgreSQL only), so nothing depends on per-process state.
+    vector_index: VectorIndexKind = "faiss"
+    #: Entries are deleted this long after they expired (a fallback lookup serves expired entries as
+    #: stale until then), in bounded batches with the retention pruning; None keeps them until LRU
+    #: eviction or invalidation removes them.
+    expired_retention_s: float | None = None
     max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS
     max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS
     slot_guard: bool = True
@@ -107,6 +125,12 @@ class CacheConfig:
             raise ValueError("value_candidates must be 0 or more")
         if not 0 <= self.fuzzy_min_ratio <= 100:
             raise ValueError("fuzzy_min_ratio must be within [0, 100]")
+        if self.vector_index not in VECTOR_INDEXES:
+            raise ValueError(f"vector_index must be one of {', '.join(VECTOR_INDEXES)}")
+        if self.replica_sync_s < 0:
+            raise ValueError("replica_sync_s must be 0 or more")
+        if self.expired_retention_s is not None and self.expired_retention_s < 0:
+            raise ValueError("expired_retention_s must be 0 or more, or None")
 
 
 @dataclass(frozen=True)

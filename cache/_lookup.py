@@ -1,6 +1,7 @@
 """One lookup through the layers: exact → fuzzy → semantic, each candidate guarded and aged.
 
-:class:`LookupPath` gets its collaborators explicitly — the store, the vector index, the
+:class:`LookupPath` gets its collaborators explicitly — the store, the vector index (FAISS, or
+kNN in the database: ``_neighbours.py``), the
 embedder, the slot guard, the thresholds and the bookkeeping recorder — so the decision reads top
 to bottom in one method and depends on no facade. Confidence: exact and fuzzy hits are ``high``;
 a semantic hit is ``high`` at or above the tenant's strict (intercept) threshold and ``medium``
@@ -22,7 +23,7 @@ from lastline import Confidence, Embedder, language_of
 from . import _validate as v
 from ._config import CacheConfig, LookupResult, Mode
 from ._fuzzy import typo_similarity
-from ._index import VectorIndex
+from ._neighbours import Neighbours
 from ._recorder import LookupRecorder, new_lookup_id
 from ._rows import EntryRow, LookupRecord, context_hash
 from ._store_api import CacheStore
@@ -63,7 +64,7 @@ class _Query:
 class LookupPath:
     """The read path of one cache (see the module docstring)."""
 
-    def __init__(self, *, store: CacheStore, index: VectorIndex, embedder: Embedder, guard: SlotGuard,
+    def __init__(self, *, store: CacheStore, index: Neighbours, embedder: Embedder, guard: SlotGuard,
                  thresholds: Thresholds, recorder: LookupRecorder, config: CacheConfig) -> None:
         self.store = store
         self.index = index

@@ -28,7 +28,7 @@ from ._sync import IndexSync
 
 __all__ = ["PRUNE_EVERY", "LookupRecorder", "QueuedRecorder", "StoreRecorder", "new_lookup_id"]
 
-#: Retention pruning (lookup records, counter buckets, deletion log) runs once per this many records.
+#: Retention pruning (lookup records, counter buckets, expired entries, deletion log) runs once per this many records.
 PRUNE_EVERY = 10_000
 
 
@@ -50,8 +50,9 @@ class StoreRecorder:
 
     After its own write it tells the index sync (``own_write_done``), so this thread's next
     lookup does not mistake its own bookkeeping commit for another connection's entry change.
-    Every ``PRUNE_EVERY`` records it prunes lookup records, counter buckets and the deletion log
-    past their retention.
+    Every ``PRUNE_EVERY`` records it prunes lookup records, counter buckets, entries expired longer
+    than ``expired_retention_s`` (when set) and the deletion log past their retention — on the
+    background writer's thread when one is in front of it.
     """
 
     def __init__(self, store: CacheStore, sync: IndexSync, config: CacheConfig) -> None:
@@ -74,6 +75,8 @@ class StoreRecorder:
             now = max(r.at for r in records)
             c = self.config
             self.store.prune(now - c.lookup_retention_s, int((now - c.counter_retention_s) // c.stats_bucket_s))
+            if c.expired_retention_s is not None:  # every index drops them through the deletion log
+                self.store.prune_expired(now - c.expired_retention_s)
             self.sync.prune_log(now - c.sync_log_retention_s)
 
 

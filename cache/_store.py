@@ -241,6 +241,19 @@ class SQLiteCacheStore:
             n += conn.execute("DELETE FROM cache_counters WHERE bucket < ?", (counters_before_bucket,)).rowcount
         return int(n)
 
+    def prune_expired(self, before: float, batch: int = 1_000) -> list[int]:
+        """Delete entries that expired before ``before``, ``batch`` per transaction (at most 50 batches)."""
+        gone: list[int] = []
+        for _ in range(50):
+            with self.storage.atomic() as conn:
+                seqs = [int(r[0]) for r in conn.execute(
+                    "DELETE FROM cache_entries WHERE seq IN (SELECT seq FROM cache_entries WHERE expires_at < ?"
+                    " ORDER BY seq LIMIT ?) RETURNING seq", (before, batch)).fetchall()]
+            gone += seqs
+            if len(seqs) < batch:
+                break
+        return gone
+
     def lookup_record(self, tenant: str, lookup_id: str) -> tuple[str | None, str | None, float | None] | None:
         rows = self.storage.query(
             "SELECT entry_id, layer, similarity FROM cache_lookups WHERE tenant = ? AND id = ?",

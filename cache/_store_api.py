@@ -96,6 +96,11 @@ class CacheStore(Protocol):
         """Drop lookup records and counter buckets past their retention; return how many rows."""
         ...
 
+    def prune_expired(self, before: float, batch: int = 1_000) -> list[int]:
+        """Delete entries that expired before ``before``, at most ``batch`` per transaction and a
+        bounded number of batches per call (safe when several processes prune at once); return their seqs."""
+        ...
+
     def lookup_record(self, tenant: str, lookup_id: str) -> tuple[str | None, str | None, float | None] | None:
         """(entry id, layer, similarity) of a recorded lookup."""
         ...

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from lastline import ConfigError, PostgresStorage, SQLiteStorage
+from lastline import PostgresStorage, SQLiteStorage
 
+from ._pg_store import PostgresCacheStore
 from ._store import SQLiteCacheStore
 from ._store_api import CacheStore
 
@@ -14,4 +15,4 @@ def open_cache_store(storage: SQLiteStorage | PostgresStorage) -> CacheStore:
     """The cache store of the service's backend."""
     if isinstance(storage, SQLiteStorage):
         return SQLiteCacheStore(storage)
-    raise ConfigError("LASTLINE_DATABASE_URL: the cache has no PostgreSQL store yet")
+    return PostgresCacheStore(storage)

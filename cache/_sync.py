@@ -21,6 +21,13 @@ How, cheapest first:
    model with seq past our insert watermark that are not live here yet (our own writes are), at
    most ``CATCH_UP_ROWS`` per call so that no single lookup pays for a bulk import elsewhere.
 
+Without a change token (PostgreSQL: replicas on other machines share no file to watch), step 1 is
+skipped and step 2 runs at most every ``poll_s`` seconds (``CacheConfig.replica_sync_s``): the
+bound on how long a replica's index lags another replica's commits, for up to ``CATCH_UP_ROWS``
+new rows per poll (a bulk import beyond that is caught up over the following lookups). The store
+hands out seqs and log ids in commit order there too (``_pg_schema.py``), so the watermarks below
+hold unchanged.
+
 Watermarks only move here, to counters read *before* the rows: seqs and log ids are handed out
 inside SQLite's serialized write transactions, so everything at or below a counter read is
 committed (or gone) and everything committed later is above it. Our own writes never move the
@@ -32,6 +39,7 @@ the caller rebuilds the whole index (built aside, swapped in whole).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -82,12 +90,15 @@ class IndexSync:
     lock); :meth:`due` takes no lock and is what every lookup pays.
     """
 
-    def __init__(self, store: CacheStore, model_id: str) -> None:
+    def __init__(self, store: CacheStore, model_id: str, *, poll_s: float = 0.0) -> None:
         self.store = store
         self.model_id = model_id
         self._local = threading.local()  # per thread: (data_version, total_changes) at its last check
         self._synced = SyncState(-1, -1, 0)  # watermarks: (last seq, log head) the index reflects
         self.max_rows = CATCH_UP_ROWS
+        #: Without a change token (PostgreSQL), the counters are read at most this often.
+        self.poll_s = poll_s
+        self._next_poll = 0.0  # monotonic time of the next counter read (no change token)
 
     # -- cheap checks ---------------------------------------------------------------------------
     def state(self) -> SyncState:
@@ -101,10 +112,13 @@ class IndexSync:
         if token is not None and token == getattr(local, "token", None):
             local.fresh = True
             return False
+        if token is None and self.poll_s and time.monotonic() < self._next_poll:
+            return False  # polled less than poll_s ago: the replica lag bound allows the wait
         state = self.state()
         synced = self._synced
         if state.last_seq == synced.last_seq and state.log_head == synced.log_head:
             local.token, local.fresh = token, True
+            self._polled()
             return False
         local.pending, local.fresh = token, False  # recorded once a catch-up has read past it
         return True
@@ -112,6 +126,14 @@ class IndexSync:
     def seen(self) -> None:
         """This thread's catch-up is complete: remember the token read before it."""
         self._local.token, self._local.fresh = getattr(self._local, "pending", None), True
+        self._polled()
+
+    def _polled(self) -> None:
+        """The index reflects the counters just read: the next read is due ``poll_s`` from now.
+
+        Not called after a skipped or partial catch-up, so the next lookup retries at once.
+        """
+        self._next_poll = time.monotonic() + self.poll_s
 
     def own_write_done(self) -> None:
         """Forgive the lookup bookkeeping this thread just committed, if its check was complete.

@@ -2,9 +2,10 @@
 
 A stored value is per (tenant, model id, mode). When a tenant calibrated only the intercept
 threshold, fallback keeps the shipped gap below it (uncalibrated, and reported as derived).
-Every lookup needs its tenant's threshold, so reads are memoised for ``threshold_cache_s``
-seconds; a write through this object clears the memo at once, one through another process is
-seen within that time.
+Every lookup needs its tenant's threshold, so reads are memoised for ``ttl_s`` seconds
+(``threshold_cache_s``; on a database shared by replicas at most ``replica_sync_s``); a write
+through this object clears the memo at once, one through another process or replica is seen
+within that time.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ __all__ = ["Thresholds"]
 class Thresholds:
     """The thresholds of one cache's model, read through a short-lived memo."""
 
-    def __init__(self, store: CacheStore, model_id: str, config: CacheConfig) -> None:
+    def __init__(self, store: CacheStore, model_id: str, config: CacheConfig, *, ttl_s: float | None = None) -> None:
         self.store = store
         self.model_id = model_id
         self.config = config
+        #: How long a read is reused (see the module docstring).
+        self.ttl_s = config.threshold_cache_s if ttl_s is None else ttl_s
         self._memo: dict[tuple[str, str, str], tuple[float, Threshold]] = {}
         self._lock = threading.Lock()
 
@@ -44,7 +47,7 @@ class Thresholds:
             return hit[1]
         value = self._read(tenant, mode, language)
         with self._lock:
-            self._memo[(tenant, mode, language)] = (now + self.config.threshold_cache_s, value)
+            self._memo[(tenant, mode, language)] = (now + self.ttl_s, value)
         return value
 
     def _stored(self, tenant: str, mode: Mode, language: str) -> Threshold | None:

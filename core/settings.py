@@ -120,6 +120,10 @@ class Settings(BaseSettings):
     cache_hnsw_threshold: int | None = Field(
         None, ge=1, description="Partition size at which FAISS switches to HNSW."
     )
+    cache_vector_index: Literal["faiss", "store"] | None = Field(
+        None, description="Where semantic lookups search: faiss (in-process index, the default) or store"
+                          " (pgvector kNN in the database; PostgreSQL only, no per-replica state)."
+    )
     # Under load (docs/reliability.md): bounded work in flight per kind, 503 overloaded past it. The work
     # is CPU-bound and shares one GIL per process: more in flight than this only adds latency (and
     # starves the event loop that answers the 503s); concurrent embeddings still share model calls.

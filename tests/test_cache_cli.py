@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from lastline import Embedder, SQLiteStorage
+from lastline import Embedder, PostgresStorage, SQLiteStorage
 from lastline.api.cli import app
 from lastline.cache import SemanticCache
 from lastline.cache.calibration import min_negatives
@@ -105,8 +105,9 @@ def test_calibrate_names_a_missing_column(tmp_path: Path) -> None:
     assert result.returncode == 2 and "missing column(s) is_duplicate, question1, question2" in result.stderr
 
 
+@pytest.mark.backends("sqlite", "postgresql")
 def test_pair_scores_are_what_lookups_compare_with_the_threshold(
-        storage: SQLiteStorage, embedder: Embedder) -> None:
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder)
     first = ["What time does the museum open?", "Refund order 123", "How do I learn Python?",
              "借五千元利息多少", "How do I reset my password", "Is the pool open on Sunday?",

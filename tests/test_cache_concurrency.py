@@ -1,17 +1,20 @@
-"""Many threads putting and looking up at once: no errors, no lost writes, index and SQLite agree."""
+"""Many threads putting and looking up at once: no errors, no lost writes, index and database agree."""
 
 from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-from lastline import Embedder, open_storage
+import pytest
+
+from lastline import Embedder, PostgresStorage, SQLiteStorage
 from lastline.cache import CacheConfig, SemanticCache
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
-def test_concurrent_puts_lookups_and_deletes_from_many_threads(db_path: Path, embedder: Embedder) -> None:
-    storage = open_storage(db_path)
+
+def test_concurrent_puts_lookups_and_deletes_from_many_threads(
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder, CacheConfig(hnsw_threshold=60))
     n_threads, per_thread = 8, 25
     barrier = threading.Barrier(n_threads)
@@ -40,4 +43,3 @@ def test_concurrent_puts_lookups_and_deletes_from_many_threads(db_path: Path, em
     assert stats["hits"]["exact"] == n_threads // 2 * per_thread
     reopened = SemanticCache(storage, embedder, CacheConfig(hnsw_threshold=60))
     assert len(reopened.index) == expected
-    storage.close()

@@ -1,4 +1,4 @@
-"""SemanticCache behaviour on a real SQLite file and the real bundled model."""
+"""SemanticCache behaviour on a real database (SQLite file and PostgreSQL) and the real bundled model."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import pytest
 
 from lastline import Embedder, InvalidInput, NotFound, PayloadTooLarge, SQLiteStorage
 from lastline.cache import CacheConfig, SemanticCache, Threshold
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 @pytest.fixture

@@ -1,15 +1,20 @@
-"""FAISS is derived from SQLite: flat and HNSW both answer, deletions reach it, restarts rebuild it."""
+"""FAISS is derived from the database: flat and HNSW both answer, deletions reach it, restarts rebuild it."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
-from lastline import Embedder, normalize_text, open_storage
+from lastline import Embedder, PostgresStorage, SQLiteStorage, normalize_text
 from lastline.cache import CacheConfig, SemanticCache
 from lastline.cache._index import PartitionIndex, VectorIndex
+
+pytest_plugins = ["_storages"]  # the reopen fixture
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
+Storage = SQLiteStorage | PostgresStorage
 
 QUESTIONS = [
     "How do I reset my password?", "What is the refund window?", "Where is my parcel?",
@@ -29,8 +34,7 @@ def _unit(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("hnsw_threshold", [1_000_000, 4], ids=["flat", "hnsw"])
-def test_lookups_answer_the_same_with_flat_and_hnsw(db_path: Path, embedder: Embedder, hnsw_threshold: int) -> None:
-    storage = open_storage(db_path)
+def test_lookups_answer_the_same_with_flat_and_hnsw(storage: Storage, embedder: Embedder, hnsw_threshold: int) -> None:
     cache = SemanticCache(storage, embedder, CacheConfig(hnsw_threshold=hnsw_threshold))
     ids = cache.put_many([{"prompt": q, "response": f"answer {i}"} for i, q in enumerate(QUESTIONS)])
     key = ("default", "-")
@@ -40,7 +44,6 @@ def test_lookups_answer_the_same_with_flat_and_hnsw(db_path: Path, embedder: Emb
         assert res.hit and res.entry_id == ids[i], para
     assert cache.delete(ids[0])
     assert cache.lookup(PARAPHRASES[0], threshold=0.85).entry_id != ids[0]
-    storage.close()
 
 
 def test_hnsw_partition_skips_tombstones_in_search_and_purges_them() -> None:
@@ -110,11 +113,11 @@ def test_partitions_never_return_another_partitions_vectors() -> None:
 
 
 @pytest.mark.parametrize("hnsw_threshold", [1_000_000, 4], ids=["flat", "hnsw"])
-def test_restart_rebuilds_the_index_with_identical_answers(db_path: Path, embedder: Embedder,
+def test_restart_rebuilds_the_index_with_identical_answers(reopen: Callable[[], Storage], embedder: Embedder,
                                                           hnsw_threshold: int) -> None:
     config = CacheConfig(hnsw_threshold=hnsw_threshold)
     probes = [*PARAPHRASES, *QUESTIONS, "完全无关的问题", "Something else entirely"]
-    storage = open_storage(db_path)
+    storage = reopen()
     cache = SemanticCache(storage, embedder, config)
     ids = cache.put_many([{"prompt": q, "response": f"answer {i}", "context": "c" if i % 2 else None}
                           for i, q in enumerate(QUESTIONS)])
@@ -124,8 +127,7 @@ def test_restart_rebuilds_the_index_with_identical_answers(db_path: Path, embedd
     stats_before = cache.index.stats()
     storage.close()
 
-    reopened = open_storage(db_path)
-    again = SemanticCache(reopened, embedder, config)
+    again = SemanticCache(reopen(), embedder, config)
     after = [(r.entry_id, r.layer, r.best_similarity) for p in probes
              for r in (again.lookup(p, threshold=0.8), again.lookup(p, context="c", threshold=0.8))]
     assert again.index.stats() == stats_before
@@ -134,18 +136,21 @@ def test_restart_rebuilds_the_index_with_identical_answers(db_path: Path, embedd
         assert (sim_a is None) == (sim_b is None)
         if sim_a is not None:
             assert sim_a == pytest.approx(sim_b, abs=1e-5)
-    reopened.close()
 
 
-def test_rows_of_another_model_are_re_embedded_never_mixed(db_path: Path, embedder: Embedder) -> None:
-    storage = open_storage(db_path)
+def test_rows_of_another_model_are_re_embedded_never_mixed(storage: Storage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder)
     entry = cache.put("How do I reset my password?", "x")
-    with storage.atomic() as conn:  # as if written by another model with another dimension
-        conn.execute("UPDATE cache_entries SET model_id = 'other-model', vector = ?", (b"\0" * 16,))
+    if isinstance(storage, PostgresStorage):  # as if written by another model with another dimension
+        with storage.maintenance() as conn:
+            conn.execute("UPDATE cache_entries SET model_id = 'other-model', embedding = '[0,0,0,0]'")
+    else:
+        with storage.atomic() as conn:
+            conn.execute("UPDATE cache_entries SET model_id = 'other-model', vector = ?", (b"\0" * 16,))
     again = SemanticCache(storage, embedder)
-    row = storage.query("SELECT model_id, length(vector) FROM cache_entries")[0]
-    assert row == (embedder.model_id, embedder.dim * 4)
+    rows = [r for batch in again.store.vectors(embedder.model_id) for r in batch]
+    assert [(r.seq, len(r.vector)) for r in rows] == [(again.store.by_id("default", entry).seq,  # type: ignore[union-attr]
+                                                       embedder.dim * 4)]
+    assert again.store.foreign_model_rows(embedder.model_id, 10) == []
     assert again.lookup("How can I reset my password?", threshold=0.9).entry_id == entry
     assert normalize_text("How do I reset my password?") in again.index.fuzzy_choices(("default", "-")).values()  # type: ignore[union-attr]
-    storage.close()

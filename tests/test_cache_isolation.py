@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lastline import Embedder, open_storage
+from lastline import Embedder, PostgresStorage, SQLiteStorage
 from lastline.cache import CacheConfig, SemanticCache
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 TENANTS = ["acme", "globex", "initech"]
 PROMPTS = [
@@ -20,11 +19,15 @@ PROMPTS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def shared_cache(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[SemanticCache]:
-    storage = open_storage(Path(tmp_path_factory.mktemp("iso")) / "iso.db")
-    yield SemanticCache(storage, embedder, CacheConfig(fuzzy_scan_limit=3))
-    storage.close()
+@pytest.fixture
+def shared_cache(storage: SQLiteStorage | PostgresStorage, backend: str, embedder: Embedder) -> SemanticCache:
+    """One cache for all of a test's examples: entries of earlier examples stay, as in a real service.
+
+    On PostgreSQL with kNN in the database (no FAISS partitions): there the SQL filters and the
+    row-level security alone keep tenants and contexts apart; the FAISS path is the SQLite run's.
+    """
+    index = "store" if backend == "postgresql" else "faiss"
+    return SemanticCache(storage, embedder, CacheConfig(fuzzy_scan_limit=3, vector_index=index))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

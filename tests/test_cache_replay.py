@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from lastline import Embedder, InvalidInput, SQLiteStorage
+from lastline import Embedder, InvalidInput, PostgresStorage, SQLiteStorage
 from lastline.api.cli import app
 from lastline.cache import SemanticCache
 from lastline.cache.replay import read_log, replay, write_png
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 LOG = [
     {"id": "hours", "prompt": "What are your opening hours?", "response": "9 to 5"},
@@ -39,7 +41,7 @@ def log_file(tmp_path: Path) -> Path:
 
 
 def test_replay_counts_layers_puts_and_labelled_false_hits(
-        log_file: Path, storage: SQLiteStorage, embedder: Embedder) -> None:
+        log_file: Path, storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder)
     report = replay(cache, read_log(log_file), threshold=0.9)
     assert report.lookups == len(LOG)
@@ -54,7 +56,7 @@ def test_replay_counts_layers_puts_and_labelled_false_hits(
 
 
 def test_sweep_is_monotone_and_keeps_threshold_free_layers(
-        log_file: Path, storage: SQLiteStorage, embedder: Embedder) -> None:
+        log_file: Path, storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     report = replay(SemanticCache(storage, embedder), read_log(log_file), threshold=0.95,
                     sweep=[0.0, 0.5, 0.8, 0.95, 1.0])
     hits = [p.hits for p in report.sweep]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 CACHE = Path(__file__).resolve().parents[1] / "cache"
 #: Files allowed to speak SQL: the store implementation(s) and the schema migrations.
-SQL_MODULES = re.compile(r"(.*store.*|_schema)\.py$")
+SQL_MODULES = re.compile(r"(.*store.*|.*_schema)\.py$")
 #: A SQL statement inside a string literal (keywords of statements, not of prose).
 SQL = re.compile(r"\b(SELECT\s+.+\s+FROM|INSERT\s+(OR\s+\w+\s+)?INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|"
                  r"CREATE\s+(TABLE|INDEX|TRIGGER)|PRAGMA\s+\w+)\b", re.I | re.S)

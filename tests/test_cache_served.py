@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lastline import Embedder, InvalidInput, SQLiteStorage, open_storage
+from lastline import Embedder, InvalidInput, PostgresStorage, SQLiteStorage, open_storage
 from lastline.cache import SemanticCache, Threshold, default_threshold
 from lastline.cache.calibration import min_negatives
 from lastline.cache.pairs import pairs_from_rows
 from lastline.cache.served import duplicate_classes
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 TOPICS = ["bake sourdough bread", "learn Python", "fix a flat tyre", "train a puppy", "grow tomatoes",
           "write a cover letter", "save for retirement", "tie a bowline knot", "clean a cast iron pan",
@@ -40,7 +42,7 @@ def test_duplicate_classes_are_transitive() -> None:
 
 
 def test_a_served_calibration_predicts_what_a_cache_of_that_size_serves(
-        storage: SQLiteStorage, embedder: Embedder) -> None:
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     """The false-hit rate calibration reports is what a real cache holding the question1s serves."""
     rows = _pairs(min_negatives(0.05) + 40)
     pairs = pairs_from_rows(rows)
@@ -58,7 +60,8 @@ def test_a_served_calibration_predicts_what_a_cache_of_that_size_serves(
     assert np.mean(right) == pytest.approx(cal.hit_rate)
 
 
-def test_a_stated_partition_size_is_used_and_recorded(storage: SQLiteStorage, embedder: Embedder) -> None:
+def test_a_stated_partition_size_is_used_and_recorded(
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder)
     pairs = pairs_from_rows(_pairs(min_negatives(0.05) + 40))
     cache.calibrate(pairs, target=0.05, partition_size=10, tenant="acme")
@@ -68,7 +71,8 @@ def test_a_stated_partition_size_is_used_and_recorded(storage: SQLiteStorage, em
         cache.calibrate(pairs, target=0.05, partition_size=0)
 
 
-def test_stats_say_when_the_tenant_outgrew_its_calibration(storage: SQLiteStorage, embedder: Embedder) -> None:
+def test_stats_say_when_the_tenant_outgrew_its_calibration(
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder)
     cache.set_threshold(tenant="t", threshold=Threshold(0.9, calibrated=True, language="en", partition_size=2,
                                                         recalibrate_above=4))
@@ -78,7 +82,8 @@ def test_stats_say_when_the_tenant_outgrew_its_calibration(storage: SQLiteStorag
     assert cache.stats(tenant="t")["recalibration_due"] == ["en:intercept"]
 
 
-def test_lookups_use_the_threshold_of_their_language(storage: SQLiteStorage, embedder: Embedder) -> None:
+def test_lookups_use_the_threshold_of_their_language(
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder)
     cache.set_threshold(threshold=Threshold(0.5, calibrated=True, language="en"))
     cache.put("How do I reset my password?", "Settings → Security")
@@ -94,7 +99,8 @@ def test_lookups_use_the_threshold_of_their_language(storage: SQLiteStorage, emb
     assert cache.lookup("Where can I change my login password?").threshold == 0.6
 
 
-def test_an_unknown_language_is_refused_by_name(storage: SQLiteStorage, embedder: Embedder) -> None:
+def test_an_unknown_language_is_refused_by_name(
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder)
     with pytest.raises(InvalidInput, match="language"):
         cache.get_threshold(language="fr")
@@ -104,7 +110,7 @@ def test_an_unknown_language_is_refused_by_name(storage: SQLiteStorage, embedder
 
 def test_thresholds_stored_before_languages_existed_apply_to_every_language(
         db_path: object, embedder: Embedder) -> None:
-    """Migration cache_0007 keeps an old row under '*'."""
+    """Migration cache_0007 keeps an old row under '*' (SQLite only: PostgreSQL's schema starts with languages)."""
     from lastline.cache._schema import MIGRATIONS
 
     storage = open_storage(db_path)  # type: ignore[arg-type]
@@ -120,7 +126,8 @@ def test_thresholds_stored_before_languages_existed_apply_to_every_language(
     storage.close()
 
 
-def test_an_english_paraphrase_hits_with_the_english_default(storage: SQLiteStorage, embedder: Embedder) -> None:
+def test_an_english_paraphrase_hits_with_the_english_default(
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     """Cosine ≈0.97 with the bundled model: above the English default, below the one Chinese sets need."""
     cache = SemanticCache(storage, embedder)
     entry = cache.put("How do I reset my password?", "Settings → Security → Reset password.")

@@ -1,7 +1,9 @@
-"""Two caches on one SQLite file (as two processes have): each sees the other's writes without a restart.
+"""Two caches on one database (as two processes or replicas have): each sees the other's writes without a restart.
 
-Each instance has its own ``SQLiteStorage`` (own connections) and its own FAISS index, which is
-exactly the multi-process situation; the last test runs a real second process (the CLI).
+Each instance has its own storage (own connections) and its own FAISS index, which is exactly the
+multi-process situation on one SQLite file and the multi-replica one on PostgreSQL; the CLI test
+runs a real second process. On PostgreSQL the pair polls on every lookup (``replica_sync_s=0``) so
+these tests see the catch-up itself; the lag bound is tested in ``test_cache_replicas.py``.
 """
 
 from __future__ import annotations
@@ -10,14 +12,19 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from lastline import Embedder, SQLiteStorage, open_storage
+from lastline import Embedder, PostgresStorage, SQLiteStorage, open_storage
 from lastline.cache import CacheConfig, SemanticCache, SyncReport
+
+pytest_plugins = ["_storages"]  # the reopen fixture
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
+Storage = SQLiteStorage | PostgresStorage
 
 VICTIM = "What is the refund window?"
 VICTIM_PARA = "What is the time window for refunds?"
@@ -27,30 +34,33 @@ TOPICS = ["bake sourdough bread", "learn Python", "fix a flat tyre", "train a pu
           "write a cover letter", "save for retirement", "tie a bowline knot", "clean a cast iron pan",
           "start running", "meditate", "paint a wall", "install Linux", "brew coffee", "knit a scarf",
           "change a car battery", "plant a hedge", "learn the guitar", "make kimchi", "repair a bike chain"]
+#: Poll on every lookup on PostgreSQL too (SQLite ignores it): these tests watch the catch-up itself.
+CONFIG = CacheConfig(replica_sync_s=0)
 
 
 @dataclass
 class Instance:
-    storage: SQLiteStorage
+    storage: Storage
     cache: SemanticCache
 
 
 @pytest.fixture
-def pair(db_path: Path, embedder: Embedder) -> Iterator[tuple[Instance, Instance]]:
-    """Two instances over one file, both built (index loaded) before either writes."""
-    made = [open_storage(db_path), open_storage(db_path)]
-    a, b = (Instance(s, SemanticCache(s, embedder)) for s in made)
-    yield a, b
-    for s in made:
-        s.close()
+def pair(reopen: Callable[[], Storage], embedder: Embedder) -> tuple[Instance, Instance]:
+    """Two instances over one database, both built (index loaded) before either writes."""
+    made = [reopen(), reopen()]
+    a, b = (Instance(s, SemanticCache(s, embedder, CONFIG)) for s in made)
+    return a, b
 
 
-def _seq(storage: SQLiteStorage, entry_id: str) -> int:
-    return int(storage.query("SELECT seq FROM cache_entries WHERE id = ?", (entry_id,))[0][0])
+def _seq(cache: SemanticCache, entry_id: str) -> int:
+    row = cache.store.by_id("default", entry_id)
+    assert row is not None
+    return row.seq
 
 
-def _vector_seqs(storage: SQLiteStorage) -> set[int]:
-    return {r[0] for r in storage.query("SELECT seq FROM cache_entries WHERE vector IS NOT NULL")}
+def _vector_seqs(cache: SemanticCache) -> set[int]:
+    """Seqs of every stored vector of the cache's model (the database's truth, every tenant)."""
+    return {r.seq for batch in cache.store.vectors(cache.model_id) for r in batch}
 
 
 def _index_seqs(cache: SemanticCache) -> set[int]:
@@ -83,7 +93,7 @@ def _by_age(a: SemanticCache, victim: str) -> None:
 
 
 def _evict(a: SemanticCache, victim: str) -> None:
-    capped = SemanticCache(a.storage, a.embedder, CacheConfig(max_entries=2))
+    capped = SemanticCache(a.storage, a.embedder, CacheConfig(max_entries=2, replica_sync_s=0))
     assert capped.lookup(KEEPER, context="support").layer == "exact"  # the keeper is now used more recently
     capped.put("Where is my parcel?", "Track it online", context="support")  # over the cap: LRU goes
 
@@ -95,7 +105,7 @@ def test_a_removal_in_one_instance_stops_the_other_serving_it_and_drops_the_ghos
     a, b = pair
     victim = a.cache.put(VICTIM, "30 days", tags=["refunds"])
     keeper = a.cache.put(KEEPER, "Use the reset link", context="support")
-    victim_seq = _seq(a.storage, victim)
+    victim_seq = _seq(a.cache, victim)
     assert b.cache.lookup(VICTIM_PARA, threshold=0.7).entry_id == victim
     assert len(b.cache.index) == 2
 
@@ -103,7 +113,7 @@ def test_a_removal_in_one_instance_stops_the_other_serving_it_and_drops_the_ghos
     res = b.cache.lookup(VICTIM_PARA, threshold=0.7)
     assert not res.hit and res.reason == "empty"  # the partition's only vector is gone from b's index
     assert victim_seq not in _index_seqs(b.cache)
-    assert _index_seqs(b.cache) == _vector_seqs(b.storage)
+    assert _index_seqs(b.cache) == _vector_seqs(b.cache)
     if remove is not _by_age:
         assert b.cache.lookup(KEEPER_PARA, context="support", threshold=0.8).entry_id == keeper
 
@@ -116,7 +126,7 @@ def test_replacing_a_key_in_one_instance_serves_the_new_answer_in_the_other_with
     assert a.cache.put(VICTIM + "  ", "45 days") == entry  # same normalized prompt: replaced, same id
     res = b.cache.lookup(VICTIM_PARA, threshold=0.7)
     assert res.entry_id == entry and res.answer == "45 days"
-    assert len(b.cache.index) == 1 and _index_seqs(b.cache) == _vector_seqs(b.storage)
+    assert len(b.cache.index) == 1 and _index_seqs(b.cache) == _vector_seqs(b.cache)
 
 
 def test_interleaved_writers_are_all_visible_to_both(pair: tuple[Instance, Instance]) -> None:
@@ -137,7 +147,7 @@ def test_interleaved_writers_are_all_visible_to_both(pair: tuple[Instance, Insta
         t.start()
     for t in threads:
         t.join()
-    expected = _vector_seqs(a.storage)
+    expected = _vector_seqs(a.cache)
     assert len(expected) == len(TOPICS)
     for inst in (a, b):
         inst.cache.sync()
@@ -148,7 +158,7 @@ def test_interleaved_writers_are_all_visible_to_both(pair: tuple[Instance, Insta
 
 
 def test_a_lagging_instance_rebuilds_after_the_deletion_log_was_pruned_with_identical_answers(
-        pair: tuple[Instance, Instance], embedder: Embedder, db_path: Path) -> None:
+        pair: tuple[Instance, Instance], embedder: Embedder, reopen: Callable[[], Storage]) -> None:
     a, b = pair
     ids = a.cache.put_many([{"prompt": f"How do I {t}?", "response": t} for t in TOPICS[:8]])
     a.cache.put_many([{"prompt": f"How do I {t}?", "response": t, "context": "gone"} for t in TOPICS[:3]])
@@ -160,15 +170,13 @@ def test_a_lagging_instance_rebuilds_after_the_deletion_log_was_pruned_with_iden
     assert a.cache._sync.prune_log(time.time() + 60) >= 1  # b never read these log rows
     report = b.cache.sync()
     assert report.rebuilt and b.cache.index.generation == generation + 1
-    fresh_storage = open_storage(db_path)
-    fresh = SemanticCache(fresh_storage, embedder)
-    assert _index_seqs(b.cache) == _index_seqs(fresh) == _vector_seqs(fresh_storage)
+    fresh = SemanticCache(reopen(), embedder, CONFIG)
+    assert _index_seqs(b.cache) == _index_seqs(fresh) == _vector_seqs(fresh)
     for topic in TOPICS:
         got, want = (c.lookup(f"What is the best way to {topic}?", threshold=0.6) for c in (b.cache, fresh))
         assert (got.entry_id, got.layer) == (want.entry_id, want.layer)
         assert got.best_similarity == pytest.approx(want.best_similarity, abs=1e-6)
     assert not b.cache.sync().rebuilt  # caught up: the pruned rows are behind it now
-    fresh_storage.close()
 
 
 def test_an_instance_that_read_the_log_does_not_rebuild_when_it_is_pruned(pair: tuple[Instance, Instance]) -> None:
@@ -184,8 +192,8 @@ def test_an_instance_that_read_the_log_does_not_rebuild_when_it_is_pruned(pair: 
 
 
 def test_two_caches_sharing_one_storage_and_thread_see_each_others_writes(
-        storage: SQLiteStorage, embedder: Embedder) -> None:
-    first, second = SemanticCache(storage, embedder), SemanticCache(storage, embedder)
+        storage: Storage, embedder: Embedder) -> None:
+    first, second = SemanticCache(storage, embedder, CONFIG), SemanticCache(storage, embedder, CONFIG)
     assert not second.lookup(KEEPER_PARA, threshold=0.8).hit
     entry = first.put(KEEPER, "Use the reset link")  # same connection: data_version cannot tell
     assert second.lookup(KEEPER_PARA, threshold=0.8).entry_id == entry
@@ -202,8 +210,9 @@ def test_sync_does_nothing_when_nothing_changed(pair: tuple[Instance, Instance])
         assert b.cache.sync() == SyncReport()
 
 
+@pytest.mark.backends("sqlite")  # the CLI is given a SQLite file (--db); replicas on PostgreSQL: above
 def test_entries_put_by_the_cli_in_another_process_reach_a_running_cache(
-        db_path: Path, embedder: Embedder, tmp_path: Path) -> None:
+        backend: str, db_path: Path, embedder: Embedder, tmp_path: Path) -> None:
     storage = open_storage(db_path)
     cache = SemanticCache(storage, embedder)
     assert not cache.lookup(KEEPER_PARA, threshold=0.8).hit
@@ -227,6 +236,7 @@ def test_entries_put_by_the_cli_in_another_process_reach_a_running_cache(
 def test_pruning_the_log_drops_only_rows_older_than_the_cut(pair: tuple[Instance, Instance]) -> None:
     a, _ = pair
     ids = a.cache.put_many([{"prompt": f"How do I {t}?", "response": t} for t in TOPICS[:3]])
+    seqs = {entry_id: _seq(a.cache, entry_id) for entry_id in ids}
     a.cache.delete(ids[0])
     time.sleep(0.05)
     cut = time.time()
@@ -235,13 +245,14 @@ def test_pruning_the_log_drops_only_rows_older_than_the_cut(pair: tuple[Instance
     a.cache.delete(ids[2])
     assert a.cache._sync.prune_log(cut - 60) == 0
     assert a.cache._sync.prune_log(cut) == 1
-    kept = a.storage.query("SELECT seq FROM cache_deletions ORDER BY id")
-    assert len(kept) == 2
     state = a.cache._sync.state()
+    assert sorted(a.cache.store.deleted_seqs(0, state.log_head)) == [seqs[ids[1]], seqs[ids[2]]]
     assert state.pruned_through == 1 and state.log_head == 3
 
 
-def test_two_servers_on_one_file_serve_each_others_entries_and_drop_each_others_deletions(tmp_path: Path) -> None:
+@pytest.mark.backends("sqlite")  # two servers on one file; on PostgreSQL the API's two-replica tests
+def test_two_servers_on_one_file_serve_each_others_entries_and_drop_each_others_deletions(
+        backend: str, tmp_path: Path) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     import httpx
@@ -300,9 +311,9 @@ def test_a_bulk_import_elsewhere_is_caught_up_over_several_lookups(pair: tuple[I
     a.cache.put_many([{"prompt": f"How do I {t}?", "response": t} for t in TOPICS])  # 20 rows at once
     reports = [b.cache.sync() for _ in range(3)]
     assert [(r.added, r.pending) for r in reports] == [(8, True), (8, True), (4, False)]
-    assert _index_seqs(b.cache) == _vector_seqs(b.storage)
+    assert _index_seqs(b.cache) == _vector_seqs(b.cache)
     assert b.cache.sync() == SyncReport()
     a.cache.put_many([{"prompt": f"How can I {t}?", "response": t} for t in TOPICS[:10]])
     for _ in range(2):  # lookups drive it too
         b.cache.lookup(KEEPER_PARA, threshold=0.99)
-    assert _index_seqs(b.cache) == _vector_seqs(b.storage)
+    assert _index_seqs(b.cache) == _vector_seqs(b.cache)

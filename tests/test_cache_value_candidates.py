@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from lastline import Embedder, SQLiteStorage, open_storage
+from lastline import Embedder, PostgresStorage, SQLiteStorage, open_storage
 from lastline.cache import CacheConfig, SemanticCache
 from lastline.cache._values import values_key
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 STORED = "What is the payment status of invoice {n} that was issued to our company in the previous billing cycle?"
 ASKED = "payment status for invoice {n}?"
@@ -20,7 +22,11 @@ THRESHOLD = 0.45
 
 @pytest.fixture(scope="module")
 def templated(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> tuple[Path, list[int]]:
-    """3,000 templated entries that differ only in their invoice number, on one SQLite file."""
+    """3,000 templated entries that differ only in their invoice number, on one SQLite file.
+
+    Built once per module, so SQLite only; the value-candidate lookups are the same code on every
+    backend, and the PostgreSQL store's ``value_candidates`` runs in the tests below.
+    """
     path = tmp_path_factory.mktemp("templated") / "cache.db"
     numbers = random.Random(3).sample(range(1000, 9999), 3000)
     storage = open_storage(path)
@@ -62,7 +68,8 @@ def test_without_value_candidates_some_lookups_miss_because_every_neighbour_has_
     assert wrong == 0 and right < 200
 
 
-def test_value_candidates_never_serve_an_entry_with_other_values(storage: SQLiteStorage, embedder: Embedder) -> None:
+def test_value_candidates_never_serve_an_entry_with_other_values(
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder, CacheConfig(knn_k=1))
     cache.put("Refund order 123 please", "order 123 refunded")
     cache.put("Refund order 456 please", "order 456 refunded")
@@ -70,6 +77,7 @@ def test_value_candidates_never_serve_an_entry_with_other_values(storage: SQLite
     assert not cache.lookup("Please refund my order 789", threshold=0.3).hit
 
 
+# SQLite only: the column came with migration cache_0006 there; PostgreSQL's schema has it from the start.
 def test_entries_written_before_the_values_key_existed_get_it_at_start_up(
         db_path: Path, embedder: Embedder) -> None:
     storage = open_storage(db_path)

@@ -94,7 +94,7 @@ class Runtime:
         """The semantic cache (cache_0001…); its FAISS index is rebuilt from SQLite here."""
         s = self.settings
         knobs = {"max_entries": s.cache_max_entries, "max_bytes": s.cache_max_bytes,
-                 "hnsw_threshold": s.cache_hnsw_threshold}
+                 "hnsw_threshold": s.cache_hnsw_threshold, "vector_index": s.cache_vector_index}
         overrides: dict[str, Any] = {k: v for k, v in knobs.items() if v is not None}
         if s.cache_ttl_s is not None:  # unset keeps the cache's own default; 0 means never expire
             overrides["default_ttl_s"] = s.cache_ttl_s or None
