@@ -27,6 +27,7 @@ from lastline import (
 
 from ..http.protocol import NoDelayH11Protocol
 from . import cache as cli_cache
+from . import db as cli_db
 from . import fallback as cli_fallback
 from . import kb as cli_kb
 from . import rules as cli_rules
@@ -41,6 +42,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(cli_cache.app, name="cache")
+app.add_typer(cli_db.app, name="db")
 app.add_typer(cli_kb.app, name="kb")
 app.add_typer(cli_rules.app, name="rules")
 app.add_typer(cli_fallback.app, name="fallback")
