@@ -23,6 +23,7 @@ from lastline import (
     __version__,
     get_embedder,
     load_settings,
+    open_storage,
 )
 
 from ..http.protocol import NoDelayH11Protocol
@@ -122,6 +123,10 @@ def serve(
         raise ConfigError(
             f"LASTLINE_HOST: {settings.host} is not loopback; set LASTLINE_API_KEYS to serve other hosts"
         )
+    if settings.database_url is not None:
+        # Reach PostgreSQL (both roles) once here, so a bad URL is one line naming the setting
+        # before any worker starts, not a failure per worker.
+        open_storage(settings.database_url, owner_url=settings.database_owner_url, pool_size=1).close()
     n = settings.workers or os.cpu_count() or 1
     if n == 1:
         from ..app import create_app
