@@ -31,8 +31,7 @@ TIERS: dict[str, tuple[str, ...]] = {
 
 def _build(runtime: Runtime, tier: str) -> None:
     """Open ``tier`` on ``runtime`` (its store migrates the database)."""
-    _ = {"rules": lambda: runtime.rules, "defaults": lambda: runtime.defaults, "events": lambda: runtime.events,
-         "cache": lambda: runtime.cache, "kb": lambda: runtime.kb}[tier]()
+    getattr(runtime, tier)  # each tier is a cached property named as in TIERS
 
 
 def copy_database(source: Path, target_url: str, *, owner_url: str | None = None,
