@@ -77,12 +77,15 @@ def test_cache_entries_thresholds_and_kb_documents_are_readable_on_postgresql(
     source = tmp_path / "old.db"
     _fill(source, cache_and_kb=True)
     copied = _copy(source, app_url, owner_url)
-    assert copied["cache_entries"] == 1 and copied["kb_documents"] == 1
+    assert (copied["cache_entries"], copied["cache_thresholds"], copied["kb_documents"]) == (1, 1, 1), copied
     rt = Runtime.open(load_settings(database_url=app_url, database_owner_url=owner_url, kb_english_embedder="none"))
     try:
         hit = rt.cache.lookup("how do I reset my password", tenant="acme")
         assert hit.hit and hit.answer == "Use the link."
         assert rt.cache.get_threshold(tenant="acme").value == pytest.approx(0.77)
+        assert rt.cache.get_threshold(tenant="globex").value != pytest.approx(0.77)
+        rt.cache.put("Which port does the API use?", "8765", tenant="acme")  # seqs continue past the copied
+        assert rt.cache.count(tenant="acme") == 2 and rt.cache.count(tenant="globex") == 0
         assert rt.kb.get_document("travel", tenant="globex") is not None
         assert rt.kb.search("hotel reimbursement", tenant="globex", k=1)[0].doc_id == "travel"
     finally:

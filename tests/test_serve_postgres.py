@@ -34,13 +34,15 @@ def test_sigterm_closes_every_pooled_connection(request: pytest.FixtureRequest, 
         assert server.database_url is not None
         assert _connections(pg_superuser_url, server.database_url) >= 1
         server.process.send_signal(signal.SIGTERM)
-        assert server.process.wait(timeout=30) == 0
+        # uvicorn re-raises the signal once its shutdown is done: killed by SIGTERM, after a clean stop
+        assert server.process.wait(timeout=30) in (0, -signal.SIGTERM)
     finally:
         if server.process.poll() is None:
             server.process.kill()
         server.log.close()  # type: ignore[attr-defined]
     assert _connections(pg_superuser_url, server.database_url) == 0
-    assert "Traceback" not in server.log_path.read_text(errors="replace")
+    log = server.log_path.read_text(errors="replace")
+    assert "Application shutdown complete" in log and "Traceback" not in log
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])

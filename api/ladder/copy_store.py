@@ -1,12 +1,16 @@
 """Moving an existing SQLite database into PostgreSQL, table by table (``lastline db copy``).
 
-The target is migrated first by opening every tier's store on it (the stores' factories run their
-named migrations), so the copy writes into exactly the schema the service uses. Each listed table is
-then read from the SQLite file and written to the table of the same name as the owner role
-(:meth:`~lastline.postgres.PostgresStorage.maintenance`: across tenants, the tenant column copied
-as is). Columns are matched by name; values are converted by the target column's type (SQLite's
-0/1 to ``boolean``, a float32 blob to pgvector's ``vector``, JSON text to ``jsonb``). Identity
-columns keep their values and their sequences are moved past them.
+Each tier's rows are read from the SQLite file and written, as the owner role
+(:meth:`~lastline.postgres.PostgresStorage.maintenance`: across tenants, the tenant column copied as
+is), to the tables the tier's PostgreSQL store created on the target. Columns are matched by name
+(:class:`TableCopySpec` names the few that differ); values are converted by the target column's type
+(SQLite's 0/1 to ``boolean``, a float32 blob to pgvector's ``vector``, JSON text to ``jsonb``).
+Identity and serial columns keep their values and their sequences move past them.
+
+What is derived from the rows is not copied but rebuilt: the cache's per-tenant usage by its
+triggers; the knowledge base's keyword index and vector spaces by the knowledge base itself, which
+re-indexes and re-embeds a store whose ``kb_meta`` does not say how it was built (the copy leaves it
+empty), the next time it opens the database.
 
 A target that already holds rows in any table to copy is refused: a copy never merges into live data.
 """
@@ -14,8 +18,8 @@ A target that already holds rows in any table to copy is refused: a copy never m
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -26,7 +30,7 @@ from lastline import Conflict
 from lastline.postgres import PostgresStorage
 from lastline.storage import SQLiteStorage
 
-__all__ = ["TableCopy", "copy_tables", "count_rows"]
+__all__ = ["TIER_TABLES", "Progress", "TableCopy", "TableCopySpec", "TierTables", "copy_tables", "count_rows"]
 
 _BATCH = 1000
 
@@ -35,31 +39,71 @@ Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
+class TableCopySpec:
+    """One table (the same name on both backends) and how its columns come from the SQLite file's."""
+
+    table: str
+    #: Target column → SQLite expression, for the columns whose names or presence differ.
+    expressions: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TierTables:
+    """A tier's tables, parents before children, and what to reset once they are copied."""
+
+    tables: tuple[TableCopySpec, ...]
+    after: tuple[str, ...] = ()
+
+
+#: Every tier's tables. Not copied: SQLite's own replica machinery (the cache's deletion log and
+#: counters, FTS5 and sqlite-vec tables), which each backend keeps its own way.
+TIER_TABLES: dict[str, TierTables] = {
+    "rules": TierTables((TableCopySpec("rule_packs"),)),
+    "defaults": TierTables((TableCopySpec("api_defaults"),)),
+    "events": TierTables((TableCopySpec("api_events"),)),
+    "cache": TierTables(
+        (TableCopySpec("cache_entries", expressions={"embedding": "vector"}), TableCopySpec("cache_entry_tags"),
+         TableCopySpec("cache_lookups"), TableCopySpec("cache_feedback"), TableCopySpec("cache_counters"),
+         TableCopySpec("cache_thresholds")),
+        # the next entry's seq follows the copied ones (the cache hands seqs out from this row)
+        after=("UPDATE cache_seq SET next = (SELECT coalesce(max(seq), 0) + 1 FROM cache_entries)",),
+    ),
+    "kb": TierTables(
+        (TableCopySpec("kb_documents"),
+         TableCopySpec("kb_doc_tags",
+                       expressions={"tenant": "(SELECT tenant FROM kb_documents d WHERE d.id = kb_doc_tags.doc)"}),
+         TableCopySpec("kb_chunks", expressions={"tsv": "''", "kw_len": "0"}),  # re-indexed by the KB
+         TableCopySpec("kb_faq"), TableCopySpec("kb_files")),
+        after=("DELETE FROM kb_meta",),  # the KB rebuilds its keyword index and vector spaces
+    ),
+}
+
+
+@dataclass(frozen=True)
 class TableCopy:
-    """What was copied of one table."""
+    """What was copied into one table."""
 
     table: str
     rows: int
-    columns: tuple[str, ...]
 
 
 def _sqlite_columns(source: SQLiteStorage, table: str) -> list[str]:
     return [str(r[1]) for r in source.query(f"PRAGMA table_info({table})")]
 
 
-def _pg_columns(target: PostgresStorage, table: str) -> dict[str, tuple[str, bool]]:
-    """``{column: (type name, is identity)}`` of the target table."""
+def _pg_columns(target: PostgresStorage, table: str) -> dict[str, str]:
+    """``{column: type name}`` of the target table, in order."""
     with target.maintenance() as conn:
         rows = conn.execute(
-            "SELECT column_name, udt_name, is_identity = 'YES' FROM information_schema.columns"
+            "SELECT column_name, udt_name FROM information_schema.columns"
             " WHERE table_schema = current_schema() AND table_name = %s ORDER BY ordinal_position",
             (table,),
         ).fetchall()
-    return {str(name): (str(udt), bool(identity)) for name, udt, identity in rows}
+    return {str(name): str(udt) for name, udt in rows}
 
 
 def count_rows(storage: SQLiteStorage | PostgresStorage, table: str) -> int:
-    """Rows of ``table`` across every tenant (0 when the SQLite file has no such table)."""
+    """Rows of ``table`` across every tenant (0 when there is no such table)."""
     if isinstance(storage, SQLiteStorage):
         exists = storage.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,))
         return int(storage.query(f"SELECT count(*) FROM {table}")[0][0]) if exists else 0
@@ -77,50 +121,56 @@ def _converter(udt: str) -> Callable[[Any], Any]:
         return lambda v: None if v is None else np.frombuffer(v, dtype=np.float32)
     if udt == "jsonb":
         return lambda v: None if v is None else Jsonb(json.loads(v) if isinstance(v, str | bytes) else v)
-    if udt == "bytea":
-        return lambda v: None if v is None else bytes(v)
     return lambda v: v
 
 
-def copy_tables(source: SQLiteStorage, target: PostgresStorage, tables: Sequence[str], *,
+def copy_tables(source: SQLiteStorage, target: PostgresStorage, tiers: Sequence[TierTables], *,
                 progress: Progress | None = None) -> list[TableCopy]:
-    """Copy ``tables`` (in order: parents before children) from ``source`` into the migrated ``target``."""
-    occupied = {t: n for t in tables if (n := count_rows(target, t))}
+    """Copy every table of ``tiers`` from ``source`` into the migrated, empty ``target``."""
+    specs = [spec for tier in tiers for spec in tier.tables]
+    for spec in specs:
+        if not _pg_columns(target, spec.table):
+            raise Conflict(f"the target database has no table {spec.table}: was it migrated?")
+    occupied = {s.table: n for s in specs if (n := count_rows(target, s.table))}
     if occupied:
         held = ", ".join(f"{t}: {n} rows" for t, n in occupied.items())
         raise Conflict(f"the target database already holds data ({held}); copy into an empty database")
-    done: list[TableCopy] = []
-    for table in tables:
-        total = count_rows(source, table)
-        target_columns = _pg_columns(target, table)
-        if not target_columns:
-            raise Conflict(f"the target database has no table {table}: was it migrated?")
-        columns = [c for c in _sqlite_columns(source, table) if c in target_columns] if total else []
-        if not columns:
-            done.append(TableCopy(table, 0, ()))
-            continue
-        convert = [_converter(target_columns[c][0]) for c in columns]
-        identity = [c for c in columns if target_columns[c][1]]
-        insert = pgsql.SQL("INSERT INTO {} ({}) {} VALUES ({})").format(
-            pgsql.Identifier(table), pgsql.SQL(", ").join(map(pgsql.Identifier, columns)),
-            pgsql.SQL("OVERRIDING SYSTEM VALUE" if identity else ""),
-            pgsql.SQL(", ").join(pgsql.Placeholder() * len(columns)),
-        )
-        select = f"SELECT rowid, {', '.join(columns)} FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT ?"
-        copied, last = 0, -(2**63)
-        while rows := source.query(select, (last, _BATCH)):
-            last = rows[-1][0]
-            with target.maintenance() as conn, conn.cursor() as cur:
-                cur.executemany(insert, [[f(v) for f, v in zip(convert, row[1:], strict=True)] for row in rows])
-            copied += len(rows)
-            if progress is not None:
-                progress(table, copied, total)
-        with target.maintenance() as conn:
-            for column in identity:  # the next generated id follows the copied ones
-                conn.execute(
-                    pgsql.SQL("SELECT setval(pg_get_serial_sequence(%s, %s), (SELECT max({}) FROM {}))").format(
-                        pgsql.Identifier(column), pgsql.Identifier(table)),
-                    (table, column),
-                )
-        done.append(TableCopy(table, copied, tuple(columns)))
+    done = [TableCopy(spec.table, _copy_table(source, target, spec, progress)) for spec in specs]
+    with target.maintenance() as conn:
+        for tier in tiers:
+            for statement in tier.after:
+                conn.execute(statement)
     return done
+
+
+def _copy_table(source: SQLiteStorage, target: PostgresStorage, spec: TableCopySpec,
+                progress: Progress | None) -> int:
+    total = count_rows(source, spec.table)
+    if not total:
+        return 0
+    target_columns = _pg_columns(target, spec.table)
+    present = set(_sqlite_columns(source, spec.table))
+    columns = [c for c in target_columns if c in spec.expressions or c in present]
+    exprs = [spec.expressions.get(c, f'"{c}"') for c in columns]
+    convert = [_converter(target_columns[c]) for c in columns]
+    insert = pgsql.SQL("INSERT INTO {} ({}) OVERRIDING SYSTEM VALUE VALUES ({})").format(
+        pgsql.Identifier(spec.table), pgsql.SQL(", ").join(map(pgsql.Identifier, columns)),
+        pgsql.SQL(", ").join(pgsql.Placeholder() * len(columns)),
+    )
+    select = (f"SELECT rowid, {', '.join(exprs)} FROM {spec.table}"
+              " WHERE rowid > ? ORDER BY rowid LIMIT ?")
+    copied, last = 0, -(2**63)
+    while rows := source.query(select, (last, _BATCH)):
+        last = rows[-1][0]
+        with target.maintenance() as conn, conn.cursor() as cur:
+            cur.executemany(insert, [[f(v) for f, v in zip(convert, row[1:], strict=True)] for row in rows])
+        copied += len(rows)
+        if progress is not None:
+            progress(spec.table, copied, total)
+    with target.maintenance() as conn:  # the next generated id follows the copied ones
+        for column in columns:
+            row = conn.execute("SELECT pg_get_serial_sequence(%s, %s)", (spec.table, column)).fetchone()
+            if row and row[0]:
+                conn.execute(pgsql.SQL("SELECT setval(%s, (SELECT max({}) FROM {}))").format(
+                    pgsql.Identifier(column), pgsql.Identifier(spec.table)), (row[0],))
+    return copied
