@@ -59,7 +59,11 @@ def version() -> None:
 
 @app.command()
 def doctor(db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Check the installation: models (and the KB's English space), SQLite, sqlite-vec, FTS5, database path.
+    """Check the installation: models (and the KB's English space) and the database.
+
+    On SQLite: its path and versions, sqlite-vec and FTS5. On PostgreSQL: host and database (no
+    password), server and pgvector versions, the application and owner roles, and whether row-level
+    security binds the application role (tenant_isolation_enforced).
 
     Example: lastline doctor --json
     """
@@ -100,8 +104,10 @@ def serve(
 
     Without API keys (LASTLINE_API_KEYS) it is single-tenant and only binds to loopback. The workers
     share the database (each keeps its index in step with the others' writes) and /metrics sums
-    their counters. SIGTERM drains: new requests get 503 overloaded, in-flight ones finish, the
-    telemetry writer flushes and the WAL is checkpointed before the process exits.
+    their counters. With LASTLINE_DATABASE_URL they, and any other replica, share one PostgreSQL
+    database instead (docs/deploy.md). SIGTERM drains: new requests get 503 overloaded, in-flight
+    ones finish, the telemetry writer flushes and the WAL is checkpointed (on PostgreSQL: the
+    connection pools close) before the process exits.
 
     Example: lastline serve --port 8765 --db ./lastline.db --workers 2
     """
