@@ -214,8 +214,11 @@ class _SessionServers:
         self.tmp_factory = tmp_factory
         self.servers: dict[tuple[str, str], LiveServer] = {}
         self.databases: list[tuple[str, str]] = []  # (superuser URL, database URL) to drop at the end
+        self.failed: dict[tuple[str, str], str] = {}  # a server that did not start is not retried per test
 
     def get(self, request: pytest.FixtureRequest, kind: str, backend: str, env: dict[str, str]) -> LiveServer:
+        if (kind, backend) in self.failed:
+            raise RuntimeError(self.failed[kind, backend])
         if (kind, backend) not in self.servers:
             db_env: dict[str, str] = {}
             if backend == "postgresql":
@@ -224,7 +227,11 @@ class _SessionServers:
                 self.databases.append((superuser, app))
                 db_env = {"LASTLINE_DATABASE_URL": app, "LASTLINE_DATABASE_OWNER_URL": owner}
             tmp = self.tmp_factory.mktemp(f"{kind}-{backend}")
-            self.servers[kind, backend] = start_server(tmp, {**db_env, **env})
+            try:
+                self.servers[kind, backend] = start_server(tmp, {**db_env, **env})
+            except RuntimeError as exc:
+                self.failed[kind, backend] = str(exc)
+                raise
         return self.servers[kind, backend]
 
     def close(self) -> None:
