@@ -54,7 +54,7 @@ BACKENDS = ("sqlite", "postgresql")
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """``backend`` is SQLite unless the test is marked ``backends(...)`` (see the module docstring)."""
-    if "backend" in metafunc.fixturenames:
+    if "backend" in metafunc.fixturenames and not _parametrizes_itself(metafunc, "backend"):
         marker = metafunc.definition.get_closest_marker("backends")
         names = marker.args if marker else ("sqlite",)
         unknown = set(names) - set(BACKENDS)
@@ -62,6 +62,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             raise pytest.UsageError(f"unknown backend(s) {sorted(unknown)}; choose from {BACKENDS}")
         # Module scope: a module's own server fixtures (scope="module") start once per backend.
         metafunc.parametrize("backend", names, scope="module")
+
+
+def _parametrizes_itself(metafunc: pytest.Metafunc, name: str) -> bool:
+    """True when the test's own ``parametrize`` names ``name`` (another meaning of the word)."""
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        names = marker.args[0]
+        if name in ([n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)):
+            return True
+    return False
 
 
 @pytest.fixture(scope="session")
