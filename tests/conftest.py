@@ -24,7 +24,8 @@ import pg_cluster
 from lastline import Embedder, PostgresStorage, SQLiteStorage, get_embedder, open_storage
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = ROOT.parent / "shared" / "data"
+# LASTLINE_SHARED_DATA: the data folder when the checkout is not beside it (a git worktree elsewhere).
+SHARED_DATA = Path(os.environ.get("LASTLINE_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
 @pytest.fixture(scope="session")
@@ -53,13 +54,23 @@ BACKENDS = ("sqlite", "postgresql")
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """``backend`` is SQLite unless the test is marked ``backends(...)`` (see the module docstring)."""
-    if "backend" in metafunc.fixturenames:
+    if "backend" in metafunc.fixturenames and not _parametrizes_itself(metafunc, "backend"):
         marker = metafunc.definition.get_closest_marker("backends")
         names = marker.args if marker else ("sqlite",)
         unknown = set(names) - set(BACKENDS)
         if unknown:
             raise pytest.UsageError(f"unknown backend(s) {sorted(unknown)}; choose from {BACKENDS}")
-        metafunc.parametrize("backend", names, scope="function")
+        # Module scope: a module's own server fixtures (scope="module") start once per backend.
+        metafunc.parametrize("backend", names, scope="module")
+
+
+def _parametrizes_itself(metafunc: pytest.Metafunc, name: str) -> bool:
+    """True when the test's own ``parametrize`` names ``name`` (another meaning of the word)."""
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        names = marker.args[0]
+        if name in ([n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)):
+            return True
+    return False
 
 
 @pytest.fixture(scope="session")
@@ -111,20 +122,48 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
-class LiveServer:
-    """A real ``lastline serve`` process on 127.0.0.1 with its own database."""
+def server_database(request: pytest.FixtureRequest, backend: str) -> dict[str, str]:
+    """Env naming a fresh database on ``backend`` for a server living as long as the requesting fixture.
 
-    def __init__(self, base_url: str, db: Path, process: subprocess.Popen[bytes]) -> None:
+    SQLite needs nothing (``start_server`` gives each server a file); PostgreSQL gets its own
+    database, dropped when the fixture that asked is torn down.
+    """
+    if backend == "sqlite":
+        return {}
+    superuser = request.getfixturevalue("pg_superuser_url")
+    app, owner = pg_cluster.create_database(superuser)
+    request.addfinalizer(lambda: pg_cluster.drop_database(superuser, app))
+    return {"LASTLINE_DATABASE_URL": app, "LASTLINE_DATABASE_OWNER_URL": owner}
+
+
+class LiveServer:
+    """A real ``lastline serve`` process on 127.0.0.1 with its own database (a SQLite file or PostgreSQL)."""
+
+    def __init__(self, base_url: str, tmp: Path, env: dict[str, str], process: subprocess.Popen[bytes]) -> None:
         self.base_url = base_url
-        self.db = db
+        self.tmp = tmp
+        self.env = env
         self.process = process
+        self.log_path = tmp / "server.log"
+        #: The SQLite file, or None when the server runs on PostgreSQL (``database_url``).
+        self.db: Path | None = Path(env["LASTLINE_DB"]) if "LASTLINE_DB" in env else None
+        self.database_url: str | None = env.get("LASTLINE_DATABASE_URL")
+        self.owner_url: str | None = env.get("LASTLINE_DATABASE_OWNER_URL")
+
+    @property
+    def backend(self) -> str:
+        return "sqlite" if self.database_url is None else "postgresql"
 
     def url(self, path: str) -> str:
         return self.base_url + path
 
 
 def start_server(tmp: Path, env: dict[str, str] | None = None, timeout_s: float = 60.0) -> LiveServer:
-    """Start the CLI's server on a free loopback port and wait for /readyz."""
+    """Start the CLI's server on a free loopback port and wait for /readyz.
+
+    ``env`` may carry a backend's settings (``backend_env``, ``server_database``): with
+    ``LASTLINE_DATABASE_URL`` the server runs on that PostgreSQL database, else on ``tmp/server.db``.
+    """
     import socket
     import subprocess
     import sys
@@ -135,10 +174,13 @@ def start_server(tmp: Path, env: dict[str, str] | None = None, timeout_s: float 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    db = tmp / "server.db"
+    env = dict(env or {})
+    if "LASTLINE_DATABASE_URL" not in env:
+        env.setdefault("LASTLINE_DB", str(tmp / "server.db"))
     # One worker unless a test asks for more: telemetry written by one worker reaches another's reads
     # only after the writer's flush interval, and most tests read their own writes at once.
-    full_env = {**os.environ, "LASTLINE_DB": str(db), "LASTLINE_WORKERS": "1", **(env or {})}
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith("LASTLINE_DATABASE")}
+    full_env = {**base_env, "LASTLINE_WORKERS": "1", **env}
     log = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed with the process
     process = subprocess.Popen(
         [sys.executable, "-m", "lastline.api", "serve", "--host", "127.0.0.1", "--port", str(port)],
@@ -152,7 +194,7 @@ def start_server(tmp: Path, env: dict[str, str] | None = None, timeout_s: float 
             raise RuntimeError((tmp / "server.log").read_text())
         try:
             if httpx.get(base + "/readyz", timeout=1.0).status_code == 200:
-                server = LiveServer(base, db, process)
+                server = LiveServer(base, tmp, env, process)
                 server.log = log  # closed by stop_server (an unclosed file is a ResourceWarning)
                 return server
         except httpx.HTTPError:
@@ -174,18 +216,55 @@ def stop_server(server: LiveServer) -> None:
         log.close()
 
 
-@pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """One shared server for the session (single-tenant, empty database)."""
-    server = start_server(tmp_path_factory.mktemp("live"))
-    yield server
-    stop_server(server)
+class _SessionServers:
+    """Servers shared by the whole session, one per (kind, backend), started on first use."""
+
+    def __init__(self, tmp_factory: pytest.TempPathFactory) -> None:
+        self.tmp_factory = tmp_factory
+        self.servers: dict[tuple[str, str], LiveServer] = {}
+        self.databases: list[tuple[str, str]] = []  # (superuser URL, database URL) to drop at the end
+        self.failed: dict[tuple[str, str], str] = {}  # a server that did not start is not retried per test
+
+    def get(self, request: pytest.FixtureRequest, kind: str, backend: str, env: dict[str, str]) -> LiveServer:
+        if (kind, backend) in self.failed:
+            raise RuntimeError(self.failed[kind, backend])
+        if (kind, backend) not in self.servers:
+            db_env: dict[str, str] = {}
+            if backend == "postgresql":
+                superuser = request.getfixturevalue("pg_superuser_url")
+                app, owner = pg_cluster.create_database(superuser)
+                self.databases.append((superuser, app))
+                db_env = {"LASTLINE_DATABASE_URL": app, "LASTLINE_DATABASE_OWNER_URL": owner}
+            tmp = self.tmp_factory.mktemp(f"{kind}-{backend}")
+            try:
+                self.servers[kind, backend] = start_server(tmp, {**db_env, **env})
+            except RuntimeError as exc:
+                self.failed[kind, backend] = str(exc)
+                raise
+        return self.servers[kind, backend]
+
+    def close(self) -> None:
+        for server in self.servers.values():
+            stop_server(server)
+        for superuser, url in self.databases:
+            pg_cluster.drop_database(superuser, url)
 
 
 @pytest.fixture(scope="session")
-def tenant_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """A shared server with two API keys: ``key-a`` → tenant ``acme``, ``key-b`` → ``globex``."""
+def _session_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_SessionServers]:
+    servers = _SessionServers(tmp_path_factory)
+    yield servers
+    servers.close()
+
+
+@pytest.fixture
+def live_server(request: pytest.FixtureRequest, _session_servers: _SessionServers, backend: str) -> LiveServer:
+    """One server per backend shared by the session (single-tenant, empty database at first)."""
+    return _session_servers.get(request, "live", backend, {})
+
+
+@pytest.fixture
+def tenant_server(request: pytest.FixtureRequest, _session_servers: _SessionServers, backend: str) -> LiveServer:
+    """A shared server per backend with two API keys: ``key-a`` → tenant ``acme``, ``key-b`` → ``globex``."""
     env = {"LASTLINE_API_KEYS": '{"key-a": "acme", "key-b": "globex"}'}
-    server = start_server(tmp_path_factory.mktemp("tenants"), env)
-    yield server
-    stop_server(server)
+    return _session_servers.get(request, "tenants", backend, env)

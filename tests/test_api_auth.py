@@ -9,6 +9,8 @@ from conftest import LiveServer
 A = {"Authorization": "Bearer key-a"}  # tenant acme
 B = {"Authorization": "Bearer key-b"}  # tenant globex
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 @pytest.mark.parametrize("path", ["/v1/fallback", "/v1/events", "/v1/defaults", "/v1/reports/hit-rate"])
 def test_missing_key_is_401(tenant_server: LiveServer, path: str) -> None:

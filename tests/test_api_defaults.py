@@ -8,9 +8,11 @@ import httpx
 import pytest
 from conftest import LiveServer
 
-from lastline import ConfigError, SQLiteStorage
+from lastline import ConfigError, PostgresStorage, SQLiteStorage
 from lastline.api.ladder.defaults import DeclaredDefault, Defaults, load_defaults_file
-from lastline.api.ladder.defaults_store import SQLiteDefaultsStore
+from lastline.api.ladder.stores import open_defaults_store
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 YAML = """
 tasks:
@@ -21,10 +23,11 @@ tasks:
 """
 
 
-def test_file_declarations_load_and_tenant_declarations_override(tmp_path: Path, storage: SQLiteStorage) -> None:
+def test_file_declarations_load_and_tenant_declarations_override(
+        tmp_path: Path, storage: SQLiteStorage | PostgresStorage) -> None:
     path = tmp_path / "defaults.yaml"
     path.write_text(YAML, encoding="utf-8")
-    store = Defaults(SQLiteDefaultsStore(storage), load_defaults_file(path))
+    store = Defaults(open_defaults_store(storage), load_defaults_file(path))
     assert store.answer_for(tenant="t", task="order_status")[1] == "Orders cannot be looked up right now."
     assert store.answer_for(tenant="t", task="greeting")[1].startswith("Hello!")
     assert store.answer_for(tenant="t", task="other") == ("*", "The assistant is temporarily unavailable.")

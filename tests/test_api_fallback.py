@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 from conftest import LiveServer
 
 ENVELOPE = {"answer", "source", "confidence", "degradation_depth", "stale", "age_s", "similarity",
             "citations", "fields", "notice"}
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def test_cache_answer_carries_the_full_envelope(live_server: LiveServer) -> None:

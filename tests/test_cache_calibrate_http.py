@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import LiveServer, start_server, stop_server
+from conftest import LiveServer, server_database, start_server, stop_server
 
 from lastline.cache import SemanticCache
 from lastline.cache.pairs import pairs_from_rows
@@ -18,11 +18,14 @@ from lastline.storage import SQLiteStorage
 A = {"Authorization": "Bearer cal-a"}
 B = {"Authorization": "Bearer cal-b"}
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+           backend: str) -> Iterator[LiveServer]:
     """Its own server: these tests store thresholds, which would change other tests' lookups."""
-    env = {"LASTLINE_API_KEYS": '{"cal-a": "alpha", "cal-b": "beta"}'}
+    env = {**server_database(request, backend), "LASTLINE_API_KEYS": '{"cal-a": "alpha", "cal-b": "beta"}'}
     live = start_server(tmp_path_factory.mktemp("calibrate"), env)
     yield live
     stop_server(live)

@@ -8,6 +8,8 @@ import httpx
 import pytest
 from conftest import LiveServer
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def _ctx() -> str:
     return f"test-{uuid.uuid4().hex}"  # the session server is shared: each test gets its own context

@@ -11,7 +11,6 @@ import os
 import socket
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,7 +35,7 @@ pytestmark = [
 
 def requests_logged(server: Any, line: str) -> int:
     """How many access-log lines of the server contain ``line`` (each request is one line)."""
-    log = Path(server.db).parent / "server.log"
+    log = server.log_path
     return sum(1 for row in log.read_text(errors="replace").splitlines() if line in row)
 
 

@@ -8,17 +8,21 @@ from pathlib import Path
 import httpx
 import pytest
 from _kb_files import FAQ_CSV, make_pdf
-from conftest import LiveServer, start_server, stop_server
+from conftest import LiveServer, server_database, start_server, stop_server
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 A = {"Authorization": "Bearer key-a"}
 B = {"Authorization": "Bearer key-b"}
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+           backend: str) -> Iterator[LiveServer]:
     """Own server (its KB content must not leak into other tests' ladders): two tenants, demo seed."""
-    env = {"LASTLINE_API_KEYS": '{"key-a": "acme", "key-b": "globex"}', "LASTLINE_KB_SEED": str(DEMO)}
+    env = {**server_database(request, backend), "LASTLINE_API_KEYS": '{"key-a": "acme", "key-b": "globex"}',
+           "LASTLINE_KB_SEED": str(DEMO)}
     srv = start_server(tmp_path_factory.mktemp("kb_http"), env)
     yield srv
     stop_server(srv)

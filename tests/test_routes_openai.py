@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -13,10 +12,12 @@ import pytest
 from lastline import InvalidInput, NoDegradedWrites, NoFallbackAnswer, Unauthorized
 from lastline.api.integrations.client import LastlineClient
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 
 def requests_logged(server: Any, line: str) -> int:
     """How many access-log lines of the server contain ``line`` (each request is one line)."""
-    log = Path(server.db).parent / "server.log"
+    log = server.log_path
     return sum(1 for row in log.read_text(errors="replace").splitlines() if line in row)
 
 

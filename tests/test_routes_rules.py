@@ -6,6 +6,8 @@ import httpx
 import pytest
 from conftest import LiveServer
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+
 CONTRACT = ("合同编号：HT-2024-0815\n甲方（买方）：北京星辰科技有限公司\n乙方（卖方）：上海明远贸易有限公司\n"
             "签订日期：2024年6月15日\n合同金额：人民币伍拾万元整（¥500,000.00）\n")
 SHOP = "name: shop_http\nrules:\n  - id: total\n    patterns: ['合计\\s*(?P<value>[^\\n]+)']\n    normalizer: money\n"

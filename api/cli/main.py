@@ -23,10 +23,12 @@ from lastline import (
     __version__,
     get_embedder,
     load_settings,
+    open_storage,
 )
 
 from ..http.protocol import NoDelayH11Protocol
 from . import cache as cli_cache
+from . import db as cli_db
 from . import fallback as cli_fallback
 from . import kb as cli_kb
 from . import rules as cli_rules
@@ -41,6 +43,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(cli_cache.app, name="cache")
+app.add_typer(cli_db.app, name="db")
 app.add_typer(cli_kb.app, name="kb")
 app.add_typer(cli_rules.app, name="rules")
 app.add_typer(cli_fallback.app, name="fallback")
@@ -56,7 +59,11 @@ def version() -> None:
 
 @app.command()
 def doctor(db: DbOption = None, as_json: JsonOption = False) -> None:
-    """Check the installation: models (and the KB's English space), SQLite, sqlite-vec, FTS5, database path.
+    """Check the installation: models (and the KB's English space) and the database.
+
+    On SQLite: its path and versions, sqlite-vec and FTS5. On PostgreSQL: host and database (no
+    password), server and pgvector versions, the application and owner roles, and whether row-level
+    security binds the application role (tenant_isolation_enforced).
 
     Example: lastline doctor --json
     """
@@ -97,8 +104,10 @@ def serve(
 
     Without API keys (LASTLINE_API_KEYS) it is single-tenant and only binds to loopback. The workers
     share the database (each keeps its index in step with the others' writes) and /metrics sums
-    their counters. SIGTERM drains: new requests get 503 overloaded, in-flight ones finish, the
-    telemetry writer flushes and the WAL is checkpointed before the process exits.
+    their counters. With LASTLINE_DATABASE_URL they, and any other replica, share one PostgreSQL
+    database instead (docs/deploy.md). SIGTERM drains: new requests get 503 overloaded, in-flight
+    ones finish, the telemetry writer flushes and the WAL is checkpointed (on PostgreSQL: the
+    connection pools close) before the process exits.
 
     Example: lastline serve --port 8765 --db ./lastline.db --workers 2
     """
@@ -120,6 +129,10 @@ def serve(
         raise ConfigError(
             f"LASTLINE_HOST: {settings.host} is not loopback; set LASTLINE_API_KEYS to serve other hosts"
         )
+    if settings.database_url is not None:
+        # Reach PostgreSQL (both roles) once here, so a bad URL is one line naming the setting
+        # before any worker starts, not a failure per worker.
+        open_storage(settings.database_url, owner_url=settings.database_owner_url, pool_size=1).close()
     n = settings.workers or os.cpu_count() or 1
     if n == 1:
         from ..app import create_app

@@ -2,8 +2,8 @@
 
 :class:`lastline.api.ladder.defaults.Defaults` talks to a :class:`DefaultsStore` only;
 :class:`SQLiteDefaultsStore` keeps declarations in the service database (migration
-``api_0002_defaults``). A second backend implements the four methods below and nothing else —
-the file overlay, the ``*`` fallback and the side-effect rule stay in ``defaults.py``.
+``api_0002_defaults``). PostgreSQL (:mod:`.pg_defaults_store`) implements the four methods below and
+nothing else — the file overlay, the ``*`` fallback and the side-effect rule stay in ``defaults.py``.
 """
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ from __future__ import annotations
 import time
 from typing import Any, NamedTuple, Protocol
 
-from lastline import ConfigError, PostgresStorage
 from lastline.storage import Migration, SQLiteStorage
 
-__all__ = ["MIGRATIONS", "DefaultRow", "DefaultsStore", "SQLiteDefaultsStore", "open_defaults_store"]
+__all__ = ["MIGRATIONS", "DefaultRow", "DefaultsStore", "SQLiteDefaultsStore"]
 
 
 class DefaultRow(NamedTuple):
@@ -95,9 +94,3 @@ class SQLiteDefaultsStore:
             cur = conn.execute("DELETE FROM api_defaults WHERE tenant = ? AND task = ?", (tenant, task))
             return bool(cur.rowcount)
 
-
-def open_defaults_store(storage: SQLiteStorage | PostgresStorage) -> DefaultsStore:
-    """The declared defaults store of the service's backend."""
-    if isinstance(storage, SQLiteStorage):
-        return SQLiteDefaultsStore(storage)
-    raise ConfigError("LASTLINE_DATABASE_URL: declared defaults have no PostgreSQL store yet")

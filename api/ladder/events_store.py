@@ -1,5 +1,7 @@
 """Where degradation events live: their two shapes, the :class:`EventStore` interface and its SQLite implementation.
 
+The PostgreSQL implementation is :mod:`.pg_events_store`; :func:`.stores.open_event_store` picks one.
+
 :class:`lastline.api.ladder.events.EventLog` talks to an :class:`EventStore` only. Appends come
 in batches (:meth:`EventStore.append_many`) so that a background writer can collect the events of
 many requests into one transaction; :meth:`EventStore.append` is the batch of one. Each
@@ -15,10 +17,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from lastline import ConfigError, PostgresStorage
 from lastline.storage import Migration, SQLiteStorage
 
-__all__ = ["MIGRATIONS", "Event", "EventStore", "NewEvent", "SQLiteEventStore", "open_event_store"]
+__all__ = ["MIGRATIONS", "Event", "EventStore", "NewEvent", "SQLiteEventStore"]
 
 
 @dataclass(frozen=True)
@@ -176,9 +177,3 @@ class SQLiteEventStore:
         with self.storage.atomic() as conn:
             return int(conn.execute("DELETE FROM api_events WHERE ts < ?", (ts,)).rowcount)
 
-
-def open_event_store(storage: SQLiteStorage | PostgresStorage) -> EventStore:
-    """The degradation events store of the service's backend."""
-    if isinstance(storage, SQLiteStorage):
-        return SQLiteEventStore(storage)
-    raise ConfigError("LASTLINE_DATABASE_URL: degradation events have no PostgreSQL store yet")

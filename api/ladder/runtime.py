@@ -30,10 +30,9 @@ from lastline.rules.store import open_pack_store
 from lastline.writer import BatchWriter
 
 from .defaults import Defaults, load_defaults_file
-from .defaults_store import open_defaults_store
 from .events import EventLog
-from .events_store import open_event_store
 from .metrics import Metrics
+from .stores import open_defaults_store, open_event_store
 
 __all__ = ["Runtime"]
 

@@ -1,0 +1,73 @@
+"""``lastline db copy``: an existing SQLite file's every tier moved into a PostgreSQL database.
+
+The target is opened as a :class:`~lastline.api.ladder.runtime.Runtime` and every tier is built on
+it, so it carries the current schema before :func:`~lastline.api.ladder.copy_store.copy_tables`
+moves the rows; the SQLite file is only read. The target must be empty; the copy is refused
+otherwise. The knowledge base's keyword index and primary vectors are rebuilt on the target before
+the command returns; what a replica keeps in memory is rebuilt from the database when it starts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lastline import ConfigError, PostgresStorage, SQLiteStorage, load_settings
+
+from .copy_store import TIER_TABLES, Progress, TableCopy, copy_tables, count_rows
+from .runtime import Runtime
+
+__all__ = ["copy_database"]
+
+def _build(runtime: Runtime, tier: str) -> None:
+    """Open ``tier`` on ``runtime`` (its store migrates the database)."""
+    getattr(runtime, tier)  # each tier is a cached property named as in TIER_TABLES
+
+
+def _target_runtime(target_url: str, owner_url: str | None) -> Runtime:
+    """The target as the service will open it, without a seed and without the KB's background space.
+
+    The English space is filled by the service itself (in the background) when it starts.
+    """
+    return Runtime.open(load_settings(database_url=target_url, database_owner_url=owner_url, kb_seed=None,
+                                      kb_english_embedder="none"))
+
+
+def _reindex_kb(target_url: str, owner_url: str | None) -> None:
+    """Open the target's knowledge base once: it rebuilds its keyword index and primary vectors now.
+
+    (The KB's background spaces, such as the English one, fill when the service starts.)
+    """
+    runtime = _target_runtime(target_url, owner_url)
+    try:
+        _build(runtime, "kb")
+    finally:
+        runtime.close()
+
+
+def copy_database(source: Path, target_url: str, *, owner_url: str | None = None,
+                  progress: Progress | None = None) -> list[TableCopy]:
+    """Copy every tier of the SQLite file ``source`` into the empty database ``target_url``."""
+    if not source.is_file():
+        raise ConfigError(f"--from: no SQLite file at {source}")
+    src = SQLiteStorage(source)  # read only: columns an older file lacks take the target's defaults
+    try:
+        dst = _target_runtime(target_url, owner_url)
+        try:
+            assert isinstance(dst.storage, PostgresStorage)
+            tiers = []
+            for tier, tables in TIER_TABLES.items():
+                try:
+                    _build(dst, tier)
+                except ConfigError:  # this backend has no store for the tier
+                    if any(count_rows(src, spec.table) for spec in tables.tables):
+                        raise
+                    continue  # nothing of this tier to move
+                tiers.append(tables)
+            copied = copy_tables(src, dst.storage, tiers, progress=progress)
+        finally:
+            dst.close()
+        if any(tier is TIER_TABLES["kb"] for tier in tiers):
+            _reindex_kb(target_url, owner_url)
+        return copied
+    finally:
+        src.close()
