@@ -204,7 +204,8 @@ class PostgresVectorIndex:
             conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(min(max(limit, 40), MAX_EF_SEARCH)),))
             rows = self._knn(conn, vector, tenant, filters, limit)
             if len(rows) < limit:  # maybe cut short by HNSW's post-filter: the exact scan decides
-                conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
+                conn.execute("SELECT set_config('enable_indexscan', 'off', true),"
+                             " set_config('enable_seqscan', 'on', true)")  # a scan of the tenant's rows, not the graph
                 rows = self._knn(conn, vector, tenant, filters, limit)
         return [Ranked(int(r[0]), float(r[1])) for r in rows]
 
