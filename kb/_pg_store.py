@@ -100,8 +100,15 @@ def _set_meta(conn: Any, key: str, value: str) -> None:
                  " ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
 
 
+def _scalar(conn: Any, query: Any, params: Sequence[Any] = ()) -> Any:
+    """The one value of a query that always returns one row (a count, an existence test)."""
+    row = conn.execute(query, params).fetchone()
+    assert row is not None
+    return row[0]
+
+
 def _table_exists(conn: Any, table: str) -> bool:
-    return bool(conn.execute("SELECT to_regclass(%s) IS NOT NULL", (table,)).fetchone()[0])
+    return bool(_scalar(conn, "SELECT to_regclass(%s) IS NOT NULL", (table,)))
 
 
 _SOURCES = (
@@ -193,7 +200,7 @@ class PostgresVectorIndex:
         if filters.needs_candidates:
             where, extra = filter_sql(filters)
             sql += pgsql.SQL(" AND v.chunk_id IN (SELECT c.id FROM kb_chunks c WHERE c.tenant = %s")
-            sql += pgsql.SQL(where) + pgsql.SQL(")")  # type: ignore[arg-type]  # filter_sql's text is fixed
+            sql += pgsql.SQL(where) + pgsql.SQL(")")
             params += [tenant, *extra]
         sql += pgsql.SQL(" ORDER BY v.embedding <=> %s LIMIT %s")  # the distance alone: what HNSW can serve
         params += [query, limit]
@@ -222,24 +229,22 @@ class PostgresVectorIndex:
         with self.storage.maintenance() as conn:
             if not _table_exists(conn, self.space.table):
                 return 0
-            return int(conn.execute(pgsql.SQL("SELECT count(*) FROM {}").format(self.table)).fetchone()[0])
+            return int(_scalar(conn, pgsql.SQL("SELECT count(*) FROM {}").format(self.table)))
 
     def missing(self, limit: int) -> list[ChunkSource]:
         where, params = self._missing_sql()
         with self.storage.maintenance() as conn:
-            rows = conn.execute(pgsql.SQL(_SOURCES) + where + pgsql.SQL(" ORDER BY c.id LIMIT %s"),  # type: ignore[arg-type]
+            rows = conn.execute(pgsql.SQL(_SOURCES) + where + pgsql.SQL(" ORDER BY c.id LIMIT %s"),
                                 (*params, limit)).fetchall()
         return [ChunkSource(r[0], r[1], r[2], r[3], r[4], tuple(r[5]), r[6], r[7]) for r in rows]
 
     def pending(self) -> int:
         where, params = self._missing_sql()
         with self.storage.maintenance() as conn:
-            if not _table_exists(conn, self.space.table):
-                sql = pgsql.SQL("SELECT count(*) FROM kb_chunks c")
-                if self.space.languages is not None:
-                    sql += pgsql.SQL(" WHERE c.lang = ANY(%s)")
-                return int(conn.execute(sql, params).fetchone()[0])
-            return int(conn.execute(pgsql.SQL("SELECT count(*) FROM kb_chunks c") + where, params).fetchone()[0])
+            if not _table_exists(conn, self.space.table):  # a space not made yet lacks every chunk it holds
+                languages = " WHERE c.lang = ANY(%s)" if self.space.languages is not None else ""
+                return int(_scalar(conn, "SELECT count(*) FROM kb_chunks c" + languages, params))
+            return int(_scalar(conn, pgsql.SQL("SELECT count(*) FROM kb_chunks c") + where, params))
 
 
 _HYDRATE = (
@@ -344,7 +349,7 @@ class PostgresKBStore:
     def chunk_count(self, tenant: str | None = None) -> int:
         if tenant is None:
             with self.storage.maintenance() as conn:
-                return int(conn.execute("SELECT count(*) FROM kb_chunks").fetchone()[0])
+                return int(_scalar(conn, "SELECT count(*) FROM kb_chunks"))
         return int(self.storage.query("SELECT count(*) FROM kb_chunks WHERE tenant = %s", (tenant,),
                                       tenant=tenant)[0][0])
 

@@ -2,7 +2,8 @@
 
 The KB talks to its data only through these Protocols; :mod:`lastline.kb._sqlite_store` is the
 embedded implementation (FTS5 + sqlite-vec), :mod:`lastline.kb._pg_store` the shared one
-(PostgreSQL ``tsvector`` + pgvector); both implement the same methods with the same meaning. Values crossing the seam are plain dataclasses, never rows or SQL.
+(PostgreSQL ``tsvector`` + pgvector); both implement the same methods with the same meaning.
+Values crossing the seam are plain dataclasses, never rows or SQL.
 
 - :class:`DocumentStore` — documents and their chunks: what a tenant has, a batch written (documents,
   chunks, keyword rows, vectors) in one transaction, deletes, chunk rows for results.

@@ -57,7 +57,8 @@ def vectors(storage: Storage, table: str) -> dict[int, bytes]:
     out = {}
     for chunk_id, embedding in rows(storage, f"SELECT chunk_id, embedding FROM {table}"):
         if not isinstance(embedding, bytes):  # pgvector's Vector (or a numpy array, by adapter version)
-            embedding = np.asarray(getattr(embedding, "to_numpy", lambda: embedding)(), dtype=np.float32).tobytes()
+            array = embedding.to_numpy() if hasattr(embedding, "to_numpy") else embedding
+            embedding = np.asarray(array, dtype=np.float32).tobytes()
         out[int(chunk_id)] = embedding
     return out
 
