@@ -51,6 +51,7 @@ from ._store import ChunkRow, ChunkSource, DocumentWrite, Ranked, StoredDocument
 __all__ = ["PostgresKBStore", "PostgresVectorIndex"]
 
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25() defaults
+_DOC_LOCK_CLASS = 0x6B62  # pg_advisory_xact_lock(class, key): one writer per (tenant, doc id) at a time
 MAX_EF_SEARCH = 1000  # pgvector's limit on hnsw.ef_search
 _MAX_LEXEME_BYTES = 2046  # PostgreSQL drops longer words from a tsvector (with a notice)
 
@@ -260,6 +261,11 @@ _INSERT_CHUNK = (
 
 def _write_documents(conn: Any, tenant: str, collection: str, documents: Sequence[DocumentWrite]) -> list[int]:
     """Replace or insert ``documents`` (cascading deletes take the old rows with them); chunk ids in order."""
+    # Two replicas replacing the same document: the second waits for the first to commit, then its
+    # DELETE sees and replaces the first's rows (last writer wins, as on SQLite) instead of failing on
+    # the unique key. Locks are taken in one order, so two batches sharing documents cannot deadlock.
+    for doc_id in sorted({item.doc_id for item in documents}):
+        conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_DOC_LOCK_CLASS, f"{tenant}\x1f{_text(doc_id)}"))
     total = sum(len(item.chunks) for item in documents)
     rowids = [int(r[0]) for r in conn.execute(
         "SELECT nextval(pg_get_serial_sequence('kb_chunks', 'id')) FROM generate_series(1, %s)", (total,))]
@@ -271,7 +277,7 @@ def _write_documents(conn: Any, tenant: str, collection: str, documents: Sequenc
     for item in documents:
         document = item.document
         old = conn.execute("DELETE FROM kb_documents WHERE tenant = %s AND doc_id = %s RETURNING created_at",
-                           (tenant, item.doc_id)).fetchone()
+                           (tenant, _text(item.doc_id))).fetchone()
         tags = sorted(set(document.tags))
         doc_rowid = int(conn.execute(
             "INSERT INTO kb_documents (tenant, doc_id, collection, kind, source, content_hash, title, metadata,"
@@ -358,7 +364,7 @@ class PostgresKBStore:
             "SELECT d.doc_id, d.title, d.source, d.collection, d.kind, d.metadata, d.tags, d.text,"
             " d.created_at, d.updated_at, (SELECT count(*) FROM kb_chunks c WHERE c.doc = d.id)"
             " FROM kb_documents d WHERE d.tenant = %s AND d.doc_id = %s",
-            (tenant, doc_id), tenant=tenant)
+            (tenant, _text(doc_id)), tenant=tenant)
         if not rows:
             return None
         r = rows[0]
@@ -386,7 +392,7 @@ class PostgresKBStore:
         with self.storage.atomic(tenant) as conn:
             return [str(r[0]) for r in conn.execute(
                 "DELETE FROM kb_documents WHERE tenant = %s AND doc_id = ANY(%s) RETURNING doc_id",
-                (tenant, list(doc_ids))).fetchall()]
+                (tenant, [_text(d) for d in doc_ids])).fetchall()]
 
     def chunk_rows(self, tenant: str, rowids: Sequence[int]) -> dict[int, ChunkRow]:
         out: dict[int, ChunkRow] = {}

@@ -61,6 +61,34 @@ def test_a_replica_ingesting_a_folder_is_seen_by_the_other_incrementally(
     assert a.get_document("notes.txt") is None
 
 
+def test_two_replicas_replacing_the_same_document_at_once_leave_one_copy(
+    replicas: tuple[KnowledgeBase, KnowledgeBase],
+) -> None:
+    import threading
+
+    errors: list[BaseException] = []
+
+    def write(kb: KnowledgeBase, text: str) -> None:
+        try:
+            for round_ in range(5):
+                kb.add_document(title="Hours", text=f"{text} round {round_}.", doc_id="hours")
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(kb, text))
+               for kb, text in zip(replicas, ("We open at nine", "We open at ten"), strict=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    a, b = replicas
+    doc = b.get_document("hours")
+    assert a.count() == 1 and doc is not None and doc["text"].endswith("round 4.")
+    assert a.status(tenant="default")["chunks"] == doc["chunks"] == 1
+    assert [r.doc_id for r in a.search("when do you open", k=5)] == ["hours"]
+
+
 def test_raw_sql_as_the_application_role_with_tenant_a_reads_none_of_tenant_bs_rows(
     pg_urls: tuple[str, str], embedder: Embedder, english_embedder: Embedder,
 ) -> None:
