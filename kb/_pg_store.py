@@ -265,7 +265,8 @@ def _write_documents(conn: Any, tenant: str, collection: str, documents: Sequenc
     # DELETE sees and replaces the first's rows (last writer wins, as on SQLite) instead of failing on
     # the unique key. Locks are taken in one order, so two batches sharing documents cannot deadlock.
     for doc_id in sorted({item.doc_id for item in documents}):
-        conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_DOC_LOCK_CLASS, f"{tenant}\x1f{_text(doc_id)}"))
+        key = f"{tenant}\x1f{_text(doc_id)}"
+        conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_DOC_LOCK_CLASS, key))
     total = sum(len(item.chunks) for item in documents)
     rowids = [int(r[0]) for r in conn.execute(
         "SELECT nextval(pg_get_serial_sequence('kb_chunks', 'id')) FROM generate_series(1, %s)", (total,))]
