@@ -5,7 +5,9 @@ The SQLite keyword index gets both from its tokenizer; PostgreSQL's ``simple`` c
 applies :func:`keyword_lexemes` to the already segmented text, on the index side and the query side
 alike: "shipped" finds "shipping" on both backends. The stemmer is the original Porter algorithm
 (the one FTS5 implements), from ``snowballstemmer``; FTS5 leaves tokens shorter than 3 or longer
-than 64 bytes unstemmed, and so does this.
+than 64 bytes unstemmed, and so does this. Measured on a SciFact subset (953 abstracts, 10.9k
+terms) the two vocabularies differ in 56 terms, all from two later rules FTS5 adds to Porter's
+step 2 ("-logi" → "-log", "-bli" → "-ble": "cardiology", "possibly") and "-eed".
 """
 
 from __future__ import annotations
@@ -38,8 +40,10 @@ def lexeme(token: str) -> str:
     """One token (already case-folded by the segmenter) as the keyword index stores it."""
     folded = _fold_diacritics(token)
     size = len(folded.encode("utf-8"))
-    if size < _MIN_BYTES or size > _MAX_BYTES or not folded.isascii():
-        return folded  # Porter's rules are ASCII suffixes: a Chinese or other non-Latin token keeps its form
+    if size < _MIN_BYTES or size > _MAX_BYTES:
+        return folded
+    # Porter's rules are ASCII suffixes, so a Chinese token comes back as it went in; "gαs" loses its
+    # "s" as in FTS5, which runs the same rules over any token.
     return str(_PORTER.stemWord(folded))
 
 
