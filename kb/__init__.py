@@ -12,6 +12,7 @@ from ._ingest import IngestReport
 from ._kb import KnowledgeBase
 from ._parsed import ParsedDocument, ParseError, Section
 from ._parsers import PARSERS, parse_bytes, parse_file
+from ._pg_store import PostgresKBStore
 from ._results import SearchResult
 from ._segment import SEGMENTERS, match_expression
 from ._sqlite_store import SQLiteKBStore
@@ -35,6 +36,7 @@ __all__ = [
     "Mode",
     "ParseError",
     "ParsedDocument",
+    "PostgresKBStore",
     "Rankings",
     "SQLiteKBStore",
     "SearchResult",

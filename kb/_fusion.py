@@ -1,6 +1,6 @@
 """The ranked lists one query gets, and how they are fused into one score per chunk.
 
-Lists are named: ``keyword`` (FTS5 BM25), ``vector`` (kNN in the primary, multilingual space) and
+Lists are named: ``keyword`` (BM25 over the segmented text), ``vector`` (kNN in the primary, multilingual space) and
 ``english`` (kNN in the English space, only for an English query when that space is on). A
 Chinese query, or any query with the English space off, fuses keyword + vector exactly as before
 the English space existed; an English query fuses all three with its own weights, because the
@@ -19,7 +19,7 @@ from lastline.embedding import Embedder
 
 from ._config import DEFAULT_RRF_K, KBConfig, Mode
 from ._filters import Filters
-from ._segment import match_expression
+from ._segment import query_terms
 from ._spaces import ENGLISH, PRIMARY
 from ._store import KeywordIndex, Ranked, VectorIndex
 
@@ -92,9 +92,9 @@ def rank_lists(
     held = [(index, embedder) for index, embedder in spaces if index.space.holds(query)]
     lists: dict[str, list[Ranked]] = {}
     if mode != "vector":
-        expression = match_expression(query, config.segmenter)
-        lists[KEYWORD] = [] if expression is None else keywords.keyword_search(
-            expression, tenant=tenant, filters=filters, limit=depth)
+        terms = query_terms(query, config.segmenter)
+        lists[KEYWORD] = [] if not terms else keywords.keyword_search(
+            terms, tenant=tenant, filters=filters, limit=depth)
     vectors: dict[str, np.ndarray] = {}
     if mode != "keyword":
         for index, embedder in held:

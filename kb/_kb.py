@@ -222,7 +222,7 @@ class KnowledgeBase:
             scores[rowid] = top_score + EXACT_FAQ_BONUS + scores.get(rowid, 0.0)
         ranked = sorted(scores, key=lambda rowid: -scores[rowid])[:k]
         rows = self.store.chunk_rows(tenant, ranked)
-        cosine = {name: self._cosines(rankings, name, ranked) for name in (PRIMARY.name, ENGLISH.name)}
+        cosine = {name: self._cosines(rankings, name, ranked, tenant) for name in (PRIMARY.name, ENGLISH.name)}
         return [
             SearchResult(
                 doc_id=row.doc_id, chunk_id=row.chunk_id, title=row.title, text=row.text,
@@ -238,14 +238,14 @@ class KnowledgeBase:
             if (row := rows.get(rowid)) is not None
         ]
 
-    def _cosines(self, rankings: Rankings, name: str, rowids: list[int]) -> dict[int, float]:
+    def _cosines(self, rankings: Rankings, name: str, rowids: list[int], tenant: str) -> dict[int, float]:
         """Each result's cosine in space ``name``: from its kNN list, else from its stored vector."""
         known = {rowid: c for rowid in rowids if (c := rankings.cosine(name, rowid)) is not None}
         vector = rankings.query_vectors.get(name)
         missing = [rowid for rowid in rowids if rowid not in known]
         if vector is not None and missing:
             index = next(index for index, _ in self._indexes if index.space.name == name)
-            known.update(index.cosines(vector, missing))
+            known.update(index.cosines(vector, missing, tenant=tenant))
         return known
 
     def rankings(

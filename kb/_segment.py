@@ -5,8 +5,9 @@ here, before indexing and before querying, and stored space-separated. Three seg
 (``jieba`` words, single ``char``\\ s, overlapping ``bigram``\\ s; ``char+bigram`` both) — which one is
 the default was picked on ``bq_faq_dev`` by ``bench/kb_eval.py`` (see docs/benchmarks.md).
 
-:func:`match_expression` is the only road from user text to ``MATCH``: it extracts word tokens and
-quotes each one, so ``"``, ``*``, ``NEAR``, ``-``, ``AND``, ``:`` and parentheses are never syntax.
+:func:`query_terms` is the only road from user text to a keyword query: it extracts word tokens, and
+each store quotes them in its own query language (:func:`fts5_expression` for FTS5), so ``"``, ``*``,
+``NEAR``, ``-``, ``AND``, ``:``, ``&``, ``|``, ``!`` and parentheses are never syntax.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Iterator
 
 from lastline.text import HAN_CHARS
 
-__all__ = ["SEGMENTERS", "index_text", "match_expression", "tokens"]
+__all__ = ["SEGMENTERS", "fts5_expression", "index_text", "match_expression", "query_terms", "tokens"]
 
 SEGMENTERS = ("jieba", "char", "bigram", "char+bigram")
 MAX_QUERY_TOKENS = 64
@@ -68,8 +69,12 @@ def index_text(text: str, segmenter: str) -> str:
     return " ".join(tokens(text, segmenter))
 
 
-def match_expression(query: str, segmenter: str) -> str | None:
-    """A safe FTS5 query: each distinct token quoted, OR-ed together; None when no token is left."""
+def query_terms(query: str, segmenter: str) -> list[str]:
+    """The distinct word tokens of a query a keyword index searches for (stop words dropped), at most 64.
+
+    Every backend builds its own query from these terms (FTS5 ``MATCH``, a PostgreSQL ``tsquery``),
+    so user text never reaches a query language: operators in it are plain words here.
+    """
     seen: dict[str, None] = {}
     all_tokens = list(tokens(query, segmenter))
     for token in all_tokens:
@@ -80,6 +85,16 @@ def match_expression(query: str, segmenter: str) -> str | None:
             break
     if not seen and all_tokens:
         seen = dict.fromkeys(all_tokens[:MAX_QUERY_TOKENS])
-    if not seen:
+    return list(seen)
+
+
+def fts5_expression(terms: list[str] | tuple[str, ...]) -> str | None:
+    """A safe FTS5 query: each term quoted, OR-ed together; None when there is no term."""
+    if not terms:
         return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in seen)
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def match_expression(query: str, segmenter: str) -> str | None:
+    """A safe FTS5 query for ``query``: :func:`query_terms` quoted and OR-ed; None when no token is left."""
+    return fts5_expression(query_terms(query, segmenter))

@@ -23,6 +23,7 @@ from lastline.text import normalize_text
 
 from ._filters import Filters
 from ._schema import MIGRATIONS
+from ._segment import fts5_expression
 from ._spaces import VectorSpace
 from ._store import ChunkRow, ChunkSource, DocumentWrite, Ranked, StoredDocument, StoredFile
 
@@ -223,12 +224,13 @@ class SQLiteVectorIndex:
         rows = conn.execute(sql + " ORDER BY distance", params).fetchall()
         return [Ranked(int(r[0]), 1.0 - float(r[1])) for r in rows]
 
-    def cosines(self, vector: np.ndarray, rowids: Sequence[int]) -> dict[int, float]:
+    def cosines(self, vector: np.ndarray, rowids: Sequence[int], *, tenant: str) -> dict[int, float]:
         conn = self.storage.connection()
         query = np.asarray(vector, dtype=np.float32)
         out: dict[int, float] = {}
         for rowid in rowids:
-            row = conn.execute(f"SELECT embedding FROM {self.space.table} WHERE chunk_id = ?", (rowid,)).fetchone()
+            row = conn.execute(f"SELECT embedding FROM {self.space.table} WHERE chunk_id = ? AND tenant = ?",
+                               (rowid, tenant)).fetchone()
             if row is not None:
                 out[rowid] = float(np.frombuffer(row[0], dtype=np.float32) @ query)
         return out
@@ -370,7 +372,10 @@ class SQLiteKBStore:
 
     # -- keyword index -------------------------------------------------------------------------
 
-    def keyword_search(self, expression: str, *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
+    def keyword_search(self, terms: Sequence[str], *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
+        expression = fts5_expression(list(terms))
+        if expression is None:
+            return []
         where, params = filter_sql(filters)
         sql = (
             "SELECT c.id, bm25(kb_fts) AS s FROM kb_fts JOIN kb_chunks c ON c.id = kb_fts.rowid"

@@ -1,8 +1,9 @@
 """The knowledge base's storage seam: typed interfaces for documents, chunks, keyword and vector search.
 
 The KB talks to its data only through these Protocols; :mod:`lastline.kb._sqlite_store` is the
-embedded implementation (FTS5 + sqlite-vec), and a second backend (PostgreSQL + pgvector) implements
-the same methods. Values crossing the seam are plain dataclasses, never rows or SQL.
+embedded implementation (FTS5 + sqlite-vec), :mod:`lastline.kb._pg_store` the shared one
+(PostgreSQL ``tsvector`` + pgvector); both implement the same methods with the same meaning.
+Values crossing the seam are plain dataclasses, never rows or SQL.
 
 - :class:`DocumentStore` — documents and their chunks: what a tenant has, a batch written (documents,
   chunks, keyword rows, vectors) in one transaction, deletes, chunk rows for results.
@@ -148,8 +149,8 @@ class VectorIndex(Protocol):
 
     def search(self, vector: np.ndarray, *, tenant: str, filters: Filters, limit: int) -> list[Ranked]: ...
 
-    def cosines(self, vector: np.ndarray, rowids: Sequence[int]) -> dict[int, float]:
-        """Cosine of ``vector`` with the stored vectors of ``rowids`` (those the space holds)."""
+    def cosines(self, vector: np.ndarray, rowids: Sequence[int], *, tenant: str) -> dict[int, float]:
+        """Cosine of ``vector`` with the stored vectors of ``rowids`` (those of ``tenant`` the space holds)."""
         ...
 
     def count(self) -> int: ...
@@ -164,8 +165,8 @@ class VectorIndex(Protocol):
 
 
 class KeywordIndex(Protocol):
-    def keyword_search(self, expression: str, *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
-        """BM25 over the tenant's chunks; ``expression`` comes from ``match_expression`` (never user text)."""
+    def keyword_search(self, terms: Sequence[str], *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
+        """BM25 over the tenant's chunks for any of ``terms`` (from ``query_terms``: words, never syntax)."""
         ...
 
     def faq_exact(self, question_norm: str, *, tenant: str, filters: Filters) -> list[int]:

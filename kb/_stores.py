@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from lastline import ConfigError, PostgresStorage, SQLiteStorage
+from lastline import PostgresStorage, SQLiteStorage
 
+from ._pg_store import PostgresKBStore
 from ._sqlite_store import SQLiteKBStore
 from ._store import KBStore
 
@@ -12,6 +13,6 @@ __all__ = ["open_kb_store"]
 
 def open_kb_store(storage: SQLiteStorage | PostgresStorage) -> KBStore:
     """The KB store of the service's backend."""
-    if isinstance(storage, SQLiteStorage):
-        return SQLiteKBStore(storage)
-    raise ConfigError("LASTLINE_DATABASE_URL: the knowledge base has no PostgreSQL store yet")
+    if isinstance(storage, PostgresStorage):
+        return PostgresKBStore(storage)
+    return SQLiteKBStore(storage)

@@ -6,25 +6,27 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _kb_db import module_storage
 
-from lastline import Confidence, Embedder, Source, open_storage
+from lastline import Confidence, Embedder, Source
 from lastline.kb import KBConfig, KnowledgeBase, SearchResult
 from lastline.kb._answer import compose_answer, passage_text
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 
 
-@pytest.fixture(scope="module", params=["use", "use+english"])
+@pytest.fixture(scope="module", params=[("use", "sqlite"), ("use+english", "sqlite"), ("use", "postgresql"),
+                                        ("use+english", "postgresql")], ids="-".join)
 def kb(
     embedder: Embedder, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[KnowledgeBase]:
-    storage = open_storage(tmp_path_factory.mktemp("kb_answer") / "kb.db")
-    english = request.getfixturevalue("english_embedder") if request.param == "use+english" else None
-    kb = KnowledgeBase(storage, embedder, english_embedder=english)  # the service default has both spaces
-    report = kb.ingest(DEMO)
-    assert report.failed == [] and len(report.added) >= 24
-    yield kb
-    storage.close()
+    models, backend = request.param
+    english = request.getfixturevalue("english_embedder") if models == "use+english" else None
+    with module_storage(request, backend, tmp_path_factory.mktemp("kb_answer")) as storage:
+        kb = KnowledgeBase(storage, embedder, english_embedder=english)  # the service default has both spaces
+        report = kb.ingest(DEMO)
+        assert report.failed == [] and len(report.added) >= 24
+        yield kb
 
 
 @pytest.mark.parametrize("query", ["What is lastline?", "lastline 是什么", "how do I calibrate the threshold",

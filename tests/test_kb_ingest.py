@@ -5,19 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _kb_db import count, failing_chunk_insert, keyword_rows
 from _kb_files import make_pdf, write_folder
 
-from lastline import Embedder, SQLiteStorage, StorageError, get_embedder, open_storage
+from lastline import Embedder, PostgresStorage, SQLiteStorage, StorageError, get_embedder, open_storage
 from lastline.kb import KnowledgeBase
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
+Storage = SQLiteStorage | PostgresStorage
 
 
 @pytest.fixture
-def kb(storage: SQLiteStorage, embedder: Embedder) -> KnowledgeBase:
+def kb(storage: Storage, embedder: Embedder) -> KnowledgeBase:
     return KnowledgeBase(storage, embedder)
-
-
-def _count(storage: SQLiteStorage, table: str) -> int:
-    return int(storage.query(f"SELECT count(*) FROM {table}")[0][0])
 
 
 def test_folder_of_every_format_is_ingested_with_fts_and_vectors_in_step(kb: KnowledgeBase, tmp_path: Path) -> None:
@@ -27,10 +27,10 @@ def test_folder_of_every_format_is_ingested_with_fts_and_vectors_in_step(kb: Kno
     assert set(report.added) >= files
     assert sum(a.startswith("faq.csv#") for a in report.added) == 2
     assert sum(a.startswith("more_faq.jsonl#") for a in report.added) == 2
-    chunks = _count(kb.storage, "kb_chunks")
+    chunks = count(kb.storage, "kb_chunks")
     assert report.chunks == chunks
-    assert _count(kb.storage, "kb_fts") == chunks == _count(kb.storage, "kb_vec")
-    assert _count(kb.storage, "kb_faq") == 4
+    assert keyword_rows(kb.storage) == chunks == count(kb.storage, "kb_vec")
+    assert count(kb.storage, "kb_faq") == 4
 
 
 def test_reingest_skips_unchanged_replaces_changed_and_keeps_removed_files_without_sync(
@@ -56,7 +56,7 @@ def test_sync_removes_documents_whose_files_are_gone(kb: KnowledgeBase, tmp_path
     report = kb.ingest(folder, sync=True)
     assert "handbook.md" in report.removed and sum(r.startswith("faq.csv#") for r in report.removed) == 2
     assert kb.get_document("handbook.md") is None
-    assert _count(kb.storage, "kb_fts") == _count(kb.storage, "kb_chunks") == _count(kb.storage, "kb_vec")
+    assert keyword_rows(kb.storage) == count(kb.storage, "kb_chunks") == count(kb.storage, "kb_vec")
     assert kb.search("Refunds are paid back to the original card", k=3)[0].doc_id != "handbook.md"
 
 
@@ -83,24 +83,21 @@ def test_a_file_that_cannot_be_parsed_is_reported_and_the_rest_ingested(kb: Know
 def test_a_failed_write_leaves_no_half_written_document(kb: KnowledgeBase, tmp_path: Path) -> None:
     path = tmp_path / "long.txt"
     path.write_text("\n\n".join(f"Paragraph {i} " + "word " * 60 for i in range(30)), encoding="utf-8")
-    conn = kb.storage.connection()
-    conn.execute("CREATE TEMP TRIGGER crash BEFORE INSERT ON kb_chunks WHEN NEW.ord = 3"
-                 " BEGIN SELECT RAISE(ABORT, 'simulated crash'); END")
-    with pytest.raises(StorageError):
+    with failing_chunk_insert(kb.storage, 3), pytest.raises(StorageError):
         kb.ingest(path)
-    conn.execute("DROP TRIGGER crash")
-    for table in ("kb_documents", "kb_chunks", "kb_fts", "kb_vec"):
-        assert _count(kb.storage, table) == 0, table
+    for table in ("kb_documents", "kb_chunks", "kb_vec", "kb_doc_tags", "kb_files"):
+        assert count(kb.storage, table) == 0, table
+    assert keyword_rows(kb.storage) == 0
     assert kb.ingest(path).added == ["long.txt"]
 
 
-def test_a_model_change_re_embeds_every_chunk(storage: SQLiteStorage, embedder: Embedder, tmp_path: Path) -> None:
+def test_a_model_change_re_embeds_every_chunk(storage: Storage, embedder: Embedder, tmp_path: Path) -> None:
     make_pdf(tmp_path / "w.pdf", [["Every device has a two year warranty."]])
     KnowledgeBase(storage, embedder).ingest(tmp_path)
     other = get_embedder("minilm-onnx")
     kb = KnowledgeBase(storage, other)
-    assert storage.query("SELECT value FROM kb_meta WHERE key = 'model_id'")[0][0] == other.model_id
-    assert _count(storage, "kb_vec") == _count(storage, "kb_chunks") == 1
+    assert kb.store.meta("model_id") == other.model_id
+    assert count(storage, "kb_vec") == count(storage, "kb_chunks") == 1
     assert kb.search("warranty for devices", mode="vector", k=1)[0].doc_id == "w.pdf"
 
 
@@ -112,7 +109,7 @@ def test_missing_path_is_invalid_input(kb: KnowledgeBase, tmp_path: Path) -> Non
 
 
 def test_bm25_scores_after_replacing_documents_equal_a_fresh_index(
-    storage: SQLiteStorage, embedder: Embedder, tmp_path: Path
+    storage: Storage, embedder: Embedder, tmp_path: Path
 ) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -125,11 +122,18 @@ def test_bm25_scores_after_replacing_documents_equal_a_fresh_index(
     (docs / "d10.txt").unlink()
     (docs / "d11.txt").unlink()
     kb.ingest(docs, sync=True)
-    fresh = KnowledgeBase(open_storage(tmp_path / "fresh.db"), embedder)
-    fresh.ingest(docs)
-    def scores(k: KnowledgeBase) -> list[tuple[str, float]]:
-        return [(r.doc_id, round(r.score, 6)) for r in k.search("refund policy warranty", k=20, mode="keyword")]
-    assert scores(kb) == scores(fresh)
+    # A fresh index: a new SQLite file (FTS5's statistics span the file); on PostgreSQL a new tenant,
+    # whose BM25 statistics are its own.
+    fresh_storage = open_storage(tmp_path / "fresh.db") if isinstance(storage, SQLiteStorage) else storage
+    fresh_tenant = "default" if isinstance(storage, SQLiteStorage) else "fresh"
+    fresh = KnowledgeBase(fresh_storage, embedder)
+    fresh.ingest(docs, tenant=fresh_tenant)
+
+    def scores(k: KnowledgeBase, tenant: str) -> list[tuple[str, float]]:
+        return [(r.doc_id, round(r.score, 6))
+                for r in k.search("refund policy warranty", tenant=tenant, k=20, mode="keyword")]
+    assert scores(kb, "default") == scores(fresh, fresh_tenant)
+    assert len(scores(kb, "default")) == 10
 
 
 def test_reingest_skips_a_file_by_size_and_mtime_and_a_touched_file_by_its_hash(
@@ -154,7 +158,7 @@ def test_reingest_skips_a_file_by_size_and_mtime_and_a_touched_file_by_its_hash(
     assert report.updated == ["notes.txt"] and "handbook.md" in report.unchanged
 
 
-def test_changed_chunking_settings_re_read_every_file(storage: SQLiteStorage, embedder: Embedder,
+def test_changed_chunking_settings_re_read_every_file(storage: Storage, embedder: Embedder,
                                                       tmp_path: Path) -> None:
     from lastline.kb import KBConfig
 

@@ -10,7 +10,7 @@ def test_kb_public_names() -> None:
         "DEFAULT_K", "DEFAULT_SEGMENTER", "MAX_K", "MAX_QUERY_CHARS", "PARSERS", "SEGMENTERS", "Chunk",
         "DocumentStore", "Filters", "IngestReport",
         "KBConfig", "KBStore", "KeywordIndex", "KnowledgeBase", "Mode", "ParseError", "ParsedDocument",
-        "Rankings", "SQLiteKBStore", "SearchResult", "Section", "VectorIndex", "chunk_document",
+        "PostgresKBStore", "Rankings", "SQLiteKBStore", "SearchResult", "Section", "VectorIndex", "chunk_document",
         "match_expression", "parse_bytes", "parse_file", "parse_filters",
     ]
     for name in lastline.kb.__all__:

@@ -1,32 +1,37 @@
-"""Search: English and Chinese queries, modes, filters inside the search, FTS5-proof input, tenant isolation."""
+"""Search: English and Chinese queries, modes, filters inside the search, syntax-proof input, tenant isolation.
+
+Every test runs on SQLite (FTS5 + sqlite-vec) and PostgreSQL (tsvector + pgvector) alike.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
+from _kb_db import module_storage
 from _kb_files import write_folder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lastline import Embedder, InvalidInput, open_storage
+from lastline import Embedder, InvalidInput
 from lastline.kb import KnowledgeBase
 
 
-@pytest.fixture(scope="module", params=["use", "use+english"])
+@pytest.fixture(scope="module", params=[("use", "sqlite"), ("use+english", "sqlite"), ("use", "postgresql"),
+                                        ("use+english", "postgresql")], ids="-".join)
 def kb(
     embedder: Embedder, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[KnowledgeBase]:
-    """One KB for the module: the searches below only read (the tenant test writes to its own tenant)."""
+    """One KB per model set and backend: the searches below only read (the tenant test writes its own tenant)."""
     tmp = tmp_path_factory.mktemp("kb_search")
-    storage = open_storage(tmp / "kb.db")
-    english = request.getfixturevalue("english_embedder") if request.param == "use+english" else None
-    kb = KnowledgeBase(storage, embedder, english_embedder=english)  # the service default has both spaces
-    kb.ingest(write_folder(tmp / "docs"), collection="support")
-    kb.add_document(title="Careers", text="We are hiring engineers in Berlin.", source="careers.txt",
-                    collection="company", tags=["jobs"], metadata={"lang": "en"}, doc_id="careers")
-    yield kb
-    storage.close()
+    models, backend = request.param
+    english = request.getfixturevalue("english_embedder") if models == "use+english" else None
+    with module_storage(request, backend, tmp) as storage:
+        kb = KnowledgeBase(storage, embedder, english_embedder=english)  # the service default has both spaces
+        kb.ingest(write_folder(tmp / "docs"), collection="support")
+        kb.add_document(title="Careers", text="We are hiring engineers in Berlin.", source="careers.txt",
+                        collection="company", tags=["jobs"], metadata={"lang": "en"}, doc_id="careers")
+        yield kb
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "keyword", "vector"])
@@ -72,11 +77,35 @@ def test_unknown_filter_and_bad_arguments_are_invalid_input(kb: KnowledgeBase) -
         kb.search("x", k=0)
 
 
-@pytest.mark.parametrize("query", ['"', '"unbalanced', "*", "NEAR(a b)", "-refund", "a AND OR NOT b", "(refund",
-                                   "refund)", "col:refund", "^start", "退款\"*", "{}[]", "NEAR/3"])
-def test_fts5_syntax_in_queries_never_errors(kb: KnowledgeBase, query: str) -> None:
+HOSTILE = ['"', '"unbalanced', "*", "NEAR(a b)", "-refund", "a AND OR NOT b", "(refund", "refund)", "col:refund",
+           "^start", '退款"*', "{}[]", "NEAR/3", '"a" OR b* NEAR(refund gift, 3)', "&|!:*()", "refund & !gift | card:*",
+           "'refund'", "'''", "refund' | 'gift", "<-> <2> !!", "\\' OR 1=1 --", "gift\x00card",
+           "x" * 4000, "退" * 4000, "refund " * 570, '"' * 4000]
+
+
+@pytest.mark.parametrize("query", HOSTILE, ids=lambda q: q[:24])
+def test_query_syntax_in_user_text_is_plain_words_and_never_errors(kb: KnowledgeBase, query: str) -> None:
     for mode in ("keyword", "hybrid"):
-        kb.search(query, k=5, mode=mode)  # type: ignore[arg-type]
+        results = kb.search(query, k=5, mode=mode)  # type: ignore[arg-type]
+        assert isinstance(results, list)
+
+
+def test_operators_in_user_text_are_searched_as_words(kb: KnowledgeBase) -> None:
+    """``&``, ``|``, ``!``, quotes and ``NEAR`` around real words change nothing: the words are found."""
+    def ranked(query: str) -> list[tuple[float, str]]:  # ties in any order: sums of floats may differ in the ulp
+        return sorted((-round(r.score, 6), r.chunk_id) for r in kb.search(query, k=5, mode="keyword"))
+
+    plain = ranked("gift cards refunded")
+    assert plain
+    for hostile in ('"gift" OR cards* NEAR(refunded)', "!gift & cards | 'refunded':*", "(gift) -cards ^refunded"):
+        assert ranked(hostile) == plain
+
+
+def test_a_prompt_far_longer_than_a_query_is_answered_from_its_tail(kb: KnowledgeBase) -> None:
+    prompt = "NEAR(" * 2000 + "&|!:*()" * 500 + " how long do refunds take"  # 13k characters of operators
+    kb.answer(prompt)  # the last MAX_QUERY_CHARS are used: no 422, no error
+    [top] = kb.search(prompt[-4000:], k=1, mode="keyword")  # the operators there are no words at all
+    assert top.answer == "Refunds take five working days."
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

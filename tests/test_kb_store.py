@@ -1,4 +1,4 @@
-"""The KB store seam: SQL lives only in store modules; the SQLite store keeps every index in step."""
+"""The KB store seam: SQL lives only in store modules; each backend's store keeps every index in step."""
 
 from __future__ import annotations
 
@@ -8,17 +8,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lastline import Embedder, SQLiteStorage
+from lastline import Embedder, PostgresStorage, SQLiteStorage
 from lastline.kb import Filters, KnowledgeBase, ParsedDocument, SQLiteKBStore, chunk_document
 from lastline.kb._index_text import fts_text
+from lastline.kb._pg_store import PostgresKBStore
 from lastline.kb._spaces import ENGLISH, PRIMARY
 from lastline.kb._store import DocumentWrite
+from lastline.kb._stores import open_kb_store
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 ROOT = Path(__file__).resolve().parents[1]
 # SQL keywords as the project writes them (upper case); prose never spells "SELECT … FROM" so.
 SQL = re.compile(r"\b(SELECT\b.*\bFROM|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|CREATE\s+(VIRTUAL\s+)?TABLE|"
                  r"DROP\s+TABLE|\bMATCH\s+\?)")
-STORE_MODULES = {"_sqlite_store.py", "_schema.py"}
+STORE_MODULES = {"_sqlite_store.py", "_schema.py", "_pg_store.py", "_pg_schema.py"}
 
 
 def test_no_sql_outside_the_kb_store_modules() -> None:
@@ -45,27 +49,36 @@ def _write(doc_id: str, text: str, title: str = "") -> DocumentWrite:
     )
 
 
-def test_a_written_batch_is_searchable_by_keyword_and_vector_and_deleted_from_both(storage: SQLiteStorage) -> None:
-    store = SQLiteKBStore(storage)
+def test_each_backend_gets_its_own_store(storage: SQLiteStorage | PostgresStorage) -> None:
+    expected = PostgresKBStore if isinstance(storage, PostgresStorage) else SQLiteKBStore
+    assert type(open_kb_store(storage)) is expected
+
+
+def test_a_written_batch_is_searchable_by_keyword_and_vector_and_deleted_from_both(
+    storage: SQLiteStorage | PostgresStorage,
+) -> None:
+    store = open_kb_store(storage)
     index = store.vector_index(PRIMARY)
     index.reset(3)
     vectors = np.eye(3, dtype=np.float32)[:2]
     rowids = store.write("acme", "default", [_write("a", "refunds take five days"), _write("b", "退款 五天")],
                          {PRIMARY: ([0, 1], vectors)})
     assert len(rowids) == 2
-    found = store.keyword_search('"refunds"', tenant="acme", filters=Filters(), limit=5)
+    found = store.keyword_search(["refunds"], tenant="acme", filters=Filters(), limit=5)
     assert [r.rowid for r in found] == [rowids[0]]
     hits = index.search(np.array([1, 0, 0], np.float32), tenant="acme", filters=Filters(), limit=5)
     assert hits[0].rowid == rowids[0] and hits[0].score == pytest.approx(1.0)
     assert index.search(np.array([1, 0, 0], np.float32), tenant="globex", filters=Filters(), limit=5) == []
     assert store.delete("acme", ["a", "nope"]) == ["a"]
-    assert store.keyword_search('"refunds"', tenant="acme", filters=Filters(), limit=5) == []
+    assert store.keyword_search(["refunds"], tenant="acme", filters=Filters(), limit=5) == []
     assert [r.rowid for r in index.search(vectors[0], tenant="acme", filters=Filters(), limit=5)] == [rowids[1]]
     assert set(store.documents("acme")) == {"b"}
 
 
-def test_a_language_space_lists_only_its_missing_chunks_and_skips_deleted_ones(storage: SQLiteStorage) -> None:
-    store = SQLiteKBStore(storage)
+def test_a_language_space_lists_only_its_missing_chunks_and_skips_deleted_ones(
+    storage: SQLiteStorage | PostgresStorage,
+) -> None:
+    store = open_kb_store(storage)
     english = store.vector_index(ENGLISH)
     english.reset(2)
     rowids = store.write("t", "default", [_write("en", "refunds"), _write("zh", "退款")], {})
@@ -77,7 +90,9 @@ def test_a_language_space_lists_only_its_missing_chunks_and_skips_deleted_ones(s
     assert english.count() == 0 and english.pending() == 0
 
 
-def test_the_knowledge_base_runs_on_a_store_passed_in(storage: SQLiteStorage, embedder: Embedder) -> None:
-    kb = KnowledgeBase(storage, embedder, store=SQLiteKBStore(storage))
+def test_the_knowledge_base_runs_on_a_store_passed_in(
+    storage: SQLiteStorage | PostgresStorage, embedder: Embedder,
+) -> None:
+    kb = KnowledgeBase(storage, embedder, store=open_kb_store(storage))
     kb.add_document(title="Refunds", text="Refunds are paid back within five days.", doc_id="r")
     assert kb.search("when are refunds paid", k=1)[0].doc_id == "r"
