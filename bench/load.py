@@ -59,6 +59,7 @@ from backends import pg_cluster, postgres
 from http_bench import cpu_seconds, process_tree, start_server
 
 SECTION = "## Under load"
+REPLICAS_SECTION = "## Under load: replicas on one PostgreSQL"
 LEVELS = (1, 16, 64, 256)
 BURST_FACTOR = 5
 CLIENT_TIMEOUT_S = 30.0
@@ -429,7 +430,7 @@ def _f(x: float) -> str:
 
 def section_of(args: argparse.Namespace) -> str:
     """Each deployment shape has its own section: one server on SQLite, or replicas on PostgreSQL."""
-    return SECTION if not args.postgres else f"{SECTION}: {args.replicas} replica(s) on one PostgreSQL"
+    return REPLICAS_SECTION if args.postgres else SECTION
 
 
 def render(res: Run, args: argparse.Namespace) -> str:
