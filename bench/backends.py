@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import pg_cluster
 from _cache_common import load_set, machine_line, percentile_ms
 from _common import DATA, write_section
-from cache_scale import VectorTable, name, synthetic
+from cache_scale import lookup_table, name
 from kb_scale import sentences, write_corpus
 
 from lastline import PostgresStorage, SQLiteStorage, get_embedder, open_storage
@@ -97,12 +97,7 @@ def timed(calls: list[Callable[[], Any]]) -> list[float]:
 
 def cache_row(storage: Storage, n: int, base: np.ndarray, model_id: str, lookups: int, config: CacheConfig,
               rng: np.random.Generator) -> dict[str, Any]:
-    entries = synthetic(base, n, 0.6, rng)
-    near = entries[rng.integers(0, n, lookups // 2)]
-    near = near + rng.normal(0, 0.05 / np.sqrt(base.shape[1]), near.shape).astype(np.float32)
-    fresh_q = synthetic(base, lookups - lookups // 2, 0.6, rng)
-    queries = np.concatenate([near / np.linalg.norm(near, axis=1, keepdims=True), fresh_q]).astype(np.float32)
-    table = VectorTable(model_id, entries, queries)
+    table = lookup_table(base, n, lookups, model_id, rng)
     cache = SemanticCache(storage, table, config)  # type: ignore[arg-type]
     started = time.perf_counter()
     for s in range(0, n, 5_000):

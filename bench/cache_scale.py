@@ -97,14 +97,19 @@ def synthetic(base: np.ndarray, n: int, noise: float, rng: np.random.Generator) 
     return out
 
 
-def run_size(n: int, base: np.ndarray, model_id: str, lookups: int, config: CacheConfig, label: str,
-             rng: np.random.Generator) -> dict[str, Any]:
+def lookup_table(base: np.ndarray, n: int, lookups: int, model_id: str, rng: np.random.Generator) -> VectorTable:
+    """``n`` synthetic entries and ``lookups`` queries: half near-duplicates of entries, half fresh."""
     entries = synthetic(base, n, 0.6, rng)
     near = entries[rng.integers(0, n, lookups // 2)]
     near = near + rng.normal(0, 0.05 / np.sqrt(base.shape[1]), near.shape).astype(np.float32)
     fresh = synthetic(base, lookups - lookups // 2, 0.6, rng)
     queries = np.concatenate([near / np.linalg.norm(near, axis=1, keepdims=True), fresh]).astype(np.float32)
-    table = VectorTable(model_id, entries, queries)
+    return VectorTable(model_id, entries, queries)
+
+
+def run_size(n: int, base: np.ndarray, model_id: str, lookups: int, config: CacheConfig, label: str,
+             rng: np.random.Generator) -> dict[str, Any]:
+    table = lookup_table(base, n, lookups, model_id, rng)
     with tempfile.TemporaryDirectory(prefix="lastline-scale-") as tmp:
         storage = open_storage(Path(tmp) / "scale.db")
         gc.collect()
