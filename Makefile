@@ -38,7 +38,7 @@ $(VENV)/portkey/.installed: | $(BIN)/python
 	@if command -v npm >/dev/null 2>&1; then npm install --silent --no-audit --no-fund --prefix $(VENV)/portkey @portkey-ai/gateway@1.15.2 && touch $@ || echo "npm install failed: the Portkey example test will skip"; else echo "npm not found: the Portkey example test will skip"; fi
 
 test: install-test sysdeps $(VENV)/portkey/.installed lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 # mypy and import-linter cannot follow setuptools' editable package-dir mapping (lastline = core/ …),
 # so both run on a plain install of the package into build/typecheck. The whole build/ goes first:
