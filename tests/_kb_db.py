@@ -6,7 +6,6 @@ a table means every tenant's, which the application role — bound by row-level 
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,8 +15,6 @@ import numpy as np
 from lastline import PostgresStorage, SQLiteStorage
 
 Storage = SQLiteStorage | PostgresStorage
-# The roles tests/conftest.py creates in the test cluster (pg_superuser_url).
-PG_OWNER_ROLE, PG_APP_ROLE = "lastline_owner", "lastline_app"
 
 
 def rows(storage: Storage, sql: str) -> list[tuple[Any, ...]]:
@@ -90,24 +87,16 @@ def failing_chunk_insert(storage: Storage, ord_: int) -> Iterator[None]:
 def module_pg_database(superuser_url: str) -> Iterator[tuple[str, str]]:
     """(application URL, owner URL) of a fresh database for a module-scoped fixture, dropped after.
 
-    The same database ``pg_urls`` makes per test; module fixtures (one ingest shared by many read-only
-    tests) cannot use a function-scoped fixture.
+    The same database ``pg_urls`` makes per test (``tests/pg_cluster.py``, which also creates the two
+    roles); module fixtures (one ingest shared by many read-only tests) cannot use a function-scoped one.
     """
-    import psycopg
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    import pg_cluster
 
-    name = f"m_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(superuser_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} OWNER {PG_OWNER_ROLE}")
-    parts = conninfo_to_dict(superuser_url)
-    with psycopg.connect(make_conninfo(**{**parts, "dbname": name}), autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION vector")
-    host, port = parts.get("host", "127.0.0.1"), parts.get("port", "5432")
+    app, owner = pg_cluster.create_database(superuser_url)
     try:
-        yield f"postgresql://{PG_APP_ROLE}@{host}:{port}/{name}", f"postgresql://{PG_OWNER_ROLE}@{host}:{port}/{name}"
+        yield app, owner
     finally:
-        with psycopg.connect(superuser_url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        pg_cluster.drop_database(superuser_url, app)
 
 
 @contextmanager

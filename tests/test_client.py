@@ -90,8 +90,11 @@ def test_results_are_the_tiers_own_types_and_the_servers_json_unchanged(live_ser
 
         ll.kb_add_document(title="Night trains", text="The night train leaves from platform 9 after 23:00.",
                            source="trains.md", doc_id="trains")
-        raw_hits = ll.request("POST", "/v1/kb/search", {"query": "night train platform", "k": 3})["results"]
-        hits = ll.kb_search("night train platform", k=3)
+        # Keyword scores only: the English space fills in the background, and a hybrid score read before
+        # and after it is ready differs, though both answers are right.
+        raw_hits = ll.request("POST", "/v1/kb/search", {"query": "night train platform", "k": 3,
+                                                        "mode": "keyword"})["results"]
+        hits = ll.kb_search("night train platform", k=3, mode="keyword")
         assert hits and all(type(h) is SearchResult for h in hits)
         assert [_dump(h) for h in hits] == raw_hits
         assert "question" not in raw_hits[0] and "answer" not in raw_hits[0]  # in-process fields stay in

@@ -30,7 +30,7 @@ from pydantic import TypeAdapter
 
 from lastline import Answer, LastlineError, errors
 from lastline.cache import LookupResult
-from lastline.kb import DEFAULT_K, SearchResult
+from lastline.kb import DEFAULT_K, Mode, SearchResult
 from lastline.rules import Entity, ExtractResult
 
 __all__ = ["CacheLookup", "Entity", "Extraction", "LastlineClient", "SearchResult", "raise_for_error"]
@@ -215,9 +215,9 @@ class LastlineClient:
         return result
 
     def kb_search(
-        self, query: str, *, k: int = DEFAULT_K, filters: Mapping[str, Any] | None = None
+        self, query: str, *, k: int = DEFAULT_K, filters: Mapping[str, Any] | None = None, mode: Mode | None = None
     ) -> list[SearchResult]:
-        body = _drop_none({"query": query, "k": k, "filters": dict(filters) if filters else None})
+        body = _drop_none({"query": query, "k": k, "filters": dict(filters) if filters else None, "mode": mode})
         return _HITS.validate_python(self.request("POST", "/v1/kb/search", body)["results"])
 
     def rules_extract(self, text: str, *, pack: str, fields: Sequence[str] | None = None) -> ExtractResult:
