@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from _cache_questions import PARAPHRASES, QUESTIONS
 
 from lastline import Embedder, PostgresStorage, SQLiteStorage, normalize_text
 from lastline.cache import CacheConfig, SemanticCache
@@ -15,17 +16,6 @@ pytest_plugins = ["_storages"]  # the reopen fixture
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 Storage = SQLiteStorage | PostgresStorage
-
-QUESTIONS = [
-    "How do I reset my password?", "What is the refund window?", "Where is my parcel?",
-    "Can I change my delivery address?", "How do I close my account?", "What payment methods do you accept?",
-    "我想借五千元怎么操作", "怎么修改绑定的手机号", "还款日可以更改吗", "为什么借款审核没通过",
-    "How long does shipping to Canada take?", "Do you offer student discounts?",
-]
-PARAPHRASES = [
-    "How can I reset my password?", "What's the refund window?", "Where is my package?",
-    "Can I change the delivery address?", "How can I close my account?", "Which payment methods are accepted?",
-]
 
 
 def _unit(rng: np.random.Generator, n: int, d: int) -> np.ndarray:

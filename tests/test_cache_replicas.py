@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 import pytest
+from _cache_questions import PARAPHRASES, QUESTIONS
 
 from lastline import ConfigError, Embedder, PostgresStorage, SQLiteStorage
 from lastline.cache import CacheConfig, SemanticCache, Threshold
@@ -29,15 +30,8 @@ Storage = SQLiteStorage | PostgresStorage
 BOUND = CacheConfig().replica_sync_s
 KEEPER = "How do I reset my password?"
 KEEPER_PARA = "I forgot my password, how can I reset it?"
-QUESTIONS = [
-    "How do I reset my password?", "What is the refund window?", "Where is my parcel?",
-    "Can I change my delivery address?", "How do I close my account?", "What payment methods do you accept?",
-    "我想借五千元怎么操作", "怎么修改绑定的手机号", "还款日可以更改吗", "为什么借款审核没通过",
-    "How long does shipping to Canada take?", "Do you offer student discounts?",
-]
 PROBES = [
-    "How can I reset my password?", "What's the refund window?", "Where is my package?",
-    "Can I change the delivery address?", "How can I close my account?", "Which payment methods are accepted?",
+    *PARAPHRASES,
     "借五千元怎么操作", "手机号怎么改绑", "How long is shipping to Canada?", "Are there discounts for students?",
     "Refund order 123 please", "What is the capital of France?", "完全无关的问题", "Something else entirely",
     "I forgot my password, how can I reset it?", "When can I get my money back?",
