@@ -64,6 +64,14 @@ def test_semantic_layer_hits_a_paraphrase_above_the_threshold(cache: SemanticCac
     assert strict.best_similarity == pytest.approx(shipped.similarity)
 
 
+def test_a_semantic_hit_below_the_strict_threshold_is_medium_confidence(cache: SemanticCache) -> None:
+    cache.put("How do I reset my password?", "Click 'forgot password'.")
+    cache.set_threshold(threshold=Threshold(0.99, calibrated=True, language="en"))  # the strict (intercept) one
+    res = cache.lookup("How can I reset my password?", threshold=0.9)
+    assert res.hit and res.layer == "semantic" and res.similarity is not None and 0.9 <= res.similarity < 0.99
+    assert res.confidence == "medium"
+
+
 def test_semantic_candidate_with_a_changed_value_is_a_slot_mismatch(cache: SemanticCache) -> None:
     cache.put("Book 2 tickets to Paris for tomorrow", "Booked.")
     res = cache.lookup("Book 3 tickets to Paris for tomorrow", threshold=0.5)
