@@ -312,6 +312,7 @@ class SemanticCache:
 
     def stats(self, *, tenant: str = "default", window_s: float | None = None) -> dict[str, Any]:
         """Hits by layer, misses by reason, hit rate, entries, feedback and thresholds."""
+        self.recorder.flush()
         self.sync()
         return build_stats(store=self.store, thresholds=self.thresholds, index=self.index, config=self.config,
                            tenant=v.check_tenant(tenant), window_s=window_s)
@@ -321,6 +322,7 @@ class SemanticCache:
         """One entry as a dict (no vector); NotFound when the tenant has no such id."""
         from lastline import NotFound
 
+        self.recorder.flush()  # its hit count includes this caller's lookups
         row = self.store.by_id(v.check_tenant(tenant), entry_id)
         if row is None:
             raise NotFound(f"no cache entry {entry_id!r}", entry_id=entry_id)
@@ -329,6 +331,7 @@ class SemanticCache:
     def feedback(self, *, tenant: str = "default", correct: bool, entry_id: str | None = None,
                  lookup_id: str | None = None) -> None:
         """Record whether a served answer was right; wrong ones count as false hits in stats."""
+        self.recorder.flush()  # a lookup id just returned must be found
         record_feedback(self.store, tenant=tenant, correct=correct, entry_id=entry_id, lookup_id=lookup_id)
 
     # -- thresholds ----------------------------------------------------------------------------

@@ -44,6 +44,10 @@ class LookupRecorder(Protocol):
         """Accept a batch of lookup records (written now, or later by a background writer)."""
         ...
 
+    def flush(self) -> None:
+        """Return once every record accepted so far is in the store (reads of one's own lookups)."""
+        ...
+
 
 class StoreRecorder:
     """Writes each batch synchronously through the store, and keeps retention in check.
@@ -79,13 +83,16 @@ class StoreRecorder:
                 self.store.prune_expired(now - c.expired_retention_s)
             self.sync.prune_log(now - c.sync_log_retention_s)
 
+    def flush(self) -> None:
+        """Nothing to do: ``record`` has written before it returned."""
+
 
 class QueuedRecorder:
     """Puts the background writer in front of another recorder: no write on the read path.
 
     ``record`` queues each record and returns at once; the writer hands them to ``inner`` in
-    batches (one transaction per flush). Readers that must see their own lookups (feedback on a
-    lookup id, stats) flush the writer first — see ``Runtime.flush_telemetry``.
+    batches (one transaction per flush). The cache's reads of its own bookkeeping (feedback on a
+    lookup id, an entry's hit count, stats) call ``flush`` first, so a caller always sees its own lookups.
     """
 
     def __init__(self, writer: BatchWriter, inner: LookupRecorder) -> None:
@@ -95,3 +102,6 @@ class QueuedRecorder:
 
     def record(self, records: Sequence[LookupRecord]) -> None:
         self.writer.submit_many(self._sink, records)
+
+    def flush(self) -> None:
+        self.writer.flush()

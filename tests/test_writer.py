@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from lastline import Embedder, SQLiteStorage
+from lastline.cache import SemanticCache
 from lastline.writer import BatchWriter
 
 
@@ -169,3 +171,19 @@ def test_an_observer_hears_every_count() -> None:
     assert writer.flush()
     writer.close()
     assert heard == {"errors": 1, "written": 7}
+
+
+def test_a_cache_behind_a_writer_reads_its_own_lookups(storage: SQLiteStorage, embedder: Embedder) -> None:
+    """Feedback on a lookup id just returned, an entry's hit count and stats include queued bookkeeping."""
+    writer = BatchWriter(interval_s=60.0, max_items=10_000)  # nothing is written unless flushed
+    try:
+        cache = SemanticCache(storage, embedder, writer=writer)
+        entry_id = cache.put("How do I reset my password?", "Click 'forgot password'.")
+        res = cache.lookup("How do I reset my password?")
+        assert res.hit and res.lookup_id is not None
+        assert cache.get(entry_id)["hit_count"] == 1
+        assert cache.stats()["hits"]["exact"] == 1
+        cache.feedback(correct=False, lookup_id=res.lookup_id)
+        assert cache.stats()["feedback"]["incorrect"] == 1
+    finally:
+        writer.close()

@@ -100,7 +100,6 @@ def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> LookupResu
 def get_entry(entry_id: Annotated[str, Path(max_length=64)], runtime: RuntimeDep, tenant: TenantDep
               ) -> dict[str, Any]:
     """One entry (prompt, response, times, hit count, tags, metadata)."""
-    runtime.flush_telemetry()  # hit counts, lookup records and counters are written in batches
     return runtime.cache.get(entry_id, tenant=tenant)
 
 
@@ -130,7 +129,6 @@ def invalidate(body: InvalidateIn, runtime: RuntimeDep, tenant: TenantDep) -> De
              responses={**_ERRORS, 404: {"description": "Unknown entry or lookup id."}})
 def feedback(body: FeedbackIn, runtime: RuntimeDep, tenant: TenantDep) -> Response:
     """Say whether a served answer was right; wrong ones are counted as false hits."""
-    runtime.flush_telemetry()  # hit counts, lookup records and counters are written in batches
     runtime.cache.feedback(tenant=tenant, correct=body.correct, entry_id=body.entry_id, lookup_id=body.lookup_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
@@ -140,7 +138,6 @@ def stats(runtime: RuntimeDep, tenant: TenantDep,
           window_s: Annotated[float | None, Query(gt=0, le=3.2e8, description="Last N seconds.")] = None
           ) -> dict[str, Any]:
     """Hits by layer, misses by reason, hit rate, entries, feedback, thresholds (calibrated or not)."""
-    runtime.flush_telemetry()  # hit counts, lookup records and counters are written in batches
     return runtime.cache.stats(tenant=tenant, window_s=window_s)
 
 
