@@ -34,7 +34,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from .errors import ConfigError, StorageError
 from .storage import Migration
 
-__all__ = ["TENANT_SETTING", "PostgresStorage", "is_postgres_url", "tenant_isolation"]
+__all__ = ["TENANT_SETTING", "PostgresStorage", "is_postgres_url", "redacted_url", "tenant_isolation"]
 
 #: The transaction-local setting the row-level security policies read.
 TENANT_SETTING = "lastline.tenant"
@@ -58,8 +58,8 @@ def tenant_isolation(table: str) -> list[str]:
     ]
 
 
-def _redacted(url: str) -> str:
-    """The URL without its password, for error messages."""
+def redacted_url(url: str) -> str:
+    """The URL without its password (wherever the URL puts it), for messages and reports."""
     try:
         parts = conninfo_to_dict(url)
     except psycopg.ProgrammingError:
@@ -99,7 +99,7 @@ class PostgresStorage:
                 assert row is not None
                 self.app_role, app_bypasses = str(row[0]), bool(row[1])
         except psycopg.Error as exc:
-            raise ConfigError(f"LASTLINE_DATABASE_URL: cannot use {_redacted(url)}: {exc}".strip()) from exc
+            raise ConfigError(f"LASTLINE_DATABASE_URL: cannot use {redacted_url(url)}: {exc}".strip()) from exc
         #: False when the application role owns the tables or bypasses RLS (one URL for both roles).
         self.rls_enforced = self.app_role != self.owner_role and not app_bypasses
         self.pool = self._pool(self.url, pool_size)
@@ -159,7 +159,7 @@ class PostgresStorage:
         try:
             yield
         except psycopg.Error as exc:
-            raise StorageError(f"PostgreSQL ({_redacted(self.url)}): {exc}".strip()) from exc
+            raise StorageError(f"PostgreSQL ({redacted_url(self.url)}): {exc}".strip()) from exc
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = (), *, tenant: str | None = None
               ) -> list[Any]:

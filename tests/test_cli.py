@@ -47,6 +47,20 @@ def test_doctor_says_when_the_kb_english_space_is_off(tmp_path: Path) -> None:
     assert json.loads(result.stdout)["kb_english_space"] == {"embedder": "none"}
 
 
+def test_doctor_on_postgresql_never_prints_a_password(tmp_path: Path, pg_urls: tuple[str, str]) -> None:
+    import os
+
+    app_url, owner_url = (f"{url}?password=s3cret-in-the-query" for url in pg_urls)  # the cluster trusts 127.0.0.1
+    env = {**os.environ, "LASTLINE_DATABASE_URL": app_url, "LASTLINE_DATABASE_OWNER_URL": owner_url,
+           "LASTLINE_KB_ENGLISH_EMBEDDER": "none"}
+    result = subprocess.run([sys.executable, "-m", "lastline.api", "doctor", "--json"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "s3cret" not in result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["db"] == pg_urls[0] and report["tenant_isolation_enforced"] is True
+
+
 def _commands(group: Any, prefix: str = "") -> list[tuple[str, Any]]:
     """Leaf commands of a (vendored) click group, with their full names."""
     found: list[tuple[str, Any]] = []

@@ -25,6 +25,7 @@ from lastline import (
     load_settings,
     open_storage,
 )
+from lastline.postgres import redacted_url
 
 from ..http.protocol import NoDelayH11Protocol
 from . import cache as cli_cache
@@ -188,6 +189,6 @@ def main() -> None:
 def _storage_report(storage: SQLiteStorage | PostgresStorage) -> dict[str, Any]:
     """What ``doctor`` says of the backend: where it is, its versions, and what it enforces."""
     if isinstance(storage, PostgresStorage):
-        return {"db": storage.url.split("@")[-1], **storage.versions(), "app_role": storage.app_role,
+        return {"db": redacted_url(storage.url), **storage.versions(), "app_role": storage.app_role,
                 "owner_role": storage.owner_role, "tenant_isolation_enforced": storage.rls_enforced}
     return {"db": str(storage.path.resolve()), **storage.versions(), "fts5": storage.fts5_available()}
