@@ -41,7 +41,6 @@ class SQLiteCacheStore:
 
     def __init__(self, storage: SQLiteStorage) -> None:
         self.storage = storage
-        self._sqlite = getattr(storage, "backend", None) == "sqlite"
         storage.migrate(MIGRATIONS)
 
     # -- entries -------------------------------------------------------------------------------
@@ -339,11 +338,9 @@ class SQLiteCacheStore:
         return removed
 
     # -- change tracking -----------------------------------------------------------------------
-    def change_token(self) -> tuple[int, int] | None:
+    def change_token(self) -> tuple[int, int]:
         """``PRAGMA data_version`` (changes only when *another* connection commits) and this thread's
         connection's ``total_changes`` (changes when it writes itself)."""
-        if not self._sqlite:
-            return None
         version = self.storage.query("PRAGMA data_version")[0][0]  # errors surface as StorageError
         return int(version), int(self.storage.connection().total_changes)
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from lastline.storage import Migration, SQLiteStorage
 
-__all__ = ["MIGRATIONS", "Event", "EventStore", "NewEvent", "SQLiteEventStore"]
+__all__ = ["EVENT_COLUMNS", "INSERT_COLUMNS", "MIGRATIONS", "Event", "EventStore", "NewEvent", "SQLiteEventStore"]
 
 
 @dataclass(frozen=True)
@@ -122,8 +122,9 @@ def _create_events(conn: Any) -> None:
 
 MIGRATIONS = [Migration("api_0001_events", _create_events)]
 
-_COLUMNS = list(Event.model_fields)
-_INSERT_COLUMNS = [c for c in _COLUMNS if c != "id"]
+#: An event's columns in the order both backends select them, and the ones an insert gives (the id is the database's).
+EVENT_COLUMNS = list(Event.model_fields)
+INSERT_COLUMNS = [c for c in EVENT_COLUMNS if c != "id"]
 
 
 class SQLiteEventStore:
@@ -139,21 +140,21 @@ class SQLiteEventStore:
     def append_many(self, events: Sequence[NewEvent]) -> None:
         if not events:
             return
-        rows = [[d[c] for c in _INSERT_COLUMNS] for d in map(asdict, events)]
+        rows = [[d[c] for c in INSERT_COLUMNS] for d in map(asdict, events)]
         with self.storage.atomic() as conn:
             conn.executemany(
-                f"INSERT INTO api_events ({', '.join(_INSERT_COLUMNS)})"
-                f" VALUES ({', '.join('?' * len(_INSERT_COLUMNS))})",
+                f"INSERT INTO api_events ({', '.join(INSERT_COLUMNS)})"
+                f" VALUES ({', '.join('?' * len(INSERT_COLUMNS))})",
                 rows,
             )
 
     def recent(self, tenant: str, *, limit: int, since: float) -> list[Event]:
         rows = self.storage.query(
-            f"SELECT {', '.join(_COLUMNS)} FROM api_events WHERE tenant = ? AND ts > ?"
+            f"SELECT {', '.join(EVENT_COLUMNS)} FROM api_events WHERE tenant = ? AND ts > ?"
             " ORDER BY ts DESC, id DESC LIMIT ?",
             (tenant, since, limit),
         )
-        return [Event(**dict(zip(_COLUMNS, row, strict=True))) for row in rows]
+        return [Event(**dict(zip(EVENT_COLUMNS, row, strict=True))) for row in rows]
 
     def tier_counts(self, tenant: str, *, since: float) -> dict[str, int]:
         rows = self.storage.query(

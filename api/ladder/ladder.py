@@ -54,15 +54,14 @@ from .events_store import NewEvent
 from .runtime import Runtime
 from .text_limits import check_text_lengths
 
-__all__ = ["MAX_LABEL_CHARS", "Context", "FallbackRequest", "Label", "ThresholdOverride", "run_ladder"]
+__all__ = ["Context", "FallbackRequest", "Label", "ThresholdOverride", "run_ladder"]
 
 #: A cache context as JSON carries it (system prompt, model, tools…): it must match exactly.
 Context = str | dict[str, Any] | list[Any] | None
 #: A per-call cosine threshold, for every face that lets a caller override the calibrated one.
 ThresholdOverride = Annotated[float | None, Field(ge=0.0, le=1.0, description="Override the calibrated threshold.")]
 #: Task names, idempotency keys and reasons: short labels, never documents.
-MAX_LABEL_CHARS = MAX_TASK_CHARS
-Label = Annotated[str | None, Field(max_length=MAX_LABEL_CHARS)]
+Label = Annotated[str | None, Field(max_length=MAX_TASK_CHARS)]
 
 
 class FallbackRequest(BaseModel):

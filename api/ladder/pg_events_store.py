@@ -18,7 +18,7 @@ from typing import Any
 from lastline.postgres import TENANT_SETTING, PostgresStorage, tenant_isolation
 from lastline.storage import Migration
 
-from .events_store import Event, NewEvent
+from .events_store import EVENT_COLUMNS, INSERT_COLUMNS, Event, NewEvent
 
 __all__ = ["MIGRATIONS", "PRUNE_BATCH", "PostgresEventStore"]
 
@@ -55,10 +55,8 @@ def _create_events(conn: Any) -> None:
 
 MIGRATIONS = [Migration("api_0001_events", _create_events)]
 
-_COLUMNS = list(Event.model_fields)
-_INSERT_COLUMNS = [c for c in _COLUMNS if c != "id"]
-_INSERT = (f"INSERT INTO api_events ({', '.join(_INSERT_COLUMNS)})"
-           f" VALUES ({', '.join(['%s'] * len(_INSERT_COLUMNS))})")
+_INSERT = (f"INSERT INTO api_events ({', '.join(INSERT_COLUMNS)})"
+           f" VALUES ({', '.join(['%s'] * len(INSERT_COLUMNS))})")
 
 
 class PostgresEventStore:
@@ -86,15 +84,15 @@ class PostgresEventStore:
             for tenant, group in by_tenant:
                 conn.execute("SELECT set_config(%s, %s, true)", (TENANT_SETTING, tenant))
                 with conn.cursor() as cur:
-                    cur.executemany(_INSERT, [[d[c] for c in _INSERT_COLUMNS] for d in map(asdict, group)])
+                    cur.executemany(_INSERT, [[d[c] for c in INSERT_COLUMNS] for d in map(asdict, group)])
 
     def recent(self, tenant: str, *, limit: int, since: float) -> list[Event]:
         rows = self.storage.query(
-            f"SELECT {', '.join(_COLUMNS)} FROM api_events WHERE tenant = %s AND ts > %s"
+            f"SELECT {', '.join(EVENT_COLUMNS)} FROM api_events WHERE tenant = %s AND ts > %s"
             " ORDER BY ts DESC, id DESC LIMIT %s",
             (tenant, since, limit), tenant=tenant,
         )
-        return [Event(**dict(zip(_COLUMNS, row, strict=True))) for row in rows]
+        return [Event(**dict(zip(EVENT_COLUMNS, row, strict=True))) for row in rows]
 
     def tier_counts(self, tenant: str, *, since: float) -> dict[str, int]:
         rows = self.storage.query(
