@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit, add_months, week_of
 
-__all__ = ["find_en"]
+__all__ = ["LETTERLESS", "find_en"]
 
 _MONTHS = {m: i + 1 for i, ms in enumerate((
     "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
@@ -176,11 +176,18 @@ _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
 
+#: The only patterns that can match a text without an ASCII letter (numeric dates, year and hour
+#: ranges): on Chinese text the word grammars are skipped whole, not tried one by one.
+LETTERLESS = frozenset({"iso", "num", "yrng", "trng"})
+_COMPILED_LETTERLESS = [(name, rx) for name, rx in _COMPILED if name in LETTERLESS]
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
+
+
 def find_en(folded: str, ref: datetime, day_first: bool = False) -> Iterator[DateHit]:
     if not re.search(r"[0-9A-Za-z]", folded):
         return
     have: dict[str, bool] = {"always": True}
-    for name, rx in _COMPILED:
+    for name, rx in _COMPILED if _ASCII_LETTER.search(folded) else _COMPILED_LETTERLESS:
         gate = _NEEDS.get(name, "always")
         if gate not in have:
             have[gate] = bool(_GATES[gate].search(folded))

@@ -23,6 +23,7 @@ __all__ = ["WordNumber", "find_word_number_entities", "find_word_numbers"]
 #: A word token; ``ninety - five`` / ``five - eighths`` (a hyphen spaced out) is one word as ``ninety-five``.
 _TOKEN = re.compile(r"[A-Za-z]+(?:[ ]?-[ ]?[A-Za-z]+)*|\d+(?:\.\d+)?|\S")
 #: Cheap gate: the text has at least one English number word.
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
 _HAS_WORD = re.compile(
     r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty"
     r"|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozens?|half|quarter|over)", re.I)
@@ -143,6 +144,8 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
 
     ``lone_one``: keep a ``one`` standing alone (money does: "one dollar", "and one cent").
     """
+    if not _ASCII_LETTER.search(folded):
+        return []  # every form needs a word or a scale letter (``3k``): Chinese text skips them all
     out = [WordNumber(m.start(), m.end(), Decimal(m.group("n").replace(",", "")) * _SCALE[m.group("s").lower()])
            for m in SCALED_RE.finditer(folded)]
     if not _HAS_WORD.search(folded):
