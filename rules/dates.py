@@ -26,18 +26,22 @@ from .dates_zh_periods import find_periods
 __all__ = ["compose_day_and_time", "find_dates", "join_ranges"]
 
 
-_JOIN = re.compile(r"\s*(?:到|至|~|～|-|—|－|–|与|和|to|until|through)\s*")
+_JOIN = re.compile(r"\s*(?:到|至|~|～|-|—|－|–|与|和|to|until|till|through|thru)\s*")
 _FROM = re.compile(r"(?:从|自|從|from|between)\s*$")
 _BETWEEN = re.compile(r"\s*(?:之间|之間|间|間)")
 _AFTER = re.compile(
-    r"(?:\s*(?:或|及|以及|或者)?\s*(?:之后|以后|以後|之後|以来|起|开始|開始|后|後)|\s+or later|\s+onwards?)"
+    r"(?:\s*(?:或|及|以及|或者)?\s*(?:之后|以后|以後|之後|以来|起|开始|開始|后|後)|\s+(?:and|or)\s+later"
+    r"|\s+onwards?)"
 )
-_BEFORE = re.compile(r"(?:\s*(?:或|及|以及|或者)?\s*(?:之前|以前)|\s+or earlier)")
-_BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|(?i:before|until|till|earlier\s+than|no\s+later\s+than))\s*$")
+_BEFORE = re.compile(r"(?:\s*(?:或|及|以及|或者)?\s*(?:之前|以前)|\s+(?:and|or)\s+earlier)")
+#: ``around`` / ``about`` between the word and its point leaves the point as it is (after around 3:30pm).
+_ABOUT = r"(?i:\s+(?:around|about|approximately|roughly|circa))?"
+_BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|(?i:before|until|till|earlier\s+than|no\s+later\s+than"
+                            r"|as\s+late\s+as))" + _ABOUT + r"\s*$")
 #: ``since August`` / ``starting on January 7th`` open at the start of the period; ``after Feb`` /
 #: ``later than 2018`` at its end (after a day or a time: that day, that time, as the gold reads it).
-_SINCE_PREFIX = re.compile(r"(?i:(?P<since>since|starting(?:\s+(?:on|from))?|beginning(?:\s+(?:on|from))?|as\s+of)"
-                           r"|(?P<after>after|later\s+than))\s+(?:the\s+year\s+)?$")
+_SINCE_PREFIX = re.compile(r"(?i:(?P<since>since|starting(?:\s+(?:on|from))?|beginning(?:\s+(?:on|from))?|as\s+of"
+                           r"|as\s+early\s+as)|(?P<after>after|later\s+than))" + _ABOUT + r"\s+(?:the\s+year\s+)?$")
 _DATEISH = ("date", "datetime", "time")
 _HAN = re.compile(f"[{HAN_CHARS}]")
 
@@ -53,7 +57,7 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
         if nxt and h.type in _DATEISH and nxt.type in _DATEISH and _JOIN.fullmatch(folded[h.end:nxt.start]) \
                 and not ({h.type, nxt.type} == {"time", "date"}
                          and not _DAY_VALUE.fullmatch(h.value if h.type == "date" else nxt.value)) \
-                and len(folded[h.end:nxt.start]) <= 4:
+                and len(folded[h.end:nxt.start].strip()) <= 7:  # "-", "到", "to", "until", "through"
             start = h.start
             m = _FROM.search(folded, max(0, h.start - 10), h.start)
             if m:
@@ -87,7 +91,7 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
                 h = DateHit(kind, h.start, a.end(), f"{since}/..")
             elif b and not _is_relative_offset(folded, h):
                 h = DateHit(kind, h.start, b.end(), f"../{h.value}")
-            elif p and h.type != "time":
+            elif p and (h.type != "time" or p.group()[:2].lower() == "as"):  # as late as 7 am: until then
                 h = DateHit(kind, p.start(), h.end, f"../{h.value}")
         out.append(h)
         i += 1
