@@ -43,6 +43,8 @@ _BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|(?i:before|until
 _SINCE_PREFIX = re.compile(r"(?i:(?P<since>since|starting(?:\s+(?:on|from))?|beginning(?:\s+(?:on|from))?|as\s+of"
                            r"|as\s+early\s+as)|(?P<after>after|later\s+than))" + _ABOUT + r"\s+(?:the\s+year\s+)?$")
 _DATEISH = ("date", "datetime", "time")
+#: What may join "after A" to "before B" into one range: nothing or 且 (a comma or 、 lists two open ranges).
+_AND_GAP = re.compile(r"\s*(?:且|并且|而且)?\s*")
 _HAN = re.compile(f"[{HAN_CHARS}]")
 
 
@@ -80,6 +82,12 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
             b = _BEFORE.match(folded, h.end)
             p = _BEFORE_PREFIX.search(folded, max(0, h.start - 20), h.start)
             q = _SINCE_PREFIX.search(folded, max(0, h.start - 20), h.start)
+            if a and nxt is not None and nxt.type in _DATEISH and _AND_GAP.fullmatch(folded[a.end():nxt.start]):
+                closing = _BEFORE.match(folded, nxt.end)
+                if closing:  # 2010年之后2018年之前: one range between the two points
+                    out.append(DateHit("daterange", h.start, closing.end(), f"{h.value}/{nxt.value}"))
+                    i += 2
+                    continue
             if q and not a and not b and not p:
                 since = _period_end(h.value) if q.group("after") else h.value
                 h = DateHit(kind, q.start(), h.end, f"{since}/..")

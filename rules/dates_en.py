@@ -50,6 +50,7 @@ _PATTERNS = [
             r"(?:[T ](?P<ih>[01]\d|2[0-3]):(?P<im>[0-5]\d)(?::(?P<is>[0-5]\d))?)?"),
     ("num", r"(?:(?<![\d./-])|(?<=\d{4}-))(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{4}|\d{2})"
             r"(?![\d/]|\.\d|-(?!\d{1,2}[/.]\d))"),
+    ("yymd", r"(?<![\d./-])(?P<y>\d{2})-(?P<m>0?[1-9]|1[0-2])-(?P<d>0?[1-9]|[12]\d|3[01])(?![\d./]|-\d)"),
     ("mdy", rf"\b(?P<mon>{_MON})\.?(?:\s+(?:the\s+)?|/|(?=\d))"
             rf"(?P<d>\d{{1,2}}(?:st|nd|rd|th)?(?![\d/:])|{_ORD_DAY_WORDS})"
             rf"(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}))?\b" + _TIME),
@@ -173,7 +174,7 @@ _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy"
           "dec": "digit", "off": "rel", "oclock": "clockword", "noon": "clockword", "past": "clockword",
           "pod": "pod", "hpod": "pod", "aot": "unit", "trng": "range", "set": "set", "nrng": "rel", "nwk": "week",
           "wk": "week", "endof": "end", "decp": "decade", "later": "later", "now": "now", "qtr": "quarter",
-          "wdn": "digit", "md": "slash", "cent": "century", "cy": "digit"}
+          "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
@@ -181,7 +182,7 @@ _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
 #: The only patterns that can match a text without an ASCII letter (numeric dates, year and hour
 #: ranges): on Chinese text the word grammars are skipped whole, not tried one by one.
-LETTERLESS = frozenset({"iso", "num", "yrng", "trng"})
+LETTERLESS = frozenset({"iso", "num", "yymd", "yrng", "trng"})
 _COMPILED_LETTERLESS = [(name, rx) for name, rx in _COMPILED if name in LETTERLESS]
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
 
@@ -244,6 +245,9 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             t = f"{int(g['ih']):02d}:{g['im']}:{g['is'] or '00'}"
             return DateHit("datetime", m.start(), m.end(), f"{d.isoformat()}T{t}")
         return DateHit("date", m.start(), m.end(), d.isoformat())
+    if name == "yymd":  # 27-7-3: a two-digit year first, hyphened (12-11-10 is read so by "num" too)
+        d = _safe_date(2000 + int(g["y"]), int(g["m"]), int(g["d"]))
+        return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
     if name == "num":
         a, b, c = int(g["a"]), int(g["b"]), int(g["c"])
         year = c if len(g["c"]) == 4 else (2000 + c if c < 30 else 1900 + c)  # 05/05/89 → 1989

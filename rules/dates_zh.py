@@ -78,6 +78,26 @@ def find_zh(folded: str, ref: datetime) -> Iterator[DateHit]:
     yield from _durations(folded, ref)
 
 
+#: What may follow a bare ``12号`` that is a day: a word of going, meeting or time (``我12号去``,
+#: ``12号之前``, ``12号下午``); a noun (``3号楼``, ``12号线``, ``5号选手``) makes it a label, and a
+#: ``12号`` standing alone is no date either (the Recognizers-Text model specs list it as a negative).
+_BARE_DAY_NEXT = re.compile(r"[去来回走见出]|[到至]\s*(?:[12]?\d|3[01])\s*[号號]|之?前|之?后|以[前后]|上午|下午|晚上|早上|中午|凌晨|开始|截止")
+#: ... or what may come before it: a word that announces a day (``到12号``, ``于5号``, ``从3号``).
+_BARE_DAY_PREV = re.compile(r"(?:到|至|于|从|截止|直到)$")
+#: A label that names a number (``房间号是``, ``编号：``): what follows is that number, not a day.
+_LABEL_BEFORE = re.compile(r"[号號]\s*[是为:：]?\s*$")
+
+
+def _bare_day(m: re.Match[str]) -> bool:
+    """A ``12号`` with no month is a day of this month when what surrounds it reads as a date."""
+    start, end = m.start("dp"), m.end("dp")
+    before = m.string[start - 1:start] if start else ""
+    label = _LABEL_BEFORE.search(m.string, max(0, start - 4), start) is not None  # 房间号是12号
+    return m.group("dp").endswith(("号", "號")) and before not in ("第", "#") and not label \
+        and not (before.isascii() and before.isalnum()) \
+        and (_BARE_DAY_NEXT.match(m.string, end) is not None or _BARE_DAY_PREV.search(m.string, 0, start) is not None)
+
+
 def _datetime_hit(m: re.Match[str], ref: datetime) -> DateHit | None:
     g = m.groupdict()
     day_value, precision = _date_part(g, ref, m)
@@ -182,7 +202,7 @@ def _date_part(g: dict[str, str | None], ref: datetime, m: re.Match[str]) -> tup
         day = zh_int(g["d2"].replace("廿", "二十"))
     if g["d"]:
         day = zh_int(g["d"])
-        if month is None and not (m.group("dp") or "").endswith("日"):
+        if month is None and not (m.group("dp") or "").endswith("日") and not _bare_day(m):
             return None, ""  # a bare "12号" is too often a room or a size
     if year is None and month is None and day is None:
         return None, ""

@@ -621,3 +621,35 @@ def test_tonite_is_tonight() -> None:
 def test_an_order_keyword_inside_a_word_names_no_order() -> None:
     assert found("sales_report-2002-10-09.xlsx") == [("date", "2002-10-09", "2002-10-09")]
     assert ("order_id", "PO-2291", "PO-2291") in found("see PO-2291")
+
+
+# -- Chinese: third round ---------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span"), [("我们20号见", "20号"), ("5号之前交", "5号之前"), ("3号下午两点", "3号下午两点"),
+                                            ("截止到12号", "截止到12号"), ("12号到15号", "12号到15号")])
+def test_a_bare_day_number_with_hao_is_a_day_of_this_month(text: str, span: str) -> None:
+    assert [t for _, t, _ in found(text, "date", "datetime", "daterange")] == [span]
+
+
+@pytest.mark.parametrize("text", ["12号", "3号楼", "12号线", "5号选手", "房间号是12号", "A12号", "第12号"])
+def test_a_numbered_thing_is_no_day(text: str) -> None:
+    assert found(text, "date", "datetime", "daterange") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("2010年之后2018年之前", "2010/2018"), ("3月5日以后且4月1日以前", "2024-03-05/2024-04-01"),
+])
+def test_after_one_point_and_before_another_is_one_range(text: str, value: str) -> None:
+    assert found(text) == [("daterange", text, value)]
+
+
+def test_two_open_ranges_listed_with_a_comma_stay_two() -> None:
+    assert [v for _, _, v in found("2010年1月1日或之后、2011年1月8日之前")] == ["2010-01-01/..", "../2011-01-08"]
+
+
+@pytest.mark.parametrize(("text", "value"), [("你27-7-3有空吗", "2027-07-03"), ("on 24-6-15", "2024-06-15")])
+def test_a_hyphened_date_with_a_two_digit_year_first(text: str, value: str) -> None:
+    assert [v for t, _, v in found(text) if t == "date"] == [value]
+
+
+def test_a_count_of_three_small_numbers_is_no_date() -> None:
+    assert found("3-2-1", "date") == []
