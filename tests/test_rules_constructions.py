@@ -653,3 +653,14 @@ def test_a_hyphened_date_with_a_two_digit_year_first(text: str, value: str) -> N
 
 def test_a_count_of_three_small_numbers_is_no_date() -> None:
     assert found("3-2-1", "date") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("4 thousand 3 hundred and 21", "4321"), ("2 million 500 thousand", "2500000"), ("7 thousand and 9", "7009"),
+])
+def test_digits_with_falling_scale_words_are_one_number(text: str, value: str) -> None:
+    assert found(text, "number") == [("number", text, value)]
+
+
+def test_a_rising_scale_starts_a_new_number() -> None:
+    assert [v for _, _, v in found("3 thousand 2 million", "number")] == ["3000", "2000000"]

@@ -36,6 +36,7 @@ def test_a_chinese_period_match_holds_a_character_of_its_gate(rx: re.Pattern[str
 @given(text=LETTERLESS_TEXT)
 def test_word_numbers_need_an_ascii_letter(text: str) -> None:
     assert numbers_en.SCALED_RE.search(text) is None
+    assert numbers_en.SCALED_CHAIN_RE.search(text) is None
     assert numbers_en._HAS_WORD.search(text) is None
 
 
