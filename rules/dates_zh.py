@@ -11,7 +11,7 @@ from ._date_types import DateHit, add_months, week_of
 from ._zh_time_words import REL_YEAR, UNIT_CODES, alternation, zh_int
 from .numbers import parse_number
 
-__all__ = ["find_zh"]
+__all__ = ["DATE_ANCHOR", "DATETIME_RE", "DURATION_ANCHOR", "DURATION_RE", "find_zh"]
 
 _C = "零〇○一二两兩三四五六七八九十"
 _REL_DAY = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨夜": -1, "今天": 0, "今日": 0,
@@ -68,14 +68,28 @@ DURATION_RE = re.compile(
 )
 
 
+#: A character (or ``3:30``) every dated or timed match holds: each optional part of the grammar
+#: that yields a value ends in one. On text without any, the grammar (all of whose parts are
+#: optional, so it is tried at every digit and numeral) is skipped whole.
+DATE_ANCHOR = re.compile(r"[年月日号號天晚晨早夜午周星礼禮週初廿点點时時]|\d:\d")
+#: The same for durations: a unit of time.
+DURATION_ANCHOR = re.compile(r"[年月周星礼禮週天时時钟鐘分秒]")
+
+
 def find_zh(folded: str, ref: datetime) -> Iterator[DateHit]:
+    if DATE_ANCHOR.search(folded):
+        yield from _dated(folded, ref)
+    if DURATION_ANCHOR.search(folded):
+        yield from _durations(folded, ref)
+
+
+def _dated(folded: str, ref: datetime) -> Iterator[DateHit]:
     for m in DATETIME_RE.finditer(folded):
         if m.end() == m.start():
             continue
         hit = _datetime_hit(m, ref)
         if hit is not None:
             yield hit
-    yield from _durations(folded, ref)
 
 
 #: What may follow a bare ``12号`` that is a day: a word of going, meeting or time (``我12号去``,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lastline.rules import dates_en, dates_zh_periods, find_entities, numbers_en
+from lastline.rules import dates_en, dates_zh, dates_zh_periods, find_entities, numbers_en
 
 #: Digits, separators, Chinese date words and numerals: everything the grammars read except ASCII letters.
 LETTERLESS_TEXT = st.text(alphabet=st.sampled_from("0123456789 -–~/.:,'%年月日号点时分秒周星期天前后半季末代第每最"
@@ -45,3 +45,18 @@ def test_gated_patterns_still_read_their_constructions() -> None:
     assert [e.value for e in find_entities("2015-2018", reference_time=ref)] == ["2015/2018"]
     assert [e.value for e in find_entities("每周一", reference_time=ref)] == ["R/XXXX-WXX-1"]
     assert [e.value for e in find_entities("in 3 days", reference_time=ref)] == ["2024-05-11"]
+
+
+#: Chinese text of every kind but the anchors: numerals, relative words, eras, parts of days' prefixes.
+NO_ANCHOR_TEXT = st.text(alphabet=st.sampled_from("0123456789 .-/:：一二两三四五六七八九十零〇百千万上下本这这个前后後大"
+                                                  "今明昨去中正农历農曆凌清傍半刻钟康熙乾隆民国元的份个"), max_size=30)
+
+
+@given(text=NO_ANCHOR_TEXT)
+def test_chinese_dates_and_durations_need_their_anchor(text: str) -> None:
+    ref = datetime(2024, 5, 8)
+    if dates_zh.DATE_ANCHOR.search(text) is None:
+        assert [h for m in dates_zh.DATETIME_RE.finditer(text) if m.end() > m.start()
+                for h in [dates_zh._datetime_hit(m, ref)] if h is not None] == []
+    if dates_zh.DURATION_ANCHOR.search(text) is None:
+        assert dates_zh.DURATION_RE.search(text) is None
