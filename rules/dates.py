@@ -27,6 +27,10 @@ __all__ = ["compose_day_and_time", "find_dates", "join_ranges"]
 
 
 _JOIN = re.compile(r"\s*(?:到|至|~|～|-|—|－|–|与|和|to|until|till|through|thru)\s*")
+#: ``between A and B``: "and" joins two points only after "between" (else it lists them).
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+_BETWEEN_PREFIX = re.compile(r"between\s+(?:the\s+)?$", re.IGNORECASE)
+_NOW = re.compile(r"(?:right\s+)?now", re.IGNORECASE)
 _FROM = re.compile(r"(?:从|自|從|from|between)\s*$")
 _BETWEEN = re.compile(r"\s*(?:之间|之間|间|間)")
 _AFTER = re.compile(
@@ -56,7 +60,9 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
     while i < len(hits):
         h = hits[i]
         nxt = hits[i + 1] if i + 1 < len(hits) else None
-        if nxt and h.type in _DATEISH and nxt.type in _DATEISH and _JOIN.fullmatch(folded[h.end:nxt.start]) \
+        if nxt and h.type in _DATEISH and nxt.type in _DATEISH and (
+                _JOIN.fullmatch(folded[h.end:nxt.start])
+                or (_AND.fullmatch(folded[h.end:nxt.start]) and _BETWEEN_PREFIX.search(folded, max(0, h.start - 12), h.start))) \
                 and not ({h.type, nxt.type} == {"time", "date"}
                          and not _DAY_VALUE.fullmatch(h.value if h.type == "date" else nxt.value)) \
                 and len(folded[h.end:nxt.start].strip()) <= 7:  # "-", "到", "to", "until", "through"
@@ -73,6 +79,9 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
             first = h.value
             if today and h.type == "time" and nxt.type == "datetime":
                 first = f"{today}T{first}"  # 2:00-明天4:00: the start is today's
+            if {h.type, nxt.type} == {"datetime", "date"}:  # between now and june 3: from today
+                first, second = (first[:10] if _NOW.fullmatch(folded[h.start:h.end]) else first,
+                                 second[:10] if _NOW.fullmatch(folded[nxt.start:nxt.end]) else second)
             out.append(DateHit(kind, start, end, f"{first}/{second}"))
             i += 2
             continue

@@ -664,3 +664,26 @@ def test_digits_with_falling_scale_words_are_one_number(text: str, value: str) -
 
 def test_a_rising_scale_starts_a_new_number() -> None:
     assert [v for _, _, v in found("3 thousand 2 million", "number")] == ["3000", "2000000"]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("last easter", "2024-03-31"), ("last christmas", "2023-12-25"), ("last year's easter", "2023-04-09"),
+])
+def test_last_holiday_is_the_most_recent_one_and_last_years_is_last_years(text: str, value: str) -> None:
+    assert found(text) == [("date", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("between now and August 1st", "2024-06-12/2024-08-01"), ("between May 2023 and now", "2023-05/2024-06-12"),
+    ("between 9am and 11am", "09:00:00/11:00:00"),
+])
+def test_between_a_and_b_is_one_range_and_now_is_today(text: str, value: str) -> None:
+    assert [v for _, _, v in found(text)] == [value]
+
+
+def test_and_without_between_lists_two_points() -> None:
+    assert [t for t, _, _ in found("on June 3 and June 9")] == ["date", "date"]
+
+
+def test_this_calendar_year_is_this_year() -> None:
+    assert [v for _, _, v in found("this calendar year")] == [v for _, _, v in found("this year")] != []
