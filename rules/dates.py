@@ -16,7 +16,7 @@ from datetime import date, datetime, timedelta
 
 from lastline.text import HAN_CHARS
 
-from ._date_types import DateHit, add_months
+from ._date_types import DateHit, add_durations, add_months
 from ._types import Entity
 from .dates_en import find_en
 from .dates_holidays import find_holidays
@@ -162,6 +162,8 @@ _OFFSET_GAP = re.compile(r"\s+(?P<dir>after|before|from)\s+", re.IGNORECASE)
 _FOR_GAP = re.compile(r"\s+for\s+", re.IGNORECASE)
 _FROM_GAP = re.compile(r"\s+(?:from|starting(?:\s+at)?)\s+", re.IGNORECASE)
 _DURATION = re.compile(r"P(?:(\d+)([DWMY])|T(\d+(?:\.\d+)?)([HM]))")
+#: A span of hours and minutes (``PT3H30M``): what a range of clock times may last.
+_CLOCK_DURATION = re.compile(r"PT(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?")
 
 
 def _offset_from_day(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | None:
@@ -183,13 +185,12 @@ def _offset_from_day(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | 
         (h, nxt) if nxt.type == "duration" and h.type == "time" and _FOR_GAP.fullmatch(gap) else (None, None)
     if time_hit is None or span is None or time_hit.type != "time":
         return None
-    d = _DURATION.fullmatch(span.value)
+    d = _CLOCK_DURATION.fullmatch(span.value)
     t = _TIME_VALUE.fullmatch(time_hit.value)
-    if not d or not d.group(3) or not t:
+    if not d or not (d.group(1) or d.group(2)) or not t:
         return None
     start = datetime(2000, 1, 1, int(t.group(1)), int(t.group(2)), int(t.group(3)))
-    amount = float(d.group(3))
-    end = start + (timedelta(hours=amount) if d.group(4) == "H" else timedelta(minutes=amount))
+    end = start + timedelta(hours=float(d.group(1) or 0), minutes=float(d.group(2) or 0))
     if end.date() != start.date():
         return None
     return DateHit("timerange", h.start, nxt.end, f"{time_hit.value}/{end.strftime('%H:%M:%S')}")
@@ -220,10 +221,15 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
         nxt = hits[i + 1] if i + 1 < len(hits) else None
         if h.type == "time":
             pod = _POD_AFTER.match(folded, h.end)
-            if pod and not (nxt and nxt.start < pod.end()):
+            # The window "in the evening" read on its own is this time's part of day, not a hit of its own.
+            window = pod is not None and nxt is not None and nxt.start >= h.end and nxt.end <= pod.end()
+            if pod and (window or not (nxt and nxt.start < pod.end())):
                 hours = {"morning": "08", "afternoon": "12", "evening": "16", "night": "20"}[pod.group("pod").lower()]
                 value = _at_part_of_day(h.value, f"{hours}:00:00", folded[h.start:h.end])
                 h = DateHit("time", h.start, pod.end(), value)
+                if window:
+                    i += 1
+                    nxt = hits[i + 1] if i + 1 < len(hits) else None
         window_day = _day_window(h)
         at = _AT_HOUR.match(folded, h.end) if window_day else None
         if window_day and at and not (nxt and nxt.start < at.end()):
@@ -331,9 +337,40 @@ def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -
     has_han = _HAN.search(folded) is not None  # worded Chinese periods need Chinese characters
     hits = [*(find_periods(folded, reference) if has_han else ()), *find_zh(folded, reference),
             *find_en(folded, reference, day_first=cjk), *find_holidays(folded, reference)]
-    hits = _drop_overlaps(hits)
+    hits = _join_durations(folded, _drop_overlaps(hits))
     for h in join_ranges(folded, hits, reference.date().isoformat()):
         yield Entity(h.type, text[h.start:h.end], h.start, h.end, h.value)
+
+
+#: Between the parts of one spaced duration: ``3 hours 30 minutes``, ``1 hour and 15 minutes``, ``2 years, 1 month``.
+_DURATION_GAP = re.compile(r"(?:\s*,)?\s+(?:and\s+)?", re.IGNORECASE)
+
+
+def _join_durations(folded: str, hits: list[DateHit]) -> list[DateHit]:
+    """Adjacent durations written apart (``3 hours 30 minutes``) as one; a part already in the
+    first (``3 hours 2 hours``) leaves them two."""
+    out: list[DateHit] = []
+    for h in hits:
+        prev = out[-1] if out else None
+        if prev is not None and prev.type == h.type == "duration" \
+                and _DURATION_GAP.fullmatch(folded[prev.end:h.start]) and _finer(prev.value, h.value):
+            out[-1] = DateHit("duration", prev.start, h.end, add_durations(prev.value, h.value))
+            continue
+        out.append(h)
+    return out
+
+
+_UNIT_ORDER = re.compile(r"(\d+(?:\.\d+)?)([YMWDHS])")
+
+
+def _finer(a: str, b: str) -> bool:
+    """True when every unit of ``b`` is smaller than every unit of ``a`` (P2Y then P1M, PT3H then PT30M)."""
+    def ranks(value: str) -> list[int]:
+        date_part, _, time_part = value[1:].partition("T")
+        return ["YMWD".index(u) for _, u in _UNIT_ORDER.findall(date_part)] + \
+            [4 + "HMS".index(u) for _, u in _UNIT_ORDER.findall(time_part)]
+    ra, rb = ranks(a), ranks(b)
+    return bool(ra and rb) and max(ra) < min(rb)
 
 
 def _drop_overlaps(hits: list[DateHit]) -> list[DateHit]:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
-from ._date_types import DateHit, add_months, week_of
+from ._date_types import DateHit, add_durations, add_months, week_of
 from ._zh_time_words import REL_YEAR, UNIT_CODES, alternation, zh_int
 from .numbers import parse_number
 
@@ -34,7 +34,6 @@ _PERIOD_RANGE = {"早上": (8, 12), "早晨": (8, 12), "早间": (8, 12), "上�
 _PM = ("下午", "午后", "傍晚", "晚上", "晚间", "晚", "夜里", "夜间", "今晚", "明晚", "昨晚", "昨夜")
 _WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "1": 0, "2": 1, "3": 2,
             "4": 3, "5": 4, "6": 5, "7": 6}
-
 
 
 _DATE = (
@@ -245,28 +244,13 @@ def _durations(folded: str, ref: datetime) -> Iterator[DateHit]:
     for hit in _single_durations(folded, ref):
         if pending is not None and hit.type == pending.type == "duration" \
                 and folded[pending.end:hit.start].strip() in ("", "又", "零"):
-            pending = DateHit("duration", pending.start, hit.end, _add_durations(pending.value, hit.value))
+            pending = DateHit("duration", pending.start, hit.end, add_durations(pending.value, hit.value))
             continue
         if pending is not None:
             yield pending
         pending = hit
     if pending is not None:
         yield pending
-
-
-_PARTS = re.compile(r"P(?:([\d.]+)Y)?(?:([\d.]+)M)?(?:([\d.]+)W)?(?:([\d.]+)D)?"
-                    r"(?:T(?:([\d.]+)H)?(?:([\d.]+)M)?(?:([\d.]+)S)?)?")
-
-
-def _add_durations(a: str, b: str) -> str:
-    pa, pb = _PARTS.fullmatch(a), _PARTS.fullmatch(b)
-    if not pa or not pb:
-        return a
-    parts = [float(x or 0) + float(y or 0) for x, y in zip(pa.groups(), pb.groups(), strict=True)]
-    fmt = [str(int(v)) if v == int(v) else str(v) for v in parts]
-    date_part = "".join(f"{v}{u}" for v, u, raw in zip(fmt[:4], "YMWD", parts[:4], strict=True) if raw)
-    time_part = "".join(f"{v}{u}" for v, u, raw in zip(fmt[4:], "HMS", parts[4:], strict=True) if raw)
-    return "P" + date_part + ("T" + time_part if time_part else "")
 
 
 def _single_durations(folded: str, ref: datetime) -> Iterator[DateHit]:

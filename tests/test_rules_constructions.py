@@ -687,3 +687,26 @@ def test_and_without_between_lists_two_points() -> None:
 
 def test_this_calendar_year_is_this_year() -> None:
     assert [v for _, _, v in found("this calendar year")] == [v for _, _, v in found("this year")] != []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("20 min past eight in the evening", "20:20:00"), ("half past six in the morning", "06:30:00"),
+])
+def test_a_clock_time_takes_its_part_of_the_day_after_it(text: str, value: str) -> None:
+    assert found(text) == [("time", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("for 3 hours 30 minutes", "3 hours 30 minutes", "PT3H30M"),
+    ("2 years, 1 month and 21 days", "2 years, 1 month and 21 days", "P2Y1M21D"),
+])
+def test_a_duration_written_in_parts_is_one_duration(text: str, span: str, value: str) -> None:
+    assert found(text) == [("duration", span, value)]
+
+
+def test_two_durations_of_one_unit_stay_two() -> None:
+    assert [v for _, _, v in found("3 hours 2 hours")] == ["PT3H", "PT2H"]
+
+
+def test_a_time_for_a_duration_in_parts_is_the_range_it_covers() -> None:
+    assert [v for _, _, v in found("from 10 am for 3 hours 30 minutes")] == ["10:00:00/13:30:00"]
