@@ -62,7 +62,8 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
         nxt = hits[i + 1] if i + 1 < len(hits) else None
         if nxt and h.type in _DATEISH and nxt.type in _DATEISH and (
                 _JOIN.fullmatch(folded[h.end:nxt.start])
-                or (_AND.fullmatch(folded[h.end:nxt.start]) and _BETWEEN_PREFIX.search(folded, max(0, h.start - 12), h.start))) \
+                or (_AND.fullmatch(folded[h.end:nxt.start])
+                    and _BETWEEN_PREFIX.search(folded, max(0, h.start - 12), h.start))) \
                 and not ({h.type, nxt.type} == {"time", "date"}
                          and not _DAY_VALUE.fullmatch(h.value if h.type == "date" else nxt.value)) \
                 and len(folded[h.end:nxt.start].strip()) <= 7:  # "-", "到", "to", "until", "through"

@@ -96,7 +96,7 @@ _PATTERNS = [
             r"|\b(?P<all>all)\s+(?P<au>day|week|month|year)\b"),
     ("off", r"\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<u>day|week|month|year)s?\s+"
             r"(?P<dir>from|after|before)\s+(?P<base>today|tomorrow|yesterday|now)\b"),
-    ("cent", rf"\b(?:the\s+)?(?P<c>[1-9]|1\d|2[01])(?:st|nd|rd|th)\s+century\b"),
+    ("cent", r"\b(?:the\s+)?(?P<c>[1-9]|1\d|2[01])(?:st|nd|rd|th)\s+century\b"),
     ("cy", r"\b(?:cy|calendar\s+year)\s?(?P<y>(?:1[6-9]|20)\d{2}|\d{2})\b(?![\d/:.-])"),
     ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s)\b"),
     ("clock", r"(?<![\d:.,])(?:(?P<hm>(?:0?\d|1[0-2])[0-5]\d)|(?P<th>[01]?\d|2[0-3])(?:[:.](?P<tm>[0-5]\d))?"
@@ -389,8 +389,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         c = int(g["c"])
         return DateHit("daterange", m.start(), m.end(), f"{(c - 1) * 100:04d}/{c * 100:04d}")
     if name == "cy":  # cy 2008, cy18, calendar year 2008: that year
-        y = g["y"]
-        return DateHit("date", m.start(), m.end(), y if len(y) == 4 else f"20{y}")
+        cy: str = g["y"]
+        return DateHit("date", m.start(), m.end(), cy if len(cy) == 4 else f"20{cy}")
     if name == "dec":  # the 1990s, the 90s
         start = int(g["full"]) if g["full"] else (1900 if int(g["short"]) >= 30 else 2000) + int(g["short"])
         return DateHit("daterange", m.start(), m.end(), f"{start:04d}/{start + 10:04d}")
@@ -443,9 +443,9 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name == "later":  # later this week: from today to the end of the week; earlier: from its start
         unit = g["u"].lower()
         if g["el"].lower() == "earlier":
-            start = (today - timedelta(days=today.weekday()) if unit == "week" else today.replace(day=1)
+            first = (today - timedelta(days=today.weekday()) if unit == "week" else today.replace(day=1)
                      if unit == "month" else date(today.year, 1, 1))
-            return DateHit("daterange", m.start(), m.end(), f"{start.isoformat()}/{today.isoformat()}")
+            return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{today.isoformat()}")
         if unit == "week":
             end = today - timedelta(days=today.weekday()) + timedelta(days=7)
         elif unit == "month":

@@ -11,7 +11,7 @@ from ._date_types import DateHit, add_durations, add_months, week_of
 from ._zh_time_words import REL_YEAR, UNIT_CODES, alternation, zh_int
 from .numbers import parse_number
 
-__all__ = ["DATE_ANCHOR", "DATETIME_RE", "DURATION_ANCHOR", "DURATION_RE", "find_zh"]
+__all__ = ["DATETIME_RE", "DATE_ANCHOR", "DURATION_ANCHOR", "DURATION_RE", "find_zh"]
 
 _C = "零〇○一二两兩三四五六七八九十"
 _REL_DAY = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨夜": -1, "今天": 0, "今日": 0,
@@ -94,7 +94,8 @@ def _dated(folded: str, ref: datetime) -> Iterator[DateHit]:
 #: What may follow a bare ``12号`` that is a day: a word of going, meeting or time (``我12号去``,
 #: ``12号之前``, ``12号下午``); a noun (``3号楼``, ``12号线``, ``5号选手``) makes it a label, and a
 #: ``12号`` standing alone is no date either (the Recognizers-Text model specs list it as a negative).
-_BARE_DAY_NEXT = re.compile(r"[去来回走见出]|[到至]\s*(?:[12]?\d|3[01])\s*[号號]|之?前|之?后|以[前后]|上午|下午|晚上|早上|中午|凌晨|开始|截止")
+_BARE_DAY_NEXT = re.compile(r"[去来回走见出]|[到至]\s*(?:[12]?\d|3[01])\s*[号號]|之?前|之?后|以[前后]"
+                            r"|上午|下午|晚上|早上|中午|凌晨|开始|截止")
 #: ... or what may come before it: a word that announces a day (``到12号``, ``于5号``, ``从3号``).
 _BARE_DAY_PREV = re.compile(r"(?:到|至|于|从|截止|直到)$")
 #: A label that names a number (``房间号是``, ``编号：``): what follows is that number, not a day.

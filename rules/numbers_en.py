@@ -77,7 +77,8 @@ _NO_SCALE = r"[\w.,]|[ ]+(?i:hundred|thousand|million|billion)"
 #: Digits with scale words in a chain: ``4 thousand 3 hundred and 21``, ``2 million 500 thousand``.
 SCALED_CHAIN_RE = re.compile(
     r"(?<![\w.,])\d{1,3}[ ]+(?i:thousand|million|billion)"
-    r"(?:(?:[ ]+(?i:and[ ]+)?\d{1,3}[ ]+(?i:hundred|thousand|million))+(?:[ ]+(?i:and[ ]+)?\d{1,3}(?!" + _NO_SCALE + r"))?"
+    r"(?:(?:[ ]+(?i:and[ ]+)?\d{1,3}[ ]+(?i:hundred|thousand|million))+"
+    r"(?:[ ]+(?i:and[ ]+)?\d{1,3}(?!" + _NO_SCALE + r"))?"
     r"|[ ]+(?i:and)[ ]+\d{1,3}(?!" + _NO_SCALE + r"))"
 )
 _CHAIN_PART = re.compile(r"(\d+)(?:[ ]+([a-z]+))?", re.IGNORECASE)

@@ -554,7 +554,8 @@ def test_the_tail_of_an_amount_or_a_decimal_is_no_day_of_the_month(text: str, sp
 
 
 @pytest.mark.parametrize(("text", "value"), [
-    ("from march in 2011 to may in 2012", "2011-03/2012-05"), ("4 july in 2021 to 9 july in 2022", "2021-07-04/2022-07-09"),
+    ("from march in 2011 to may in 2012", "2011-03/2012-05"),
+    ("4 july in 2021 to 9 july in 2022", "2021-07-04/2022-07-09"),
 ])
 def test_a_month_or_day_names_its_year_after_in(text: str, value: str) -> None:
     assert found(text) == [("daterange", text, value)]
@@ -624,8 +625,10 @@ def test_an_order_keyword_inside_a_word_names_no_order() -> None:
 
 
 # -- Chinese: third round ---------------------------------------------------------------------
-@pytest.mark.parametrize(("text", "span"), [("我们20号见", "20号"), ("5号之前交", "5号之前"), ("3号下午两点", "3号下午两点"),
-                                            ("截止到12号", "截止到12号"), ("12号到15号", "12号到15号")])
+@pytest.mark.parametrize(("text", "span"), [
+    ("我们20号见", "20号"), ("5号之前交", "5号之前"), ("3号下午两点", "3号下午两点"), ("截止到12号", "截止到12号"),
+    ("12号到15号", "12号到15号"),
+])
 def test_a_bare_day_number_with_hao_is_a_day_of_this_month(text: str, span: str) -> None:
     assert [t for _, t, _ in found(text, "date", "datetime", "daterange")] == [span]
 
