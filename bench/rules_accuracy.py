@@ -1,7 +1,8 @@
 """Entity extraction accuracy on the Microsoft Recognizers-Text specs (Chinese and English), beside libraries.
 
 Run: ``python bench/rules_accuracy.py`` (``--misses N`` lists up to N misses per construction,
-``--folders`` picks folders, ``--write`` replaces the Rules section of docs/benchmarks.md). Data:
+``--folders`` picks folders, ``--write`` replaces the Rules section of docs/benchmarks.md, ``--against REV``
+also times the extraction at an earlier revision in the same process). Data:
 every file of ``../shared/data/rules/{recognizers_zh,recognizers_zh_extra,recognizers_en}/``.
 
 Three file layouts are read into one gold form: the model specs (``Results[{Text, TypeName, Start,
@@ -569,6 +570,66 @@ def throughput() -> dict[str, float]:
             "question_cpu_ms": (time.process_time() - cpu) / m * 1000}
 
 
+def load_rules_at(rev: str) -> Any:
+    """The ``lastline.rules`` package as it was at git revision ``rev``, importable beside today's.
+
+    Its ``rules/`` and ``core/text.py`` are taken with ``git archive`` into a temporary folder and
+    loaded as ``lastline.rules_at_<rev>`` (relative imports stay inside it); its language guess is
+    that revision's too. Both run in one process, so a ratio of the two is fair on a loaded machine.
+    """
+    import importlib.util
+    import io
+    import subprocess
+    import tarfile
+    import tempfile
+
+    root = Path(__file__).resolve().parents[1]
+    folder = Path(tempfile.mkdtemp(prefix="lastline-rules-"))
+    archive = subprocess.run(["git", "-C", str(root), "archive", rev, "rules", "core/text.py"], check=True,
+                             capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    tag = re.sub(r"\W", "_", rev)
+
+    def load(name: str, path: Path, package: bool) -> Any:
+        spec = importlib.util.spec_from_file_location(name, path / "__init__.py" if package else path,
+                                                      submodule_search_locations=[str(path)] if package else None)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return module
+
+    text = load(f"lastline.text_at_{tag}", folder / "core" / "text.py", False)
+    rules = load(f"lastline.rules_at_{tag}", folder / "rules", True)
+    sys.modules[f"lastline.rules_at_{tag}.extract"].language_of = text.language_of  # type: ignore[attr-defined]
+    sys.modules[f"lastline.rules_at_{tag}.entities"].is_cjk_dominant = text.is_cjk_dominant  # type: ignore[attr-defined]
+    return rules
+
+
+def throughput_against(rev: str, rounds: int = 6) -> dict[str, float]:
+    """CPU docs/s of ``contract_zh`` at ``rev`` and now, in interleaved one-second rounds (medians)."""
+    import statistics
+
+    from lastline.rules import RuleEngine
+
+    contract = (Path(__file__).resolve().parents[1] / "tests" / "data" / "contracts" / "throughput_zh.txt").read_text(
+        encoding="utf-8")
+    engines = {"before": load_rules_at(rev).RuleEngine(), "after": RuleEngine()}
+    rates: dict[str, list[float]] = {k: [] for k in engines}
+    for engine in engines.values():
+        engine.extract(contract, pack="contract_zh")
+    for _ in range(rounds):
+        for name, engine in engines.items():
+            n, cpu = 0, time.process_time()
+            while time.process_time() - cpu < 1.0:
+                engine.extract(contract, pack="contract_zh")
+                n += 1
+            rates[name].append(n / (time.process_time() - cpu))
+    before, after = statistics.median(rates["before"]), statistics.median(rates["after"])
+    return {"before": before, "after": after, "ratio": after / before}
+
+
 def contracts_accuracy(holdout: bool = False) -> dict[str, Any]:
     """Field accuracy on the hand-written contract snippets in tests/data/contracts."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -688,6 +749,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--write", action="store_true", help="replace the Rules section of docs/benchmarks.md")
     parser.add_argument("--half", choices=("all", "a", "b"), default="all",
                         help="score only the even (a) or odd (b) cases of each file")
+    parser.add_argument("--against", metavar="REV",
+                        help="also time contract_zh extraction at git revision REV, interleaved with today's")
     args = parser.parse_args(argv)
     if args.write and args.half != "all":
         parser.error("--write scores every case: drop --half")
@@ -715,6 +778,11 @@ def main(argv: list[str] | None = None) -> None:
             f"**{t['docs_per_cpu_s']:.0f} docs per CPU-second** ({t['docs_per_s']:.0f} docs/s wall); "
             f"`find_entities` on a short question: **{t['question_cpu_ms']:.3f} ms CPU** "
             f"({t['question_ms']:.3f} ms wall); load average {os.getloadavg()[0]:.1f}."]
+    if args.against:
+        ab = throughput_against(args.against)
+        out += ["", f"Against `{args.against}` in the same process (`--against {args.against}`, medians of six "
+                f"interleaved one-second rounds): {ab['before']:.0f} → {ab['after']:.0f} docs per CPU-second, "
+                f"**{ab['ratio']:.2f}×**; load average {os.getloadavg()[0]:.1f}."]
     text = "\n".join(out)
     print(text)
     if args.write:
