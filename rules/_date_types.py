@@ -6,9 +6,10 @@ and the dispatcher :mod:`.dates` imports them, so no grammar ever reaches back i
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
-__all__ = ["DateHit", "add_months", "week_of"]
+__all__ = ["DateHit", "add_durations", "add_months", "week_of"]
 
 
 class DateHit:
@@ -44,3 +45,19 @@ def week_of(d: date) -> str:
     """ISO week label of ``d``: ``2017-W14``."""
     year, week, _ = d.isocalendar()
     return f"{year}-W{week:02d}"
+
+
+_PARTS = re.compile(r"P(?:([\d.]+)Y)?(?:([\d.]+)M)?(?:([\d.]+)W)?(?:([\d.]+)D)?"
+                    r"(?:T(?:([\d.]+)H)?(?:([\d.]+)M)?(?:([\d.]+)S)?)?")
+
+
+def add_durations(a: str, b: str) -> str:
+    """Two ISO 8601 durations as one (``P8D`` + ``PT20H`` → ``P8DT20H``); ``a`` when either is not one."""
+    pa, pb = _PARTS.fullmatch(a), _PARTS.fullmatch(b)
+    if not pa or not pb:
+        return a
+    parts = [float(x or 0) + float(y or 0) for x, y in zip(pa.groups(), pb.groups(), strict=True)]
+    fmt = [str(int(v)) if v == int(v) else str(v) for v in parts]
+    date_part = "".join(f"{v}{u}" for v, u, raw in zip(fmt[:4], "YMWD", parts[:4], strict=True) if raw)
+    time_part = "".join(f"{v}{u}" for v, u, raw in zip(fmt[4:], "HMS", parts[4:], strict=True) if raw)
+    return "P" + date_part + ("T" + time_part if time_part else "")

@@ -16,7 +16,7 @@ from datetime import date, datetime, timedelta
 
 from lastline.text import HAN_CHARS
 
-from ._date_types import DateHit, add_months
+from ._date_types import DateHit, add_durations, add_months
 from ._types import Entity
 from .dates_en import find_en
 from .dates_holidays import find_holidays
@@ -26,19 +26,29 @@ from .dates_zh_periods import find_periods
 __all__ = ["compose_day_and_time", "find_dates", "join_ranges"]
 
 
-_JOIN = re.compile(r"\s*(?:到|至|~|～|-|—|－|–|与|和|to|until|through)\s*")
+_JOIN = re.compile(r"\s*(?:到|至|~|～|-|—|－|–|与|和|to|until|till|through|thru)\s*")
+#: ``between A and B``: "and" joins two points only after "between" (else it lists them).
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+_BETWEEN_PREFIX = re.compile(r"between\s+(?:the\s+)?$", re.IGNORECASE)
+_NOW = re.compile(r"(?:right\s+)?now", re.IGNORECASE)
 _FROM = re.compile(r"(?:从|自|從|from|between)\s*$")
 _BETWEEN = re.compile(r"\s*(?:之间|之間|间|間)")
 _AFTER = re.compile(
-    r"(?:\s*(?:或|及|以及|或者)?\s*(?:之后|以后|以後|之後|以来|起|开始|開始|后|後)|\s+or later|\s+onwards?)"
+    r"(?:\s*(?:或|及|以及|或者)?\s*(?:之后|以后|以後|之後|以来|起|开始|開始|后|後)|\s+(?:and|or)\s+later"
+    r"|\s+onwards?)"
 )
-_BEFORE = re.compile(r"(?:\s*(?:或|及|以及|或者)?\s*(?:之前|以前)|\s+or earlier)")
-_BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|(?i:before|until|till|earlier\s+than|no\s+later\s+than))\s*$")
+_BEFORE = re.compile(r"(?:\s*(?:或|及|以及|或者)?\s*(?:之前|以前)|\s+(?:and|or)\s+earlier)")
+#: ``around`` / ``about`` between the word and its point leaves the point as it is (after around 3:30pm).
+_ABOUT = r"(?i:\s+(?:around|about|approximately|roughly|circa))?"
+_BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|(?i:before|until|till|earlier\s+than|no\s+later\s+than"
+                            r"|as\s+late\s+as))" + _ABOUT + r"\s*$")
 #: ``since August`` / ``starting on January 7th`` open at the start of the period; ``after Feb`` /
 #: ``later than 2018`` at its end (after a day or a time: that day, that time, as the gold reads it).
-_SINCE_PREFIX = re.compile(r"(?i:(?P<since>since|starting(?:\s+(?:on|from))?|beginning(?:\s+(?:on|from))?|as\s+of)"
-                           r"|(?P<after>after|later\s+than))\s+(?:the\s+year\s+)?$")
+_SINCE_PREFIX = re.compile(r"(?i:(?P<since>since|starting(?:\s+(?:on|from))?|beginning(?:\s+(?:on|from))?|as\s+of"
+                           r"|as\s+early\s+as)|(?P<after>after|later\s+than))" + _ABOUT + r"\s+(?:the\s+year\s+)?$")
 _DATEISH = ("date", "datetime", "time")
+#: What may join "after A" to "before B" into one range: nothing or 且 (a comma or 、 lists two open ranges).
+_AND_GAP = re.compile(r"\s*(?:且|并且|而且)?\s*")
 _HAN = re.compile(f"[{HAN_CHARS}]")
 
 
@@ -50,10 +60,13 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
     while i < len(hits):
         h = hits[i]
         nxt = hits[i + 1] if i + 1 < len(hits) else None
-        if nxt and h.type in _DATEISH and nxt.type in _DATEISH and _JOIN.fullmatch(folded[h.end:nxt.start]) \
+        if nxt and h.type in _DATEISH and nxt.type in _DATEISH and (
+                _JOIN.fullmatch(folded[h.end:nxt.start])
+                or (_AND.fullmatch(folded[h.end:nxt.start])
+                    and _BETWEEN_PREFIX.search(folded, max(0, h.start - 12), h.start))) \
                 and not ({h.type, nxt.type} == {"time", "date"}
                          and not _DAY_VALUE.fullmatch(h.value if h.type == "date" else nxt.value)) \
-                and len(folded[h.end:nxt.start]) <= 4:
+                and len(folded[h.end:nxt.start].strip()) <= 7:  # "-", "到", "to", "until", "through"
             start = h.start
             m = _FROM.search(folded, max(0, h.start - 10), h.start)
             if m:
@@ -67,6 +80,9 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
             first = h.value
             if today and h.type == "time" and nxt.type == "datetime":
                 first = f"{today}T{first}"  # 2:00-明天4:00: the start is today's
+            if {h.type, nxt.type} == {"datetime", "date"}:  # between now and june 3: from today
+                first, second = (first[:10] if _NOW.fullmatch(folded[h.start:h.end]) else first,
+                                 second[:10] if _NOW.fullmatch(folded[nxt.start:nxt.end]) else second)
             out.append(DateHit(kind, start, end, f"{first}/{second}"))
             i += 2
             continue
@@ -76,6 +92,12 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
             b = _BEFORE.match(folded, h.end)
             p = _BEFORE_PREFIX.search(folded, max(0, h.start - 20), h.start)
             q = _SINCE_PREFIX.search(folded, max(0, h.start - 20), h.start)
+            if a and nxt is not None and nxt.type in _DATEISH and _AND_GAP.fullmatch(folded[a.end():nxt.start]):
+                closing = _BEFORE.match(folded, nxt.end)
+                if closing:  # 2010年之后2018年之前: one range between the two points
+                    out.append(DateHit("daterange", h.start, closing.end(), f"{h.value}/{nxt.value}"))
+                    i += 2
+                    continue
             if q and not a and not b and not p:
                 since = _period_end(h.value) if q.group("after") else h.value
                 h = DateHit(kind, q.start(), h.end, f"{since}/..")
@@ -87,7 +109,7 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
                 h = DateHit(kind, h.start, a.end(), f"{since}/..")
             elif b and not _is_relative_offset(folded, h):
                 h = DateHit(kind, h.start, b.end(), f"../{h.value}")
-            elif p and h.type != "time":
+            elif p and (h.type != "time" or p.group()[:2].lower() == "as"):  # as late as 7 am: until then
                 h = DateHit(kind, p.start(), h.end, f"../{h.value}")
         out.append(h)
         i += 1
@@ -141,6 +163,8 @@ _OFFSET_GAP = re.compile(r"\s+(?P<dir>after|before|from)\s+", re.IGNORECASE)
 _FOR_GAP = re.compile(r"\s+for\s+", re.IGNORECASE)
 _FROM_GAP = re.compile(r"\s+(?:from|starting(?:\s+at)?)\s+", re.IGNORECASE)
 _DURATION = re.compile(r"P(?:(\d+)([DWMY])|T(\d+(?:\.\d+)?)([HM]))")
+#: A span of hours and minutes (``PT3H30M``): what a range of clock times may last.
+_CLOCK_DURATION = re.compile(r"PT(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?")
 
 
 def _offset_from_day(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | None:
@@ -162,13 +186,12 @@ def _offset_from_day(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | 
         (h, nxt) if nxt.type == "duration" and h.type == "time" and _FOR_GAP.fullmatch(gap) else (None, None)
     if time_hit is None or span is None or time_hit.type != "time":
         return None
-    d = _DURATION.fullmatch(span.value)
+    d = _CLOCK_DURATION.fullmatch(span.value)
     t = _TIME_VALUE.fullmatch(time_hit.value)
-    if not d or not d.group(3) or not t:
+    if not d or not (d.group(1) or d.group(2)) or not t:
         return None
     start = datetime(2000, 1, 1, int(t.group(1)), int(t.group(2)), int(t.group(3)))
-    amount = float(d.group(3))
-    end = start + (timedelta(hours=amount) if d.group(4) == "H" else timedelta(minutes=amount))
+    end = start + timedelta(hours=float(d.group(1) or 0), minutes=float(d.group(2) or 0))
     if end.date() != start.date():
         return None
     return DateHit("timerange", h.start, nxt.end, f"{time_hit.value}/{end.strftime('%H:%M:%S')}")
@@ -199,10 +222,15 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
         nxt = hits[i + 1] if i + 1 < len(hits) else None
         if h.type == "time":
             pod = _POD_AFTER.match(folded, h.end)
-            if pod and not (nxt and nxt.start < pod.end()):
+            # The window "in the evening" read on its own is this time's part of day, not a hit of its own.
+            window = pod is not None and nxt is not None and nxt.start >= h.end and nxt.end <= pod.end()
+            if pod and (window or not (nxt and nxt.start < pod.end())):
                 hours = {"morning": "08", "afternoon": "12", "evening": "16", "night": "20"}[pod.group("pod").lower()]
                 value = _at_part_of_day(h.value, f"{hours}:00:00", folded[h.start:h.end])
                 h = DateHit("time", h.start, pod.end(), value)
+                if window:
+                    i += 1
+                    nxt = hits[i + 1] if i + 1 < len(hits) else None
         window_day = _day_window(h)
         at = _AT_HOUR.match(folded, h.end) if window_day else None
         if window_day and at and not (nxt and nxt.start < at.end()):
@@ -310,9 +338,40 @@ def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -
     has_han = _HAN.search(folded) is not None  # worded Chinese periods need Chinese characters
     hits = [*(find_periods(folded, reference) if has_han else ()), *find_zh(folded, reference),
             *find_en(folded, reference, day_first=cjk), *find_holidays(folded, reference)]
-    hits = _drop_overlaps(hits)
+    hits = _join_durations(folded, _drop_overlaps(hits))
     for h in join_ranges(folded, hits, reference.date().isoformat()):
         yield Entity(h.type, text[h.start:h.end], h.start, h.end, h.value)
+
+
+#: Between the parts of one spaced duration: ``3 hours 30 minutes``, ``1 hour and 15 minutes``, ``2 years, 1 month``.
+_DURATION_GAP = re.compile(r"(?:\s*,)?\s+(?:and\s+)?", re.IGNORECASE)
+
+
+def _join_durations(folded: str, hits: list[DateHit]) -> list[DateHit]:
+    """Adjacent durations written apart (``3 hours 30 minutes``) as one; a part already in the
+    first (``3 hours 2 hours``) leaves them two."""
+    out: list[DateHit] = []
+    for h in hits:
+        prev = out[-1] if out else None
+        if prev is not None and prev.type == h.type == "duration" \
+                and _DURATION_GAP.fullmatch(folded[prev.end:h.start]) and _finer(prev.value, h.value):
+            out[-1] = DateHit("duration", prev.start, h.end, add_durations(prev.value, h.value))
+            continue
+        out.append(h)
+    return out
+
+
+_UNIT_ORDER = re.compile(r"(\d+(?:\.\d+)?)([YMWDHS])")
+
+
+def _finer(a: str, b: str) -> bool:
+    """True when every unit of ``b`` is smaller than every unit of ``a`` (P2Y then P1M, PT3H then PT30M)."""
+    def ranks(value: str) -> list[int]:
+        date_part, _, time_part = value[1:].partition("T")
+        return ["YMWD".index(u) for _, u in _UNIT_ORDER.findall(date_part)] + \
+            [4 + "HMS".index(u) for _, u in _UNIT_ORDER.findall(time_part)]
+    ra, rb = ranks(a), ranks(b)
+    return bool(ra and rb) and max(ra) < min(rb)
 
 
 def _drop_overlaps(hits: list[DateHit]) -> list[DateHit]:

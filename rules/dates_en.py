@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit, add_months, week_of
 
-__all__ = ["find_en"]
+__all__ = ["LETTERLESS", "find_en"]
 
 _MONTHS = {m: i + 1 for i, ms in enumerate((
     "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
@@ -49,21 +49,23 @@ _PATTERNS = [
             r"|[ ](?P<m2>0[1-9]|1[0-2])[ ](?P<d2>0[1-9]|[12]\d|3[01]))(?![\d])"
             r"(?:[T ](?P<ih>[01]\d|2[0-3]):(?P<im>[0-5]\d)(?::(?P<is>[0-5]\d))?)?"),
     ("num", r"(?:(?<![\d./-])|(?<=\d{4}-))(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{4}|\d{2})"
-            r"(?![\d./]|-(?!\d{1,2}[/.]\d))"),
+            r"(?![\d/]|\.\d|-(?!\d{1,2}[/.]\d))"),
+    ("yymd", r"(?<![\d./-])(?P<y>\d{2})-(?P<m>0?[1-9]|1[0-2])-(?P<d>0?[1-9]|[12]\d|3[01])(?![\d./]|-\d)"),
     ("mdy", rf"\b(?P<mon>{_MON})\.?(?:\s+(?:the\s+)?|/|(?=\d))"
             rf"(?P<d>\d{{1,2}}(?:st|nd|rd|th)?(?![\d/:])|{_ORD_DAY_WORDS})"
-            rf"(?:\s*,?\s*(?:of\s+)?(?P<y>\d{{4}}))?\b" + _TIME),
-    ("dmy", rf"\b(?:the\s+)?(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+)?(?:of\s+)?"
-            rf"|(?P<dw>{_ORD_DAY_WORDS})\s+(?:day\s+)?of\s+)(?P<mon>{_MON})\.?(?:\s*,?\s*(?:of\s+)?(?P<y>\d{{4}}))?\b"
+            rf"(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}))?\b" + _TIME),
+    ("dmy", rf"\b(?:the\s+)?(?:(?<![$€£¥.,])(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+)?(?:of\s+)?"
+            rf"|(?P<dw>{_ORD_DAY_WORDS})\s+(?:day\s+)?of\s+)(?P<mon>{_MON})\.?(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}))?\b"
             + _TIME),
     ("ymd", rf"\b(?P<y>\d{{4}})/(?:(?P<d1>\d{{1,2}})/(?P<mon1>{_MON})|(?P<mon>{_MON})/(?P<d>\d{{1,2}}))\b"),
-    ("my", rf"\b(?P<mon>{_MON})\.?,?\s+(?P<y>\d{{4}})\b"),
+    ("my", rf"\b(?P<mon>{_MON})\.?,?\s+(?:in\s+|of\s+)?(?P<y>\d{{4}})\b"),
     ("rel", r"\b(?P<rel>today|tomorrow|yesterday|the day after tomorrow|the day before yesterday)\b" + _TIME),
     ("wd", rf"\b(?P<which>next|last|this\s+past|this|coming|previous|following|past)\s+(?P<wd>{_DAY})\b" + _TIME),
     ("in", r"\b(?:in\s+(?P<n1>\d+)\s+(?P<u1>day|week|month|year)s?\b"
            r"|(?P<n2>\d+)\s+(?P<u2>day|week|month|year)s?\s+ago\b)"),
     ("dur", r"\b(?P<n>\d+(?:\.\d+)?)\s*(?P<u>years?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"),
-    ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming)\s+(?P<u>week|month|year|weekend)\b"),
+    ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming)\s+(?:calendar\s+(?=year))?"
+             r"(?P<u>week|month|year|weekend)\b"),
     ("bwd", r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)"),
     ("bmon", r"\b(?P<mon>january|february|april|june|july|august|september|october|november|december)\b"),
     ("pmon", r"\b(?:after|since|before|until|till|in|during|from|by|than|early|late|mid|to|through|this|next"
@@ -94,6 +96,8 @@ _PATTERNS = [
             r"|\b(?P<all>all)\s+(?P<au>day|week|month|year)\b"),
     ("off", r"\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<u>day|week|month|year)s?\s+"
             r"(?P<dir>from|after|before)\s+(?P<base>today|tomorrow|yesterday|now)\b"),
+    ("cent", r"\b(?:the\s+)?(?P<c>[1-9]|1\d|2[01])(?:st|nd|rd|th)\s+century\b"),
+    ("cy", r"\b(?:cy|calendar\s+year)\s?(?P<y>(?:1[6-9]|20)\d{2}|\d{2})\b(?![\d/:.-])"),
     ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s)\b"),
     ("clock", r"(?<![\d:.,])(?:(?P<hm>(?:0?\d|1[0-2])[0-5]\d)|(?P<th>[01]?\d|2[0-3])(?:[:.](?P<tm>[0-5]\d))?"
               r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>(?:[ap]\.m\.?|[ap]m)|(?<=\d)[ap])(?![a-z])"),
@@ -104,7 +108,7 @@ _PATTERNS = [
     ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d|\s*(?:[ap]\.?m|[ap]\b))"),
     ("pod", rf"\b(?:(?P<el>early|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
             rf"(?P<wd>{_DAY})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>in\s+the\s+))"
-            r"(?P<pod>morning|afternoon|evening|night)\b|\b(?P<tonight>tonight)\b"),
+            r"(?P<pod>morning|afternoon|evening|night)\b|\b(?P<tonight>tonight|tonite)\b"),
     ("hpod", rf"\b(?:(?:in\s+the\s+)?(?P<pod0>morning|afternoon|evening|night)\s+at\s+"
              rf"(?P<th0>[01]?\d|{_HOUR_WORDS})(?![\d:]|\.\d)"
              rf"|(?<![\d:.])(?P<th>[01]?\d|{_HOUR_WORDS})(?::(?P<tm>[0-5]\d))?\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night))\b"),
@@ -124,11 +128,11 @@ _PATTERNS = [
     ("endof", r"\b(?:the\s+)?(?P<el>end|late)\s+(?:of\s+)?(?:(?P<y>(?:19|20)\d{2})|(?P<this>this|the)\s+"
               r"(?P<u>year|day))\b"),
     ("wdn", rf"\b(?P<wd>{_DAY})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
-            r"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%))"),
+            r"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%))" + _TIME),
     ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|{_DAY})\s+(?P<a>1[0-2]|0?[1-9])/"
            r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/.])"),
     ("decp", r"\b(?:the\s+)?(?P<which>next|last|this|previous|coming|past|current)\s+decade\b"),
-    ("later", r"\blater\s+(?:this|in\s+the)\s+(?P<u>week|month|year)\b"),
+    ("later", r"\b(?P<el>later|earlier)\s+(?:this|in\s+the)\s+(?P<u>week|month|year)\b"),
     ("now", r"\b(?:right\s+)?now\b"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
             r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2}))?"
@@ -150,7 +154,7 @@ _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
 _GATES = {
     "digit": _HAS_DIGIT, "month": _HAS_MONTH, "rel": _HAS_REL, "name": _HAS_NAME,
     "clockword": re.compile(r"clock|noon|midday|midnight|mid night|past|to\b|quarter|half", re.IGNORECASE),
-    "pod": re.compile(r"morning|afternoon|evening|night|tonight", re.IGNORECASE),
+    "pod": re.compile(r"morning|afternoon|evening|night|tonight|tonite", re.IGNORECASE),
     "unit": re.compile(r"year|yr|month|week|fortnight|day|hour|hr|min|sec|\dh\b", re.IGNORECASE),
     "range": re.compile(r"\b(?:to|and|until|till|through)\b|\d\s*[-–]", re.IGNORECASE),
     "set": re.compile(r"every|each|daily|weekly|monthly|annually|yearly|hourly|nightly|days\b|\bon(?:c)?e\s+a\s"
@@ -158,7 +162,8 @@ _GATES = {
     "week": re.compile(r"week", re.IGNORECASE),
     "end": re.compile(r"\b(?:end|late)\b", re.IGNORECASE),
     "decade": re.compile(r"decade", re.IGNORECASE),
-    "later": re.compile(r"later", re.IGNORECASE),
+    "century": re.compile(r"century", re.IGNORECASE),
+    "later": re.compile(r"later|earlier", re.IGNORECASE),
     "now": re.compile(r"now", re.IGNORECASE),
     "quarter": re.compile(r"quarter|half|\b[qh][1-4]|\d[qh][1-4]", re.IGNORECASE),
     "slash": re.compile(r"\d/\d"),
@@ -170,17 +175,24 @@ _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy"
           "dec": "digit", "off": "rel", "oclock": "clockword", "noon": "clockword", "past": "clockword",
           "pod": "pod", "hpod": "pod", "aot": "unit", "trng": "range", "set": "set", "nrng": "rel", "nwk": "week",
           "wk": "week", "endof": "end", "decp": "decade", "later": "later", "now": "now", "qtr": "quarter",
-          "wdn": "digit", "md": "slash"}
+          "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
+
+
+#: The only patterns that can match a text without an ASCII letter (numeric dates, year and hour
+#: ranges): on Chinese text the word grammars are skipped whole, not tried one by one.
+LETTERLESS = frozenset({"iso", "num", "yymd", "yrng", "trng"})
+_COMPILED_LETTERLESS = [(name, rx) for name, rx in _COMPILED if name in LETTERLESS]
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
 
 
 def find_en(folded: str, ref: datetime, day_first: bool = False) -> Iterator[DateHit]:
     if not re.search(r"[0-9A-Za-z]", folded):
         return
     have: dict[str, bool] = {"always": True}
-    for name, rx in _COMPILED:
+    for name, rx in _COMPILED if _ASCII_LETTER.search(folded) else _COMPILED_LETTERLESS:
         gate = _NEEDS.get(name, "always")
         if gate not in have:
             have[gate] = bool(_GATES[gate].search(folded))
@@ -234,6 +246,9 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             t = f"{int(g['ih']):02d}:{g['im']}:{g['is'] or '00'}"
             return DateHit("datetime", m.start(), m.end(), f"{d.isoformat()}T{t}")
         return DateHit("date", m.start(), m.end(), d.isoformat())
+    if name == "yymd":  # 27-7-3: a two-digit year first, hyphened (12-11-10 is read so by "num" too)
+        d = _safe_date(2000 + int(g["y"]), int(g["m"]), int(g["d"]))
+        return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
     if name == "num":
         a, b, c = int(g["a"]), int(g["b"]), int(g["c"])
         year = c if len(g["c"]) == 4 else (2000 + c if c < 30 else 1900 + c)  # 05/05/89 → 1989
@@ -370,6 +385,12 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("daterange", m.start(), m.end(), f"{a:04d}/{b:04d}")
     if name == "yr":
         return DateHit("date", m.start("y"), m.end("y"), g["y"])
+    if name == "cent":  # the 15th century: 1400 up to 1500
+        c = int(g["c"])
+        return DateHit("daterange", m.start(), m.end(), f"{(c - 1) * 100:04d}/{c * 100:04d}")
+    if name == "cy":  # cy 2008, cy18, calendar year 2008: that year
+        cy: str = g["y"]
+        return DateHit("date", m.start(), m.end(), cy if len(cy) == 4 else f"20{cy}")
     if name == "dec":  # the 1990s, the 90s
         start = int(g["full"]) if g["full"] else (1900 if int(g["short"]) >= 30 else 2000) + int(g["short"])
         return DateHit("daterange", m.start(), m.end(), f"{start:04d}/{start + 10:04d}")
@@ -410,7 +431,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             first = add_months(today.replace(day=1), k)
             d = _safe_date(first.year, first.month, day)
             if d is not None and d.weekday() == target and (k or d >= today):
-                return DateHit("date", m.start(), m.end(), d.isoformat())
+                return _with_time(m, d)
         return None
     if name == "md":  # on 6/4, friday 5/12: month/day after a word that announces a date
         d = _safe_date(today.year, int(g["a"]), int(g["b"]))
@@ -419,8 +440,12 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         start = today.year // 10 * 10 + 10 * {"next": 1, "coming": 1, "last": -1, "previous": -1, "past": -1}.get(
             g["which"].lower(), 0)
         return DateHit("daterange", m.start(), m.end(), f"{start:04d}/{start + 10:04d}")
-    if name == "later":  # later this week: from today to the end of the week
+    if name == "later":  # later this week: from today to the end of the week; earlier: from its start
         unit = g["u"].lower()
+        if g["el"].lower() == "earlier":
+            first = (today - timedelta(days=today.weekday()) if unit == "week" else today.replace(day=1)
+                     if unit == "month" else date(today.year, 1, 1))
+            return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{today.isoformat()}")
         if unit == "week":
             end = today - timedelta(days=today.weekday()) + timedelta(days=7)
         elif unit == "month":
@@ -656,6 +681,11 @@ def _with_time(m: re.Match[str], d: date | None) -> DateHit | None:
     if d is None:
         return None
     t = _clock(m)
+    g = m.groupdict()
+    if t is None and g.get("th") is not None and g.get("tm") is None \
+            and re.search(r"\bat\s+$", m.string[m.start():m.start("th")], re.IGNORECASE) \
+            and not re.match(r"\s*(?:[-–~]|to\b|until\b|till\b)", m.string[m.end():], re.IGNORECASE):
+        t = f"{int(g['th']):02d}:00:00"  # friday 23 at 4: a bare hour after "at" follows a date
     if t is None:
         end = m.start("th") if m.groupdict().get("th") is not None else m.end()
         text_end = end

@@ -55,7 +55,7 @@ HOLIDAY_ZH_RE = re.compile(
     rf"(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)?(?:的)?(?P<name>{_ZH_NAMES})"
 )
 HOLIDAY_EN_RE = re.compile(
-    rf"\b(?:(?P<rel>this|next|last)\s+(?:year'?s\s+)?)?(?P<name>{_EN_NAMES})\b"
+    rf"\b(?:(?P<rel>this|next|last)\s+(?P<ys>year'?s\s+)?)?(?P<name>{_EN_NAMES})\b"
     r"(?:\s+(?:of\s+)?(?:(?P<y>\d{4})\b|(?P<rel2>this|next|last)\s+year\b))?",
     re.IGNORECASE,
 )
@@ -124,6 +124,9 @@ def find_holidays(folded: str, ref: datetime) -> Iterator[DateHit]:
         for m in HOLIDAY_EN_RE.finditer(folded):
             rel = m.group("rel") or m.group("rel2")
             year = int(m.group("y")) if m.group("y") else ref.year + _REL_EN[rel.lower()] if rel else None
+            if m.group("rel") and m.group("rel").lower() == "last" and not m.group("ys") and not m.group("y"):
+                last = _on(m.group("name"), ref.year)  # last easter: the most recent one, this year's once past
+                year = ref.year if last is not None and last < ref.date() else ref.year - 1
             hit = _hit(m, m.group("name"), year, ref)
             if hit is not None:
                 yield hit

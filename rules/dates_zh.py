@@ -7,11 +7,11 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
-from ._date_types import DateHit, add_months, week_of
+from ._date_types import DateHit, add_durations, add_months, week_of
 from ._zh_time_words import REL_YEAR, UNIT_CODES, alternation, zh_int
 from .numbers import parse_number
 
-__all__ = ["find_zh"]
+__all__ = ["DATETIME_RE", "DATE_ANCHOR", "DURATION_ANCHOR", "DURATION_RE", "find_zh"]
 
 _C = "零〇○一二两兩三四五六七八九十"
 _REL_DAY = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚": -1, "昨夜": -1, "今天": 0, "今日": 0,
@@ -34,7 +34,6 @@ _PERIOD_RANGE = {"早上": (8, 12), "早晨": (8, 12), "早间": (8, 12), "上�
 _PM = ("下午", "午后", "傍晚", "晚上", "晚间", "晚", "夜里", "夜间", "今晚", "明晚", "昨晚", "昨夜")
 _WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "1": 0, "2": 1, "3": 2,
             "4": 3, "5": 4, "6": 5, "7": 6}
-
 
 
 _DATE = (
@@ -68,14 +67,49 @@ DURATION_RE = re.compile(
 )
 
 
+#: A character (or ``3:30``) every dated or timed match holds: each optional part of the grammar
+#: that yields a value ends in one. On text without any, the grammar (all of whose parts are
+#: optional, so it is tried at every digit and numeral) is skipped whole.
+DATE_ANCHOR = re.compile(r"[年月日号號天晚晨早夜午周星礼禮週初廿点點时時]|\d:\d")
+#: The same for durations: a unit of time.
+DURATION_ANCHOR = re.compile(r"[年月周星礼禮週天时時钟鐘分秒]")
+
+
 def find_zh(folded: str, ref: datetime) -> Iterator[DateHit]:
+    if DATE_ANCHOR.search(folded):
+        yield from _dated(folded, ref)
+    if DURATION_ANCHOR.search(folded):
+        yield from _durations(folded, ref)
+
+
+def _dated(folded: str, ref: datetime) -> Iterator[DateHit]:
     for m in DATETIME_RE.finditer(folded):
         if m.end() == m.start():
             continue
         hit = _datetime_hit(m, ref)
         if hit is not None:
             yield hit
-    yield from _durations(folded, ref)
+
+
+#: What may follow a bare ``12号`` that is a day: a word of going, meeting or time (``我12号去``,
+#: ``12号之前``, ``12号下午``); a noun (``3号楼``, ``12号线``, ``5号选手``) makes it a label, and a
+#: ``12号`` standing alone is no date either (the Recognizers-Text model specs list it as a negative).
+_BARE_DAY_NEXT = re.compile(r"[去来回走见出]|[到至]\s*(?:[12]?\d|3[01])\s*[号號]|之?前|之?后|以[前后]"
+                            r"|上午|下午|晚上|早上|中午|凌晨|开始|截止")
+#: ... or what may come before it: a word that announces a day (``到12号``, ``于5号``, ``从3号``).
+_BARE_DAY_PREV = re.compile(r"(?:到|至|于|从|截止|直到)$")
+#: A label that names a number (``房间号是``, ``编号：``): what follows is that number, not a day.
+_LABEL_BEFORE = re.compile(r"[号號]\s*[是为:：]?\s*$")
+
+
+def _bare_day(m: re.Match[str]) -> bool:
+    """A ``12号`` with no month is a day of this month when what surrounds it reads as a date."""
+    start, end = m.start("dp"), m.end("dp")
+    before = m.string[start - 1:start] if start else ""
+    label = _LABEL_BEFORE.search(m.string, max(0, start - 4), start) is not None  # 房间号是12号
+    return m.group("dp").endswith(("号", "號")) and before not in ("第", "#") and not label \
+        and not (before.isascii() and before.isalnum()) \
+        and (_BARE_DAY_NEXT.match(m.string, end) is not None or _BARE_DAY_PREV.search(m.string, 0, start) is not None)
 
 
 def _datetime_hit(m: re.Match[str], ref: datetime) -> DateHit | None:
@@ -182,7 +216,7 @@ def _date_part(g: dict[str, str | None], ref: datetime, m: re.Match[str]) -> tup
         day = zh_int(g["d2"].replace("廿", "二十"))
     if g["d"]:
         day = zh_int(g["d"])
-        if month is None and not (m.group("dp") or "").endswith("日"):
+        if month is None and not (m.group("dp") or "").endswith("日") and not _bare_day(m):
             return None, ""  # a bare "12号" is too often a room or a size
     if year is None and month is None and day is None:
         return None, ""
@@ -211,28 +245,13 @@ def _durations(folded: str, ref: datetime) -> Iterator[DateHit]:
     for hit in _single_durations(folded, ref):
         if pending is not None and hit.type == pending.type == "duration" \
                 and folded[pending.end:hit.start].strip() in ("", "又", "零"):
-            pending = DateHit("duration", pending.start, hit.end, _add_durations(pending.value, hit.value))
+            pending = DateHit("duration", pending.start, hit.end, add_durations(pending.value, hit.value))
             continue
         if pending is not None:
             yield pending
         pending = hit
     if pending is not None:
         yield pending
-
-
-_PARTS = re.compile(r"P(?:([\d.]+)Y)?(?:([\d.]+)M)?(?:([\d.]+)W)?(?:([\d.]+)D)?"
-                    r"(?:T(?:([\d.]+)H)?(?:([\d.]+)M)?(?:([\d.]+)S)?)?")
-
-
-def _add_durations(a: str, b: str) -> str:
-    pa, pb = _PARTS.fullmatch(a), _PARTS.fullmatch(b)
-    if not pa or not pb:
-        return a
-    parts = [float(x or 0) + float(y or 0) for x, y in zip(pa.groups(), pb.groups(), strict=True)]
-    fmt = [str(int(v)) if v == int(v) else str(v) for v in parts]
-    date_part = "".join(f"{v}{u}" for v, u, raw in zip(fmt[:4], "YMWD", parts[:4], strict=True) if raw)
-    time_part = "".join(f"{v}{u}" for v, u, raw in zip(fmt[4:], "HMS", parts[4:], strict=True) if raw)
-    return "P" + date_part + ("T" + time_part if time_part else "")
 
 
 def _single_durations(folded: str, ref: datetime) -> Iterator[DateHit]:

@@ -13,7 +13,7 @@ from datetime import date, datetime, timedelta
 from ._date_types import DateHit, add_months
 from ._zh_time_words import REL_YEAR, UNIT_CODES, alternation, zh_int
 
-__all__ = ["find_periods"]
+__all__ = ["GATES", "find_periods"]
 
 YEAR_RANGE_RE = re.compile(
     r"(?:(?<!\d)|(?P<from>从|自))(?P<a>(?:1[5-9]|20)\d{2})\s*(?:-|—|~|～|到|至)\s*(?P<b>(?:1[5-9]|20)\d{2})"
@@ -196,51 +196,65 @@ def _last_n_weeks(m: re.Match[str], ref: datetime) -> DateHit | None:
     return DateHit("daterange", m.start(), m.end(), f"{(end - timedelta(weeks=n)).isoformat()}/{end.isoformat()}")
 
 
+#: A character every match of the pattern contains: a pattern runs only on text that has one of
+#: its characters (a set lookup), not tried at every position of every text.
+GATES: dict[re.Pattern[str], str] = {
+    FIRST_N_RE: "前", _LAST_N_RE: "最", SET_RE: "每", WEEKDAY_SET_RE: "每",
+    WINDOW_RE: "天周週星月年时時分", YEAR_RANGE_RE: "0123456789", _HALF_RE: "半", QUARTER_RE: "季",
+    WEEKEND_RE: "末", DECADE_RE: "代", MONTH_WEEK_RE: "月", NTH_RE: "第",
+}
+
+
+def _finditer(rx: re.Pattern[str], folded: str) -> Iterator[re.Match[str]]:
+    if any(ch in folded for ch in GATES[rx]):
+        yield from rx.finditer(folded)
+
+
 def find_periods(folded: str, ref: datetime) -> Iterator[DateHit]:
     """Every worded period in ``folded``."""
-    for m in FIRST_N_RE.finditer(folded):
+    for m in _finditer(FIRST_N_RE, folded):
         hit = _first_n(m, ref)
         if hit:
             yield hit
-    for m in _LAST_N_RE.finditer(folded):
+    for m in _finditer(_LAST_N_RE, folded):
         hit = _last_n_weeks(m, ref)
         if hit:
             yield hit
-    for m in SET_RE.finditer(folded):
+    for m in _finditer(SET_RE, folded):
         yield DateHit("set", m.start(), m.end(), "R/" + _SET_CODE[m.group("u")])
-    for m in WEEKDAY_SET_RE.finditer(folded):
+    for m in _finditer(WEEKDAY_SET_RE, folded):
         wd = m.group("wd")
         yield DateHit("set", m.start(), m.end(), f"R/XXXX-WXX-{_WEEKDAY_NO.get(wd, wd)}")
-    for m in WINDOW_RE.finditer(folded):
+    for m in _finditer(WINDOW_RE, folded):
         hit = _window(m, ref)
         if hit:
             yield hit
-    for m in YEAR_RANGE_RE.finditer(folded):
+    for m in _finditer(YEAR_RANGE_RE, folded):
         yield DateHit("daterange", m.start(), m.end(), f"{m.group('a')}/{m.group('b')}")
-    for m in _HALF_RE.finditer(folded):
+    for m in _finditer(_HALF_RE, folded):
         hit = _half(m, ref)
         if hit:
             yield hit
-    for m in QUARTER_RE.finditer(folded):
+    for m in _finditer(QUARTER_RE, folded):
         year = ref.year + REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y") or ref.year)
         q = zh_int(m.group("n")) or 1
         start, end = date(year, 3 * q - 2, 1), add_months(date(year, 3 * q - 2, 1), 3)
         yield DateHit("daterange", m.start(), m.end(), f"{start.isoformat()}/{end.isoformat()}")
-    for m in WEEKEND_RE.finditer(folded):
+    for m in _finditer(WEEKEND_RE, folded):
         today = ref.date()
         shift = _WEEK_SHIFT.get(m.group("wk") or "", 0)
         saturday = today - timedelta(days=today.weekday()) + timedelta(days=5, weeks=shift)
         monday = saturday + timedelta(days=2)
         yield DateHit("daterange", m.start(), m.end(), f"{saturday.isoformat()}/{monday.isoformat()}")
-    for m in DECADE_RE.finditer(folded):
+    for m in _finditer(DECADE_RE, folded):
         hit = _decade(m, ref)
         if hit:
             yield hit
-    for m in MONTH_WEEK_RE.finditer(folded):
+    for m in _finditer(MONTH_WEEK_RE, folded):
         hit = _month_week(m, ref)
         if hit:
             yield hit
-    for m in NTH_RE.finditer(folded):
+    for m in _finditer(NTH_RE, folded):
         hit = _nth(m, ref)
         if hit:
             yield hit

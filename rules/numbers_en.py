@@ -18,11 +18,12 @@ from text_to_num import find_numbers as _t2n_find
 
 from ._types import Entity, format_decimal
 
-__all__ = ["WordNumber", "find_word_number_entities", "find_word_numbers"]
+__all__ = ["SCALED_CHAIN_RE", "WordNumber", "find_word_number_entities", "find_word_numbers"]
 
 #: A word token; ``ninety - five`` / ``five - eighths`` (a hyphen spaced out) is one word as ``ninety-five``.
 _TOKEN = re.compile(r"[A-Za-z]+(?:[ ]?-[ ]?[A-Za-z]+)*|\d+(?:\.\d+)?|\S")
 #: Cheap gate: the text has at least one English number word.
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
 _HAS_WORD = re.compile(
     r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty"
     r"|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozens?|half|quarter|over)", re.I)
@@ -72,6 +73,15 @@ SCALED_RE = re.compile(
     r"(?<![\w.,])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)[ ]?"
     r"(?P<s>(?i:hundred|thousand|million|billion|trillion|mil|mln|bln|bn|tln|crore|lakh)|[kKMB]|(?<=\d)b)(?![\w])"
 )
+_NO_SCALE = r"[\w.,]|[ ]+(?i:hundred|thousand|million|billion)"
+#: Digits with scale words in a chain: ``4 thousand 3 hundred and 21``, ``2 million 500 thousand``.
+SCALED_CHAIN_RE = re.compile(
+    r"(?<![\w.,])\d{1,3}[ ]+(?i:thousand|million|billion)"
+    r"(?:(?:[ ]+(?i:and[ ]+)?\d{1,3}[ ]+(?i:hundred|thousand|million))+"
+    r"(?:[ ]+(?i:and[ ]+)?\d{1,3}(?!" + _NO_SCALE + r"))?"
+    r"|[ ]+(?i:and)[ ]+\d{1,3}(?!" + _NO_SCALE + r"))"
+)
+_CHAIN_PART = re.compile(r"(\d+)(?:[ ]+([a-z]+))?", re.IGNORECASE)
 _SCALE = {"hundred": 10**2, "thousand": 10**3, "k": 10**3, "million": 10**6, "mil": 10**6, "mln": 10**6,
           "m": 10**6, "billion": 10**9, "bln": 10**9, "bn": 10**9, "b": 10**9, "trillion": 10**12, "tln": 10**12,
           "crore": 10**7, "lakh": 10**5}
@@ -138,13 +148,31 @@ def _whole_and_numerator(words: list[str]) -> tuple[Decimal, Decimal] | None:
     return whole[0][2], numerator[0][2]
 
 
+def _chain_value(text: str) -> Decimal | None:
+    """``4 thousand 3 hundred and 21`` → 4321; None unless each scale is smaller than the one before
+    (``3 thousand 2 million`` is two numbers) and each count is below the scale above it."""
+    total, last = 0, None
+    for count, scale in _CHAIN_PART.findall(re.sub(r"(?i)\band\b", " ", text)):
+        unit = _SCALE[scale.lower()] if scale else 1
+        if last is not None and (unit >= last or int(count) * unit >= last):
+            return None
+        total, last = total + int(count) * unit, unit
+    return Decimal(total)
+
+
 def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber]:
     """Every number written (at least partly) in English words in ``folded``, as one span each.
 
     ``lone_one``: keep a ``one`` standing alone (money does: "one dollar", "and one cent").
     """
+    if not _ASCII_LETTER.search(folded):
+        return []  # every form needs a word or a scale letter (``3k``): Chinese text skips them all
     out = [WordNumber(m.start(), m.end(), Decimal(m.group("n").replace(",", "")) * _SCALE[m.group("s").lower()])
            for m in SCALED_RE.finditer(folded)]
+    for m in SCALED_CHAIN_RE.finditer(folded):
+        value = _chain_value(m.group())
+        if value is not None:
+            out.append(WordNumber(m.start(), m.end(), value))
     if not _HAS_WORD.search(folded):
         return out
     spans = [span for m in _TOKEN.finditer(folded) for span in _split_fraction_word(m)]

@@ -37,7 +37,7 @@ ID_CARD_RE = re.compile(
     r"(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9A-Za-z])"
 )
 ORDER_RE = re.compile(
-    r"(?:order|invoice|ticket|case|ref(?:erence)?|tracking|booking|contract|po|订单|訂單|单号|單號|编号|編號|"
+    r"(?:(?<![A-Za-z])(?:order|invoice|ticket|case|ref(?:erence)?|tracking|booking|contract|po)|订单|訂單|单号|單號|编号|編號|"
     r"合同号|发票号|運單|运单|快递单|工单|流水号|交易号|申请号)"
     r"[ \t]*(?:no\.?|number|num|#|id|号|號|编号)?[ \t]*[:：#]?[ \t]*"
     r"(?P<id>[A-Za-z0-9][A-Za-z0-9\-_/]{2,40})",

@@ -536,3 +536,180 @@ def test_english_offsets_from_a_named_day_spans_from_a_time_decades_and_the_rest
 
 def test_a_time_and_a_week_are_not_a_range() -> None:
     assert found("Race - 3pm - this week", "time") == [("time", "3pm", "15:00:00")]
+
+
+# -- English: third round (constructions named from the misses of half a) ----------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("We met on 07/04/51.", "07/04/51", "1951-07-04"), ("Due 12/31/2025.", "12/31/2025", "2025-12-31"),
+])
+def test_a_numeric_date_ends_before_a_sentence_full_stop(text: str, span: str, value: str) -> None:
+    assert ("date", span, value) in found(text, "date")
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("paid $30 March 3", "March 3", "2024-03-03"), ("total 1,204.15 May 2020", "May 2020", "2020-05"),
+])
+def test_the_tail_of_an_amount_or_a_decimal_is_no_day_of_the_month(text: str, span: str, value: str) -> None:
+    assert ("date", span, value) in found(text, "date")
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("from march in 2011 to may in 2012", "2011-03/2012-05"),
+    ("4 july in 2021 to 9 july in 2022", "2021-07-04/2022-07-09"),
+])
+def test_a_month_or_day_names_its_year_after_in(text: str, value: str) -> None:
+    assert found(text) == [("daterange", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("monday 17 at 9", "2024-06-17T09:00:00"), ("june 20 at 5", "2024-06-20T05:00:00"),
+])
+def test_a_bare_hour_after_at_follows_its_date(text: str, value: str) -> None:
+    assert found(text) == [("datetime", text, value)]
+
+
+def test_a_bare_hour_that_opens_a_range_keeps_the_range_meridiem() -> None:
+    assert found("june 20 at 4 - 5:30 pm", "daterange") == [
+        ("daterange", "june 20 at 4 - 5:30 pm", "2024-06-20T16:00:00/2024-06-20T17:30:00")]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("from 6 in the morning until 2pm", "06:00:00/14:00:00"), ("from May 3 through May 9", "2024-05-03/2024-05-09"),
+    ("June 1 till June 4", "2024-06-01/2024-06-04"),
+])
+def test_ranges_joined_by_until_till_or_through(text: str, value: str) -> None:
+    assert [v for _, _, v in found(text)] == [value]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("on 3/5/2019 or later", "3/5/2019 or later", "2019-03-05/.."),
+    ("by 5/3/2019 and earlier", "5/3/2019 and earlier", "../2019-05-03"),
+    ("as early as next month", "as early as next month", "2024-07/.."),
+    ("as late as 9:30 pm", "as late as 9:30 pm", "../21:30:00"),
+    ("after about 4pm", "after about 4pm", "16:00:00/.."),
+])
+def test_open_ranges_by_and_later_as_early_as_and_around(text: str, span: str, value: str) -> None:
+    assert (span, value) in [(t, v) for _, t, v in found(text)]
+
+
+def test_and_before_another_point_is_no_open_range() -> None:
+    assert all(v != "../2010" for _, _, v in found("sales after 2010 and before 2018"))
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("the 19th century", "1800/1900"), ("the 1st century", "0000/0100"), ("21st century", "2000/2100"),
+])
+def test_an_ordinal_century_is_its_hundred_years(text: str, value: str) -> None:
+    assert found(text) == [("daterange", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [("cy 2012", "2012"), ("cy21", "2021"), ("calendar year 1999", "1999")])
+def test_a_calendar_year_is_that_year(text: str, value: str) -> None:
+    assert found(text) == [("date", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("earlier this week", "2024-06-10/2024-06-12"), ("earlier this year", "2024-01-01/2024-06-12"),
+])
+def test_earlier_in_a_period_runs_from_its_start_to_today(text: str, value: str) -> None:
+    assert found(text) == [("daterange", text, value)]
+
+
+def test_tonite_is_tonight() -> None:
+    assert [v for _, _, v in found("see you tonite")] == [v for _, _, v in found("see you tonight")] != []
+
+
+def test_an_order_keyword_inside_a_word_names_no_order() -> None:
+    assert found("sales_report-2002-10-09.xlsx") == [("date", "2002-10-09", "2002-10-09")]
+    assert ("order_id", "PO-2291", "PO-2291") in found("see PO-2291")
+
+
+# -- Chinese: third round ---------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span"), [
+    ("我们20号见", "20号"), ("5号之前交", "5号之前"), ("3号下午两点", "3号下午两点"), ("截止到12号", "截止到12号"),
+    ("12号到15号", "12号到15号"),
+])
+def test_a_bare_day_number_with_hao_is_a_day_of_this_month(text: str, span: str) -> None:
+    assert [t for _, t, _ in found(text, "date", "datetime", "daterange")] == [span]
+
+
+@pytest.mark.parametrize("text", ["12号", "3号楼", "12号线", "5号选手", "房间号是12号", "A12号", "第12号"])
+def test_a_numbered_thing_is_no_day(text: str) -> None:
+    assert found(text, "date", "datetime", "daterange") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("2010年之后2018年之前", "2010/2018"), ("3月5日以后且4月1日以前", "2024-03-05/2024-04-01"),
+])
+def test_after_one_point_and_before_another_is_one_range(text: str, value: str) -> None:
+    assert found(text) == [("daterange", text, value)]
+
+
+def test_two_open_ranges_listed_with_a_comma_stay_two() -> None:
+    assert [v for _, _, v in found("2010年1月1日或之后、2011年1月8日之前")] == ["2010-01-01/..", "../2011-01-08"]
+
+
+@pytest.mark.parametrize(("text", "value"), [("你27-7-3有空吗", "2027-07-03"), ("on 24-6-15", "2024-06-15")])
+def test_a_hyphened_date_with_a_two_digit_year_first(text: str, value: str) -> None:
+    assert [v for t, _, v in found(text) if t == "date"] == [value]
+
+
+def test_a_count_of_three_small_numbers_is_no_date() -> None:
+    assert found("3-2-1", "date") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("4 thousand 3 hundred and 21", "4321"), ("2 million 500 thousand", "2500000"), ("7 thousand and 9", "7009"),
+])
+def test_digits_with_falling_scale_words_are_one_number(text: str, value: str) -> None:
+    assert found(text, "number") == [("number", text, value)]
+
+
+def test_a_rising_scale_starts_a_new_number() -> None:
+    assert [v for _, _, v in found("3 thousand 2 million", "number")] == ["3000", "2000000"]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("last easter", "2024-03-31"), ("last christmas", "2023-12-25"), ("last year's easter", "2023-04-09"),
+])
+def test_last_holiday_is_the_most_recent_one_and_last_years_is_last_years(text: str, value: str) -> None:
+    assert found(text) == [("date", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("between now and August 1st", "2024-06-12/2024-08-01"), ("between May 2023 and now", "2023-05/2024-06-12"),
+    ("between 9am and 11am", "09:00:00/11:00:00"),
+])
+def test_between_a_and_b_is_one_range_and_now_is_today(text: str, value: str) -> None:
+    assert [v for _, _, v in found(text)] == [value]
+
+
+def test_and_without_between_lists_two_points() -> None:
+    assert [t for t, _, _ in found("on June 3 and June 9")] == ["date", "date"]
+
+
+def test_this_calendar_year_is_this_year() -> None:
+    assert [v for _, _, v in found("this calendar year")] == [v for _, _, v in found("this year")] != []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("20 min past eight in the evening", "20:20:00"), ("half past six in the morning", "06:30:00"),
+])
+def test_a_clock_time_takes_its_part_of_the_day_after_it(text: str, value: str) -> None:
+    assert found(text) == [("time", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("for 3 hours 30 minutes", "3 hours 30 minutes", "PT3H30M"),
+    ("2 years, 1 month and 21 days", "2 years, 1 month and 21 days", "P2Y1M21D"),
+])
+def test_a_duration_written_in_parts_is_one_duration(text: str, span: str, value: str) -> None:
+    assert found(text) == [("duration", span, value)]
+
+
+def test_two_durations_of_one_unit_stay_two() -> None:
+    assert [v for _, _, v in found("3 hours 2 hours")] == ["PT3H", "PT2H"]
+
+
+def test_a_time_for_a_duration_in_parts_is_the_range_it_covers() -> None:
+    assert [v for _, _, v in found("from 10 am for 3 hours 30 minutes")] == ["10:00:00/13:30:00"]

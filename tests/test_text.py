@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from lastline import is_cjk_dominant, language_of, normalize_text, text_hash
+from lastline.text import CJK_CHARS, cjk_ratio
 
 
 @pytest.mark.parametrize(
@@ -65,3 +68,10 @@ def test_text_hash_is_stable_hex() -> None:
 def test_language_of_follows_the_dominant_script(text: str, lang: str) -> None:
     assert language_of(text) == lang
     assert is_cjk_dominant(text) == (lang == "zh")
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8")) | st.text(alphabet="中文かな한글 abcÀ1２_²,。"))
+def test_cjk_ratio_is_the_share_of_cjk_among_letters(text: str) -> None:
+    letters = [ch for ch in text if re.fullmatch(r"[^\W\d_]", ch)]
+    cjk = [ch for ch in letters if re.fullmatch(f"[{CJK_CHARS}]", ch)]
+    assert cjk_ratio(text) == (len(cjk) / len(letters) if letters else 0.0)
