@@ -62,9 +62,9 @@ class KnowledgeBase:
         english_embedder: Embedder | None = None, store: KBStore | None = None, background_spaces: bool = False,
     ) -> None:
         self.storage = storage
-        self.store: KBStore = store if store is not None else open_kb_store(storage)
-        self.embedder = embedder
         self.config = config or KBConfig()
+        self.store: KBStore = store if store is not None else open_kb_store(storage, ann=self.config.ann)
+        self.embedder = embedder
         if self.config.segmenter not in SEGMENTERS:
             raise InvalidInput(f"segmenter: choose one of {', '.join(SEGMENTERS)}")
         self.spaces: list[tuple[VectorSpace, Embedder]] = [(PRIMARY, embedder)]
