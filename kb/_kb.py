@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lastline.embedding import Embedder
+from lastline.encoder_pool import EncoderPool
 from lastline.envelope import Answer
 from lastline.errors import InvalidInput
 from lastline.postgres import PostgresStorage
@@ -142,11 +143,24 @@ class KnowledgeBase:
 
     def ingest(
         self, path: str | Path, *, tenant: str = "default", collection: str = "default", sync: bool = False,
-        progress: Progress | None = None,
+        progress: Progress | None = None, workers: int = 1,
     ) -> IngestReport:
-        """Ingest a file or folder incrementally (see :mod:`lastline.kb._ingest`)."""
-        return ingest_path(path, store=self.store, indexer=self.indexer, tenant=tenant, collection=collection,
-                           sync=sync, progress=progress)
+        """Ingest a file or folder incrementally (see :mod:`lastline.kb._ingest`).
+
+        ``workers > 1`` encodes the write-time spaces in that many processes, each with its own copy
+        of the model (:class:`~lastline.encoder_pool.EncoderPool`): one per core for a bulk ingest.
+        """
+        pools = [] if workers <= 1 else [
+            (index.space.name, EncoderPool(embedder.name, workers, model_id=embedder.model_id))
+            for index, embedder in self.indexer.spaces]
+        self.indexer.pools.update(pools)
+        try:
+            return ingest_path(path, store=self.store, indexer=self.indexer, tenant=tenant, collection=collection,
+                               sync=sync, progress=progress)
+        finally:
+            for name, pool in pools:
+                self.indexer.pools.pop(name, None)
+                pool.close()
 
     def add_document(
         self, *, tenant: str = "default", title: str, text: str, source: str | None = None,

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from lastline.embedding import Embedder, encode_distinct
+from lastline.encoder_pool import EncoderPool
 from lastline.errors import InvalidInput
 from lastline.text import language_of
 
@@ -49,6 +50,8 @@ class Indexer:
         self.config = config
         self.spaces = list(spaces)
         self.after_write = after_write  # called with the written chunks' languages (background spaces)
+        #: Per space name, a pool of worker processes that encodes instead of ``embedder`` (bulk ingest).
+        self.pools: dict[str, EncoderPool] = {}
 
     def plan(
         self, doc_id: str, document: ParsedDocument, digest: str, source: str | None
@@ -81,7 +84,10 @@ class Indexer:
         vectors: dict[VectorSpace, tuple[list[int], np.ndarray]] = {}
         for index, embedder in self.spaces:
             positions = [i for i, lang in enumerate(languages) if index.space.holds_language(lang)]
-            vectors[index.space] = (positions, encode_sorted(embedder, [texts[i] for i in positions]))
+            held = [texts[i] for i in positions]
+            pool = self.pools.get(index.space.name)
+            vectors[index.space] = (positions, pool.encode(held) if pool is not None and held
+                                    else encode_sorted(embedder, held))
         written = len(self.store.write(tenant, collection, writes, vectors))
         if self.after_write is not None and languages:
             self.after_write(languages)
