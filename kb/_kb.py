@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from lastline.embedding import Embedder
-from lastline.encoder_pool import EncoderPool
 from lastline.envelope import Answer
 from lastline.errors import InvalidInput
 from lastline.postgres import PostgresStorage
@@ -150,17 +149,12 @@ class KnowledgeBase:
         ``workers > 1`` encodes the write-time spaces in that many processes, each with its own copy
         of the model (:class:`~lastline.encoder_pool.EncoderPool`): one per core for a bulk ingest.
         """
-        pools = [] if workers <= 1 else [
-            (index.space.name, EncoderPool(embedder.name, workers, model_id=embedder.model_id))
-            for index, embedder in self.indexer.spaces]
-        self.indexer.pools.update(pools)
+        self.indexer.workers = workers
         try:
             return ingest_path(path, store=self.store, indexer=self.indexer, tenant=tenant, collection=collection,
                                sync=sync, progress=progress)
         finally:
-            for name, pool in pools:
-                self.indexer.pools.pop(name, None)
-                pool.close()
+            self.indexer.close_pools()
 
     def add_document(
         self, *, tenant: str = "default", title: str, text: str, source: str | None = None,

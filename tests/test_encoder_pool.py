@@ -11,6 +11,7 @@ from lastline import Embedder, ModelUnavailable, SQLiteStorage
 from lastline.encoder_pool import EncoderPool
 from lastline.kb import KnowledgeBase
 from lastline.kb._spaces import PRIMARY
+from lastline.kb._writer import POOL_MIN_TEXTS
 
 TEXTS = [
     "How do I reset my password?",
@@ -39,14 +40,21 @@ def test_a_pool_of_another_model_refuses_to_start() -> None:
 def test_ingest_with_workers_stores_the_same_vectors(embedder: Embedder, tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()
-    for i, text in enumerate(TEXTS):
+    notes = [f"{TEXTS[i % len(TEXTS)]} (note {i})" for i in range(POOL_MIN_TEXTS + 6)]  # one batch: pooled
+    for i, text in enumerate(notes):
         (folder / f"{i}.md").write_text(f"# Note {i}\n\n{text}\n", encoding="utf-8")
     stored = []
     for workers in (1, 2):
         kb = KnowledgeBase(SQLiteStorage(tmp_path / f"w{workers}.db"), embedder)
-        report = kb.ingest(folder, workers=workers)
-        assert report.chunks == len(TEXTS)
-        assert kb.indexer.pools == {}  # the pool lives only as long as the ingest
+        pooled: set[int] = set()
+
+        def watch(done: int, total: int, source: str, kb: KnowledgeBase = kb, pooled: set[int] = pooled) -> None:
+            pooled.update(p.workers for p in kb.indexer.pools.values())
+
+        report = kb.ingest(folder, workers=workers, progress=watch)
+        assert report.chunks == len(notes)
+        assert pooled == ({2} if workers == 2 else set())  # the batch was encoded by the pool's workers
+        assert (kb.indexer.workers, kb.indexer.pools) == (1, {})  # and they ended with the ingest
         index = kb.store.vector_index(PRIMARY)
         ids, matrix, _, _ = index.vectors()  # type: ignore[attr-defined]
         keys = kb.store.chunk_keys("default")
