@@ -80,8 +80,13 @@ def docs_ranked(scores: dict[int, float], doc_of: dict[int, str]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--variants", nargs="+", default=[f"{n}:{c}" if c else n for n, c in VARIANTS],
+                        help="model[:sentences|:N chars], e.g. use use:sentences use:256 use-onnx (the first is the"
+                        " reference for cosine agreement)")
     parser.add_argument("--write", action="store_true", help="replace this script's section of docs/benchmarks.md")
     args = parser.parse_args()
+    variants = [(v.split(":")[0], None if ":" not in v else (lambda c: int(c) if c.isdigit() else c)(
+        v.split(":", 1)[1])) for v in args.variants]
     queries, qrels, rows = subset(args.queries)
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
@@ -103,7 +108,7 @@ def main() -> None:
                    for q, t in queries.items()}
         reference: np.ndarray | None = None
         table = []
-        for name, limit in VARIANTS:
+        for name, limit in variants:
             model = use if name == "use" else Embedder(name, 1)
             model.load()
             cut = [t[:limit] if isinstance(limit, int) else t for t in texts]
@@ -134,7 +139,7 @@ def main() -> None:
     lines = [
         "## Knowledge base: default-space model choices (SciFact subset)",
         "",
-        f"`python bench/kb_embed_choices.py --queries {args.queries}`. Machine: {machine()}; load average"
+        f"`python bench/kb_embed_choices.py --queries {args.queries} --variants {' '.join(args.variants)}`. Machine: {machine()}; load average"
         f" {load_before[0]:.1f} before, {load_after[0]:.1f} after (shared machine: rates are pessimistic, read"
         " them as ratios within the table). Subset: "
         f"{len(queries)} SciFact training queries, {len(rows)} abstracts ({len(rowids)} chunks), half of them"

@@ -69,7 +69,7 @@ class AnnConfig:
     threshold: int = 20_000
     m: int = 16
     ef_construction: int = 64
-    ef_search: int = 128
+    ef_search: int = 256
     exact_limit: int = 10_000
     rebuild_fraction: float = 0.1
     recheck_s: float = 30.0
