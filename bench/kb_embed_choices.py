@@ -139,7 +139,8 @@ def main() -> None:
     lines = [
         "## Knowledge base: default-space model choices (SciFact subset)",
         "",
-        f"`python bench/kb_embed_choices.py --queries {args.queries} --variants {' '.join(args.variants)}`. Machine: {machine()}; load average"
+        f"`python bench/kb_embed_choices.py --queries {args.queries} --variants {' '.join(args.variants)}`."
+        f" Machine: {machine()}; load average"
         f" {load_before[0]:.1f} before, {load_after[0]:.1f} after (shared machine: rates are pessimistic, read"
         " them as ratios within the table). Subset: "
         f"{len(queries)} SciFact training queries, {len(rows)} abstracts ({len(rowids)} chunks), half of them"
