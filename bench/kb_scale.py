@@ -56,7 +56,7 @@ from lastline.kb._store import DocumentWrite
 from lastline.kb._writer import encode_sorted
 
 SECTION = "### Ingest speed and query latency (`bench/kb_scale.py`)"
-SCALE_SECTION = "### Approximate index: recall and latency at 100k and 1M chunks (`bench/kb_scale.py --scale`)"
+SCALE_SECTION = "### Approximate index: recall and latency at scale (`bench/kb_scale.py --scale`)"
 
 
 def sentences() -> list[str]:
