@@ -14,13 +14,26 @@ With the English space on (``--english-embedder minilm-onnx``, the service defau
 English chunk is embedded twice and every (English) query encodes twice and runs two kNN searches;
 ``--english-embedder none`` measures the KB without it.
 
+``--scale 100000 1000000`` measures the approximate index instead (its own section): chunks are
+written straight through the store with *synthetic* vectors, so that a million rows take minutes
+rather than days of encoding. Each chunk's text is two SciFact sentences drawn from a pool of
+``--pool`` sentences; its vector in each space is the normalized sum of those two sentences' real
+vectors (encoded once by that space's model) plus a little noise, so queries encoded by the real
+models meet vectors shaped like real ones. Every 10th chunk is in collection ``c0`` (a 10% filter)
+and every 200th is tagged ``rare`` (0.5%: exact). Per size: the HNSW build time and the resident
+memory it added (RAM per chunk, both spaces), recall@10 and recall@100 of each space's approximate
+list against the exact kNN over the same rows (unfiltered, collection ``c0``, tag ``rare``), and
+query latency per mode with the accelerator (and, at 100k, without it: the exact search before).
+
 Usage: python bench/kb_scale.py [--sizes 10000 100000] [--queries 200] [--embedder use]
                                [--english-embedder minilm-onnx|none] [--write]
+       python bench/kb_scale.py --scale 100000 1000000 [--queries 200] [--write]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import re
@@ -34,10 +47,16 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DATA, Section
 
-from lastline import get_embedder, open_storage
-from lastline.kb import KnowledgeBase
+from lastline import Embedder, get_embedder, open_storage
+from lastline.kb import Filters, KBConfig, KnowledgeBase, ParsedDocument, SQLiteKBStore, chunk_document
+from lastline.kb._ann import AnnConfig
+from lastline.kb._index_text import fts_text
+from lastline.kb._spaces import ENGLISH, PRIMARY
+from lastline.kb._store import DocumentWrite
+from lastline.kb._writer import encode_sorted
 
 SECTION = "### Ingest speed and query latency (`bench/kb_scale.py`)"
+SCALE_SECTION = "### Approximate index: recall and latency at scale (`bench/kb_scale.py --scale`)"
 
 
 def sentences() -> list[str]:
@@ -58,9 +77,197 @@ def write_corpus(path: Path, n: int, pool: list[str], rng: random.Random) -> Non
             handle.write(json.dumps({"_id": f"s{i}", "title": "", "text": texts[(i // repeat) % len(texts)]}) + "\n")
 
 
+def rss_mb() -> float:
+    """This process's resident memory (VmRSS), MB."""
+    line = next(ln for ln in Path("/proc/self/status").read_text().splitlines() if ln.startswith("VmRSS"))
+    return int(line.split()[1]) / 1024
+
+
+def percentiles(times: list[float]) -> tuple[float, float]:
+    return float(np.percentile(times, 50)), float(np.percentile(times, 99))
+
+
+def synthetic_store(path: Path, size: int, pool: list[str], models: list[tuple[object, Embedder]],
+                    rng: np.random.Generator) -> tuple[SQLiteKBStore, float]:
+    """``size`` chunks of two pool sentences each, with summed real sentence vectors; returns (store, seconds)."""
+    pooled = {space: encode_sorted(embedder, pool) for space, embedder in models}
+    store = SQLiteKBStore(open_storage(path), ann=AnnConfig(background=False))  # type: ignore[arg-type]
+    for space, embedder in models:
+        index = store.vector_index(space)  # type: ignore[arg-type]
+        index.reset(embedder.dim)
+    started = time.perf_counter()
+    batch = 2_000
+    for start in range(0, size, batch):
+        n = min(batch, size - start)
+        pairs = rng.integers(0, len(pool), size=(n, 2))
+        writes = []
+        for i, (a, b) in enumerate(pairs.tolist()):
+            number = start + i
+            document = ParsedDocument.plain(f"{pool[a]} {pool[b]}", "")
+            document.tags = ["rare"] if number % 200 == 0 else []
+            chunks = chunk_document(document)
+            writes.append(DocumentWrite(
+                doc_id=f"s{number}", document=document, content_hash=str(number), source=None, chunks=chunks[:1],
+                keyword_texts=[fts_text("doc", "", c.heading, c.text, "char") for c in chunks[:1]],
+                languages=["en"]))
+        vectors = {}
+        for space, _ in models:
+            matrix = pooled[space][pairs[:, 0]] + pooled[space][pairs[:, 1]]
+            matrix += 0.05 * rng.standard_normal(matrix.shape).astype(np.float32) / np.sqrt(matrix.shape[1])
+            matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+            vectors[space] = (list(range(n)), matrix.astype(np.float32))
+        # collections: every 10th chunk in c0, written as its own batch (a batch has one collection)
+        in_c0 = [i for i in range(n) if (start + i) % 10 == 0]
+        rest = [i for i in range(n) if (start + i) % 10 != 0]
+        for collection, members in (("c0", in_c0), ("rest", rest)):
+            store.write("bench", collection, [writes[i] for i in members],
+                        {space: (list(range(len(members))), m[members]) for space, (_, m) in vectors.items()})
+        if start and start % 100_000 == 0:
+            print(f"    wrote {start:,} chunks", file=sys.stderr)
+    seconds = time.perf_counter() - started
+    for space, embedder in models:
+        store.vector_index(space).mark_built(embedder.model_id)  # type: ignore[arg-type]
+    return store, seconds
+
+
+def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> None:
+    """The approximate index's rows: build time, RAM per chunk, recall against exact, latency per mode."""
+    rng = np.random.default_rng(11)
+    # Pool entries cut to ≤ 200 characters at a word boundary: a chunk of two is FAQ-sized, and each
+    # entry is encoded once per model (MiniLM reads long text slowly on a busy machine).
+    pool = [pool_all[i][:200].rsplit(" ", 1)[0]
+            for i in rng.choice(len(pool_all), size=min(args.pool, len(pool_all)), replace=False)]
+    embedder = get_embedder(args.embedder, 1)
+    embedder.load()
+    english = None if args.english_embedder == "none" else get_embedder(args.english_embedder, 1)
+    models: list[tuple[object, Embedder]] = [(PRIMARY, embedder)] + ([(ENGLISH, english)] if english else [])
+    filters = {"all": Filters(), "collection c0 (10%)": Filters(collections=["c0"]),
+               "tag rare (0.5%)": Filters(tags=["rare"])}
+    rows = []
+    with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
+        for size in args.scale:
+            print(f"  {size:,}: writing ({time.strftime('%H:%M:%S')})", file=sys.stderr)
+            store, write_s = synthetic_store(Path(tmp) / f"scale-{size}.db", size, pool, models, rng)
+            row: dict[str, object] = {"chunks": size, "write_per_s": size / write_s,
+                                      "db_mb": store.storage.path.stat().st_size / 1e6}
+            before = rss_mb()
+            build_s = 0.0
+            for space, _ in models:
+                index = store.vector_index(space)  # type: ignore[arg-type]
+                assert index.ann is not None
+                started = time.perf_counter()
+                index.ann.build("bench")
+                build_s += time.perf_counter() - started
+            row["build_s"] = build_s
+            print(f"  {size:,}: graphs built in {build_s:.0f} s, recall next", file=sys.stderr)
+            row["ram_per_chunk_b"] = (rss_mb() - before) * 1024 * 1024 / size
+            vectors = {space: embedder_.encode(queries) for space, embedder_ in models}
+            recall: dict[str, dict[str, tuple[float, float]]] = {}
+            for space, _ in models:
+                index = store.vector_index(space)  # type: ignore[arg-type]
+                for label, flt in filters.items():
+                    r10, r100 = [], []
+                    for q in vectors[space][: args.recall_queries]:
+                        exact = [r.rowid for r in index.exact(q, tenant="bench", filters=flt, limit=100)]
+                        approx = [r.rowid for r in index.search(q, tenant="bench", filters=flt, limit=100)]
+                        approx10 = [r.rowid for r in index.search(q, tenant="bench", filters=flt, limit=10)]
+                        r10.append(len(set(approx10) & set(exact[:10])) / max(1, len(exact[:10])))
+                        r100.append(len(set(approx) & set(exact)) / max(1, len(exact)))
+                    recall.setdefault(space.name, {})[label] = (float(np.mean(r10)), float(np.mean(r100)))  # type: ignore[attr-defined]
+            row["recall"] = recall
+            # The efSearch curve (primary space, unfiltered, depth 100 as hybrid fuses): recall and graph time.
+            index = store.vector_index(PRIMARY)
+            assert index.ann is not None
+            shipped = index.ann.config
+            curve = []
+            for ef in (64, 128, 256, 512):
+                index.ann.config = dataclasses.replace(shipped, ef_search=ef)
+                r100, times = [], []
+                for q in vectors[PRIMARY][: args.recall_queries]:
+                    exact = [r.rowid for r in index.exact(q, tenant="bench", filters=Filters(), limit=100)]
+                    t0 = time.perf_counter()
+                    approx = [r.rowid for r in index.search(q, tenant="bench", filters=Filters(), limit=100)]
+                    times.append((time.perf_counter() - t0) * 1000)
+                    r100.append(len(set(approx) & set(exact)) / max(1, len(exact)))
+                curve.append((ef, float(np.mean(r100)), float(np.percentile(times, 50))))
+            index.ann.config = shipped
+            row["curve"] = curve
+            kb = KnowledgeBase(store.storage, embedder, KBConfig(ann=AnnConfig(background=False)),
+                               english_embedder=english, store=store)
+            row["ann"] = latencies(kb, queries)
+            if size <= args.exact_up_to:
+                for space, _ in models:
+                    store.vector_index(space).ann = None  # type: ignore[arg-type]
+                row["exact"] = latencies(kb, queries[: max(20, len(queries) // 4)])
+            print(f"  {size:,}: {row}", file=sys.stderr)
+            rows.append(row)
+            store.storage.close()
+    out = Section(SCALE_SECTION)
+    out(f"Embedder {args.embedder}, English space {args.english_embedder} (1 thread each); {len(queries)} "
+        f"SciFact queries one at a time, k=10, query encoding included; recall over {args.recall_queries} "
+        "queries. **Synthetic vectors** (see the script's docstring): two-sentence chunks whose vectors are "
+        f"sums of real sentence vectors from a pool of {len(pool):,} SciFact sentences. One tenant; HNSW M "
+        f"{AnnConfig().m}, efConstruction {AnnConfig().ef_construction}, efSearch {AnnConfig().ef_search} "
+        "(raised to the depth asked for).\n")
+    out("| chunks | write path chunks/s | HNSW build s (all spaces) | RAM per chunk (graphs) | DB bytes per chunk |"
+        " keyword p50 / p99 ms | vector p50 / p99 ms | hybrid p50 / p99 ms | answer p50 / p99 ms |"
+        " exact before: vector / hybrid p50 ms |")
+    out("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        lat = r["ann"]
+        cells = " | ".join(f"{lat[m][0]:.1f} / {lat[m][1]:.1f}" for m in ("keyword", "vector", "hybrid", "answer"))  # type: ignore[index]
+        exact = r.get("exact")
+        before = f"{exact['vector'][0]:.0f} / {exact['hybrid'][0]:.0f}" if exact else "—"  # type: ignore[index]
+        out(f"| {r['chunks']:,} | {r['write_per_s']:.0f} | {r['build_s']:.0f} | {r['ram_per_chunk_b']:,.0f} B |"
+            f" {r['db_mb'] * 1e6 / r['chunks']:,.0f} B | {cells} | {before} |")  # type: ignore[operator]
+    out("")
+    out("Recall of the approximate list against exact kNN over the same rows (recall@10 of a k=10 search /"
+        " recall@100 of a k=100 search, the depth hybrid fuses):\n")
+    labels = list(filters)
+    out("| chunks | space | " + " | ".join(labels) + " |")
+    out("|---|---|" + "---|" * len(labels))
+    for r in rows:
+        for space_name, per in r["recall"].items():  # type: ignore[attr-defined]
+            out(f"| {r['chunks']:,} | {space_name} | " + " | ".join(
+                f"{per[label][0]:.3f} / {per[label][1]:.3f}" for label in labels) + " |")
+    out("")
+    out("efSearch curve (primary space, unfiltered, k = 100): recall@100 against exact / p50 ms of the"
+        " graph search alone (ids checked alive in the store included, query encoding not):\n")
+    out("| chunks | " + " | ".join(f"efSearch {ef}" for ef, _, _ in rows[0]["curve"]) + " |")  # type: ignore[index]
+    out("|---|" + "---|" * len(rows[0]["curve"]))  # type: ignore[arg-type]
+    for r in rows:
+        out(f"| {r['chunks']:,} | " + " | ".join(f"{rec:.3f} / {ms:.1f}" for _, rec, ms in r["curve"]) + " |")  # type: ignore[attr-defined]
+    out.done(args.write)
+
+
+def latencies(kb: KnowledgeBase, queries: list[str]) -> dict[str, tuple[float, float]]:
+    """p50 / p99 ms per mode (and ``answer``), one query at a time, after one warm-up each."""
+    out = {}
+    for mode in ("keyword", "vector", "hybrid"):
+        kb.search(queries[0], tenant="bench", k=10, mode=mode)  # type: ignore[arg-type]
+        times = []
+        for query in queries:
+            t0 = time.perf_counter()
+            kb.search(query, tenant="bench", k=10, mode=mode)  # type: ignore[arg-type]
+            times.append((time.perf_counter() - t0) * 1000)
+        out[mode] = percentiles(times)
+    times = []
+    for query in queries:
+        t0 = time.perf_counter()
+        kb.answer(query, tenant="bench")
+        times.append((time.perf_counter() - t0) * 1000)
+    out["answer"] = percentiles(times)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000])
+    parser.add_argument("--scale", nargs="+", type=int, help="approximate-index rows at these sizes (synthetic)")
+    parser.add_argument("--pool", type=int, default=1_000, help="sentences whose vectors the synthetic chunks sum")
+    parser.add_argument("--recall-queries", type=int, default=100)
+    parser.add_argument("--exact-up-to", type=int, default=100_000, help="also time exact search up to this size")
+    parser.add_argument("--workdir", default=None, help="where the scale databases go (default: the temp dir)")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--embedder", default="use")
     parser.add_argument("--english-embedder", default="minilm-onnx", help="model of the English space, or none")
@@ -70,6 +277,9 @@ def main() -> None:
     pool = sentences()
     queries = [json.loads(line)["text"] for line in (DATA / "kb/scifact/queries_train.jsonl").read_text().splitlines()]
     queries = rng.sample(queries, min(args.queries, len(queries)))
+    if args.scale:
+        scale(args, queries, pool)
+        return
     embedder = get_embedder(args.embedder, 1)
     embedder.load()
     english = None if args.english_embedder == "none" else get_embedder(args.english_embedder, 1)

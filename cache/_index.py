@@ -12,10 +12,8 @@ vectors once tombstones pass a quarter of it. Every id a search returns is still
 SQLite by the caller, so a race between a delete and an add can never serve a deleted row.
 
 Only vectors of the cache's own model id ever enter an index; rows of another model are
-re-embedded at start-up, never mixed.
-
-FAISS runs on one OpenMP thread: a lookup searches one query vector, and on a busy 2-core host
-OpenMP's spinning workers turned a 0.15 ms flat search over 2k vectors into 35 ms on average.
+re-embedded at start-up, never mixed. The graphs and the tombstone selector come from
+:mod:`lastline.hnsw` (shared with the KB's index), which also pins FAISS to one OpenMP thread.
 """
 
 from __future__ import annotations
@@ -28,11 +26,11 @@ from typing import Any
 import faiss
 import numpy as np
 
+from lastline.hnsw import Selection, exclude_ids, hnsw_graph
+
 __all__ = ["PartitionIndex", "VectorIndex"]
 
 PartitionKey = tuple[str, str]
-
-faiss.omp_set_num_threads(1)
 
 
 @dataclass
@@ -59,17 +57,14 @@ class PartitionIndex:
 
     def __post_init__(self) -> None:
         self._inners: dict[int, faiss.Index] = {}
-        self._params: Any = None  # faiss.SearchParametersHNSW (absent from faiss's type stubs)
-        self._param_refs: tuple[object, ...] = ()
+        self._params: Selection | None = None
         self.index = self.new_index(hnsw=False)
 
     def new_index(self, *, hnsw: bool) -> faiss.Index:
         inner: faiss.Index
         if hnsw:
-            graph = faiss.IndexHNSWFlat(self.dim, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
-            graph.hnsw.efConstruction = self.ef_construction
-            graph.hnsw.efSearch = self.ef_search
-            inner = graph
+            inner = hnsw_graph(self.dim, m=self.hnsw_m, ef_construction=self.ef_construction,
+                               ef_search=self.ef_search)
         else:
             inner = faiss.IndexFlatIP(self.dim)
         index = faiss.IndexIDMap2(inner)
@@ -156,14 +151,8 @@ class PartitionIndex:
         if not (self.hnsw and self.tombstones):
             return None
         if self._params is None:
-            batch = faiss.IDSelectorBatch(np.fromiter(self.tombstones, dtype=np.int64))
-            params = faiss.SearchParametersHNSW()  # type: ignore[attr-defined]
-            params.efSearch = self.ef_search
-            selector = faiss.IDSelectorNot(batch)
-            params.sel = selector
-            self._param_refs = (batch, selector)  # the params hold raw pointers to these
-            self._params = params
-        return self._params
+            self._params = exclude_ids(np.fromiter(self.tombstones, dtype=np.int64), self.ef_search)
+        return self._params.params
 
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         """Up to ``k`` live (id, cosine) pairs, best first."""

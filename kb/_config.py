@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
+from ._ann import AnnConfig
 from ._chunking import DEFAULT_MAX_CHARS, DEFAULT_OVERLAP
 
 __all__ = ["DEFAULT_K", "DEFAULT_RRF_K", "DEFAULT_SEGMENTER", "MAX_K", "MAX_QUERY_CHARS", "KBConfig", "Mode"]
@@ -46,3 +47,6 @@ class KBConfig:
     passage_vector_only_similarity: float = 0.45  # when only the vectors found it
     answer_candidates: int = 5
     answer_passages: int = 2
+    # Approximate kNN (HNSW) for a tenant past 20k vectors on SQLite; exact below. Recall and
+    # latency against exact search: bench/kb_scale.py in docs/benchmarks.md.
+    ann: AnnConfig = field(default_factory=AnnConfig)

@@ -62,9 +62,9 @@ class KnowledgeBase:
         english_embedder: Embedder | None = None, store: KBStore | None = None, background_spaces: bool = False,
     ) -> None:
         self.storage = storage
-        self.store: KBStore = store if store is not None else open_kb_store(storage)
-        self.embedder = embedder
         self.config = config or KBConfig()
+        self.store: KBStore = store if store is not None else open_kb_store(storage, ann=self.config.ann)
+        self.embedder = embedder
         if self.config.segmenter not in SEGMENTERS:
             raise InvalidInput(f"segmenter: choose one of {', '.join(SEGMENTERS)}")
         self.spaces: list[tuple[VectorSpace, Embedder]] = [(PRIMARY, embedder)]
@@ -142,11 +142,19 @@ class KnowledgeBase:
 
     def ingest(
         self, path: str | Path, *, tenant: str = "default", collection: str = "default", sync: bool = False,
-        progress: Progress | None = None,
+        progress: Progress | None = None, workers: int = 1,
     ) -> IngestReport:
-        """Ingest a file or folder incrementally (see :mod:`lastline.kb._ingest`)."""
-        return ingest_path(path, store=self.store, indexer=self.indexer, tenant=tenant, collection=collection,
-                           sync=sync, progress=progress)
+        """Ingest a file or folder incrementally (see :mod:`lastline.kb._ingest`).
+
+        ``workers > 1`` encodes the write-time spaces in that many processes, each with its own copy
+        of the model (:class:`~lastline.encoder_pool.EncoderPool`): one per core for a bulk ingest.
+        """
+        self.indexer.workers = workers
+        try:
+            return ingest_path(path, store=self.store, indexer=self.indexer, tenant=tenant, collection=collection,
+                               sync=sync, progress=progress)
+        finally:
+            self.indexer.close_pools()
 
     def add_document(
         self, *, tenant: str = "default", title: str, text: str, source: str | None = None,

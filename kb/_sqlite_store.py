@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import count
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,7 @@ import numpy as np
 from lastline.storage import Connection, SQLiteStorage
 from lastline.text import normalize_text
 
+from ._ann import AnnConfig, ApproximateIndex
 from ._filters import Filters
 from ._schema import MIGRATIONS
 from ._segment import fts5_expression
@@ -63,6 +65,15 @@ def allowed_chunks(conn: Connection, tenant: str, filters: Filters) -> list[int]
     return [r[0] for r in conn.execute(f"SELECT c.id FROM kb_chunks c WHERE c.tenant = ?{where}", (tenant, *params))]
 
 
+_CHUNK_HWM = "chunk_id_hwm"
+
+
+def chunk_watermark(conn: Connection) -> int:
+    """The highest chunk id ever handed out (the approximate index relies on ids never coming back)."""
+    top = conn.execute("SELECT max(id) FROM kb_chunks").fetchone()[0] or 0
+    return max(int(top), int(_get_meta(conn, _CHUNK_HWM) or 0))
+
+
 def _get_meta(conn: Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM kb_meta WHERE key = ?", (key,)).fetchone()
     return None if row is None else str(row[0])
@@ -94,7 +105,7 @@ def _delete_document(conn: Connection, doc_rowid: int, vector_tables: Sequence[s
 
 def _write_document(
     conn: Connection, tenant: str, collection: str, item: DocumentWrite,
-    vector_tables: Sequence[str],
+    vector_tables: Sequence[str], next_id: Iterator[int],
 ) -> list[int]:
     now = time.time()
     document = item.document
@@ -117,13 +128,13 @@ def _write_document(
     conn.executemany("INSERT INTO kb_doc_tags (doc, tag) VALUES (?, ?)", [(doc_rowid, t) for t in tags])
     rowids: list[int] = []
     for chunk, body, lang in zip(item.chunks, item.keyword_texts, item.languages, strict=True):
-        cursor = conn.execute(
-            'INSERT INTO kb_chunks (doc, tenant, collection, ord, heading, start, "end", text, lang)'
-            " VALUES (?,?,?,?,?,?,?,?,?)",
-            (doc_rowid, tenant, collection, chunk.ord, json.dumps(list(chunk.heading), ensure_ascii=False),
+        chunk_rowid = next(next_id)
+        conn.execute(
+            'INSERT INTO kb_chunks (id, doc, tenant, collection, ord, heading, start, "end", text, lang)'
+            " VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (chunk_rowid, doc_rowid, tenant, collection, chunk.ord, json.dumps(list(chunk.heading), ensure_ascii=False),
              chunk.start, chunk.end, chunk.text, lang),
         )
-        chunk_rowid = int(cursor.lastrowid)
         rowids.append(chunk_rowid)
         conn.execute("INSERT INTO kb_fts (rowid, body) VALUES (?, ?)", (chunk_rowid, body))
         if document.kind == "faq" and document.question is not None:
@@ -158,9 +169,11 @@ _SOURCES = (
 class SQLiteVectorIndex:
     """One vector space as a ``vec0`` table: tenant partition key, collection metadata column."""
 
-    def __init__(self, storage: SQLiteStorage, space: VectorSpace) -> None:
+    def __init__(self, storage: SQLiteStorage, space: VectorSpace, ann: AnnConfig | None = None) -> None:
         self.storage = storage
         self.space = space
+        #: The HNSW accelerator past ``ann.threshold`` vectors per tenant (None: always exact).
+        self.ann = ApproximateIndex(self, ann) if ann is not None and ann.enabled else None
 
     def _missing_sql(self) -> tuple[str, list[Any]]:
         where = f" WHERE c.id NOT IN (SELECT chunk_id FROM {self.space.table})"
@@ -189,6 +202,8 @@ class SQLiteVectorIndex:
             )
             _set_meta(conn, self.space.model_key, "")  # incomplete until every chunk has a vector
             _set_meta(conn, self.space.dim_key, str(int(dim)))
+        if self.ann is not None:
+            self.ann.clear()
 
     def mark_built(self, model_id: str) -> None:
         with self.storage.atomic() as conn:
@@ -198,6 +213,8 @@ class SQLiteVectorIndex:
         with self.storage.atomic() as conn:
             conn.execute(f"DROP TABLE IF EXISTS {self.space.table}")
             conn.execute("DELETE FROM kb_meta WHERE key IN (?, ?)", (self.space.model_key, self.space.dim_key))
+        if self.ann is not None:
+            self.ann.clear()
 
     def insert(self, rows: Sequence[tuple[int, str, str]], vectors: np.ndarray) -> None:
         with self.storage.atomic() as conn:
@@ -209,20 +226,63 @@ class SQLiteVectorIndex:
             _insert_vectors(conn, self.space.table, [rows[i] for i in keep], vectors[keep])
 
     def search(self, vector: np.ndarray, *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
+        if self.ann is not None:
+            return self.ann.search(vector, tenant=tenant, filters=filters, limit=limit)
+        return self.exact(vector, tenant=tenant, filters=filters, limit=limit)
+
+    def exact(
+        self, vector: np.ndarray, *, tenant: str, filters: Filters, limit: int, within: Sequence[int] | None = None
+    ) -> list[Ranked]:
+        """Brute-force kNN in the tenant's vec0 partition (optionally among the chunk ids ``within``)."""
         conn = self.storage.connection()
         sql = f"SELECT chunk_id, distance FROM {self.space.table} WHERE embedding MATCH ? AND k = ? AND tenant = ?"
         params: list[object] = [np.asarray(vector, dtype=np.float32).tobytes(), min(limit, MAX_KNN), tenant]
         if filters.collections is not None:
             sql += f" AND collection IN ({','.join('?' * len(filters.collections))})"
             params.extend(filters.collections)
+        candidates: Sequence[int] | None = within
         if filters.needs_candidates:
             allowed = allowed_chunks(conn, tenant, filters)
-            if not allowed:
+            candidates = allowed if within is None else sorted(set(allowed).intersection(within))
+        if candidates is not None:
+            if not candidates:
                 return []
             sql += " AND chunk_id IN (SELECT value FROM json_each(?))"
-            params.append(json.dumps(allowed))
+            params.append(json.dumps(list(candidates)))
         rows = conn.execute(sql + " ORDER BY distance", params).fetchall()
         return [Ranked(int(r[0]), 1.0 - float(r[1])) for r in rows]
+
+    # -- what the approximate index (lastline.kb._ann) is built from and checked against -------
+
+    def tenant_size(self, tenant: str) -> int:
+        """The tenant's chunk count: an upper bound on its vectors in this space."""
+        return int(self.storage.query("SELECT count(*) FROM kb_chunks WHERE tenant = ?", (tenant,))[0][0])
+
+    def watermark(self) -> int:
+        return chunk_watermark(self.storage.connection())
+
+    def stream(self, tenant: str, batch: int) -> Iterator[tuple[np.ndarray, list[str], np.ndarray]]:
+        cursor = self.storage.connection().execute(
+            f"SELECT chunk_id, collection, embedding FROM {self.space.table} WHERE tenant = ?", (tenant,))
+        while rows := cursor.fetchmany(batch):
+            ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+            yield ids, [r[1] for r in rows], matrix
+
+    def newer(self, tenant: str, after: int) -> list[int]:
+        # "+c.tenant": walk the primary key from ``after`` (instant when nothing is newer) rather
+        # than the tenant index over every chunk of the tenant.
+        return [r[0] for r in self.storage.connection().execute(
+            "SELECT c.id FROM kb_chunks c WHERE c.id > ? AND +c.tenant = ? ORDER BY c.id", (after, tenant))]
+
+    def live(self, rowids: Sequence[int]) -> set[int]:
+        if not rowids:
+            return set()
+        return {r[0] for r in self.storage.connection().execute(
+            "SELECT id FROM kb_chunks WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(rowids)),))}
+
+    def allowed(self, tenant: str, filters: Filters) -> list[int]:
+        return allowed_chunks(self.storage.connection(), tenant, filters)
 
     def cosines(self, vector: np.ndarray, rowids: Sequence[int], *, tenant: str) -> dict[int, float]:
         conn = self.storage.connection()
@@ -263,12 +323,17 @@ class SQLiteVectorIndex:
 class SQLiteKBStore:
     """Documents, chunks, FTS5 keyword index and sqlite-vec spaces in one SQLite file."""
 
-    def __init__(self, storage: SQLiteStorage) -> None:
+    def __init__(self, storage: SQLiteStorage, *, ann: AnnConfig | None = None) -> None:
         self.storage = storage
+        self.ann = ann if ann is not None else AnnConfig()
+        self._spaces: dict[str, SQLiteVectorIndex] = {}
         storage.migrate(MIGRATIONS)
 
     def vector_index(self, space: VectorSpace) -> SQLiteVectorIndex:
-        return SQLiteVectorIndex(self.storage, space)
+        """One object per space, so its approximate index (built once) serves every caller."""
+        if space.name not in self._spaces:
+            self._spaces[space.name] = SQLiteVectorIndex(self.storage, space, self.ann)
+        return self._spaces[space.name]
 
     # -- documents -----------------------------------------------------------------------------
 
@@ -309,8 +374,13 @@ class SQLiteKBStore:
         with self.storage.atomic() as conn:
             tables = _vector_tables(conn)
             rowids: list[int] = []
+            # Ids past every id ever handed out, even one whose chunk is gone since (SQLite alone would
+            # reuse the top id after a delete): an id names one chunk's one vector for good.
+            next_id = count(chunk_watermark(conn) + 1)
             for item in documents:
-                rowids += _write_document(conn, tenant, collection, item, tables)
+                rowids += _write_document(conn, tenant, collection, item, tables, next_id)
+            if rowids:
+                _set_meta(conn, _CHUNK_HWM, str(rowids[-1]))
             for space, (positions, matrix) in vectors.items():
                 _insert_vectors(conn, space.table, [(rowids[i], tenant, collection) for i in positions], matrix)
         return rowids

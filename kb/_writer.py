@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from lastline.embedding import Embedder, encode_distinct
+from lastline.encoder_pool import EncoderPool
 from lastline.errors import InvalidInput
 from lastline.text import language_of
 
@@ -21,7 +22,10 @@ from ._parsed import ParsedDocument
 from ._spaces import VectorSpace
 from ._store import DocumentStore, DocumentWrite, VectorIndex
 
-__all__ = ["Indexer", "encode_sorted"]
+__all__ = ["POOL_MIN_TEXTS", "Indexer", "encode_sorted"]
+
+#: Smallest batch a worker pool encodes: below it, starting processes costs more than it saves.
+POOL_MIN_TEXTS = 64
 
 
 def encode_sorted(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
@@ -49,6 +53,10 @@ class Indexer:
         self.config = config
         self.spaces = list(spaces)
         self.after_write = after_write  # called with the written chunks' languages (background spaces)
+        #: Worker processes per write-time space for batches of ``POOL_MIN_TEXTS`` or more (1: none);
+        #: :meth:`close_pools` ends them. Set by a bulk ingest, see ``KnowledgeBase.ingest(workers=)``.
+        self.workers = 1
+        self.pools: dict[str, EncoderPool] = {}
 
     def plan(
         self, doc_id: str, document: ParsedDocument, digest: str, source: str | None
@@ -81,11 +89,28 @@ class Indexer:
         vectors: dict[VectorSpace, tuple[list[int], np.ndarray]] = {}
         for index, embedder in self.spaces:
             positions = [i for i, lang in enumerate(languages) if index.space.holds_language(lang)]
-            vectors[index.space] = (positions, encode_sorted(embedder, [texts[i] for i in positions]))
+            held = [texts[i] for i in positions]
+            pool = self._pool(index.space.name, embedder) if len(held) >= POOL_MIN_TEXTS else None
+            vectors[index.space] = (positions, pool.encode(held) if pool is not None
+                                    else encode_sorted(embedder, held))
         written = len(self.store.write(tenant, collection, writes, vectors))
         if self.after_write is not None and languages:
             self.after_write(languages)
         return written
+
+    def _pool(self, name: str, embedder: Embedder) -> EncoderPool | None:
+        """The space's worker pool, started on first use (a small ingest never pays for the processes)."""
+        if self.workers <= 1:
+            return None
+        if name not in self.pools:
+            self.pools[name] = EncoderPool(embedder.name, self.workers, model_id=embedder.model_id)
+        return self.pools[name]
+
+    def close_pools(self) -> None:
+        """End the worker processes and go back to encoding in this process."""
+        pools, self.pools, self.workers = self.pools, {}, 1
+        for pool in pools.values():
+            pool.close()
 
     def delete(self, tenant: str, doc_ids: Iterable[str]) -> list[str]:
         return self.store.delete(tenant, doc_ids)

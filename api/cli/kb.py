@@ -34,6 +34,8 @@ def ingest(
     defer_spaces: Annotated[bool, typer.Option(
         "--defer-spaces", help="Return once documents are searchable (keyword + default space); leave the "
         "English space to the service's background worker.")] = False,
+    workers: Annotated[int, typer.Option(
+        "--workers", min=0, help="Processes that encode (each loads the model); 0: one per core.")] = 0,
     db: DbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -49,8 +51,9 @@ def ingest(
     try:
         kb = runtime.kb
         bar = sys.stderr.isatty() and not as_json
-        report = _ingest_with_bar(kb, path, tenant, collection, sync) if bar else kb.ingest(
-            path, tenant=tenant, collection=collection, sync=sync)
+        workers = workers or os.cpu_count() or 1
+        report = _ingest_with_bar(kb, path, tenant, collection, sync, workers) if bar else kb.ingest(
+            path, tenant=tenant, collection=collection, sync=sync, workers=workers)
         if not defer_spaces:
             if bar:
                 _fill_with_bar(kb)
@@ -73,7 +76,7 @@ def ingest(
                f" {s['seconds']:.1f} s")
 
 
-def _ingest_with_bar(kb: Any, path: Path, tenant: str, collection: str, sync: bool) -> Any:
+def _ingest_with_bar(kb: Any, path: Path, tenant: str, collection: str, sync: bool, workers: int) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("{task.fields[stage]}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -84,7 +87,8 @@ def _ingest_with_bar(kb: Any, path: Path, tenant: str, collection: str, sync: bo
         def progress(done: int, total: int, current: str) -> None:
             bar.update(task, completed=done, total=total, description=Path(current).name if current else "")
 
-        return kb.ingest(path, tenant=tenant, collection=collection, sync=sync, progress=progress)
+        return kb.ingest(path, tenant=tenant, collection=collection, sync=sync, progress=progress,
+                         workers=workers)
 
 
 def _fill_with_bar(kb: Any) -> None:
