@@ -16,6 +16,8 @@ Writes
   antonyms (高 "high" / 低 "low" → 提高 "to raise" / 降低 "to lower"), unless the two words also share
   a gloss;
 - ``opposite_chars_zh_cedict.tsv``: single characters bridged the same way (升 / 降, 胖 / 瘦);
+  numerals and words holding a negator (不, 没, 无 …) are left out (values and negation have their
+  own rules), and so are words jieba's dictionary counts fewer than ``--min-freq`` times;
 - ``synonyms_zh.tsv``: groups of Chinese words sharing a single-word gloss (借款 / 贷款 "loan",
   得到 / 获取 "to get"), groups of at most ``--max-group`` words (a gloss such as "to do" that dozens
   of words share says little about any two of them).
@@ -37,6 +39,8 @@ _LINE = re.compile(r"^(\S+) (\S+) \[[^]]*\] /(.*)/$")
 _PAREN = re.compile(r"\([^)]*\)")
 _LEAD = re.compile(r"^(?:to|a|an|the|be|of|one's|sb's|sth)\s+")
 _NUMERAL = re.compile("[一二三四五六七八九十百千万亿两零]")
+#: Negation is the negation rule's: a word holding a negator is no opposite of anything here.
+_NEGATOR = re.compile("[不没沒无未非别莫勿]")
 _SKIP = ("surname", "variant of", "see ", "cl:", "abbr", "old variant", "used in", "japanese", "(bound form)")
 
 
@@ -86,7 +90,8 @@ def main() -> None:
     with opener(args.cedict, "rt", encoding="utf-8") as fh:
         for line in fh:
             m = _LINE.match(line.strip())
-            if not m or not _HAN.match(m.group(2)) or m.group(1)[:1].isupper() or _NUMERAL.search(m.group(2)):
+            if not m or not _HAN.match(m.group(2)) or m.group(1)[:1].isupper() or _NUMERAL.search(m.group(2)) \
+                    or _NEGATOR.search(m.group(2)):
                 continue
             if m.group(3).lower().startswith("surname"):
                 continue

@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib import resources
 
 __all__ = [
-    "antonyms_en", "antonyms_zh", "inflections_en", "lemmas", "names_en", "opposite_chars_zh", "opposites_zh",
+    "antonyms_en", "inflections_en", "lemmas", "names_en", "opposite_chars_zh", "opposites_zh",
     "synonyms_en", "synonyms_zh",
 ]
 
@@ -43,14 +43,6 @@ def inflections_en() -> dict[str, tuple[str, ...]]:
 def names_en() -> dict[str, tuple[frozenset[str], bool]]:
     """Lower-cased instance name → (its WordNet synset ids, whether it is also an ordinary word)."""
     return {row[0]: (frozenset(row[1].split(",")), len(row) > 2 and row[2] == "c") for row in _rows("names_en.tsv")}
-
-
-@lru_cache(maxsize=1)
-def antonyms_zh() -> tuple[tuple[str, str], ...]:
-    """Chinese opposite word pairs, both orders, longest first (so 开通 wins over 开)."""
-    pairs = [(a, b) for a, b, *_ in _rows("antonyms_zh.tsv")]
-    both = {*pairs, *((b, a) for a, b in pairs)}
-    return tuple(sorted(both, key=lambda p: (-len(p[0]), p)))
 
 
 @lru_cache(maxsize=2)

@@ -26,10 +26,10 @@ from collections.abc import Sequence
 
 from rapidfuzz.distance import Levenshtein
 
-from ._diff import Token
+from ._diff import Change, Token
 from ._lexicon import lemmas, synonyms_en, synonyms_zh
 
-__all__ = ["content_words", "unproven_swap"]
+__all__ = ["content_words", "swapped_stretch_zh", "unproven_swap"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -54,7 +54,8 @@ _FUNCTION_ZH = _words(
     "还 就 都 也 又 才 再 很 请问 请 问 问下 问一下 一下 下 个 一个 这个 那个 这 那 这样 那样 这种 什么 啥 "
     "怎么 怎样 怎么样 如何 为什么 为何 为啥 咋 哪 哪里 哪儿 哪些 哪个 多少 几 能 能够 可以 可 会 要 想 "
     "得 地 把 被 给 让 对 从 到 吗 么 有 上 里 中 时候 现在 已经 因为 所以 但是 如果 然后 就是 还是 一般 "
-    "之前 以后 之后 谢谢 急 求 大神 知道 告诉")
+    "之前 以后 之后 谢谢 急 求 大神 知道 告诉 一些 几个 一点 些 哪部 哪种 哪家 最近 需要 你好 您好 重新 只是 "
+    "一直 比较 使 要怎么 怎么办 办 该 应该 如何是好 我想 是否 到底 究竟 大家 谁 有谁 各位")
 _NEGATORS = frozenset("不没沒无未非别莫勿")
 
 
@@ -146,3 +147,20 @@ def unproven_swap(ta: Sequence[Token], tb: Sequence[Token], max_words: int = 1,
         return False
     return not (all(any(_paraphrase(x, y, shared_char) for y in ys) for x in xs)
                 and all(any(_paraphrase(y, x, shared_char) for x in xs) for y in ys))
+
+
+def swapped_stretch_zh(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change], max_chars: int = 4) -> bool:
+    """Chinese: the prompts differ in one stretch only, and its content words (2–``max_chars``
+    characters on each side) share no character, no negation and no CC-CEDICT gloss — another
+    thing put in the same place (微信 / 支付宝, 丹东银行 / 日利银行), whatever jieba tagged it."""
+    if len(diff) != 1 or sum(t.tag != "eng" for t in ta) < len(ta) / 2:
+        return False
+    (c,) = diff
+    sx = "".join(content_words(ta[c.a0:c.a1]).elements())
+    sy = "".join(content_words(tb[c.b0:c.b1]).elements())
+    if not (2 <= len(sx) <= max_chars and 2 <= len(sy) <= max_chars) or set(sx) & set(sy):
+        return False
+    if (set(sx) | set(sy)) & _NEGATORS:
+        return False
+    groups = synonyms_zh()
+    return not groups.get(sx, frozenset()) & groups.get(sy, frozenset())

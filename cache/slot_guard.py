@@ -43,7 +43,7 @@ from lastline.rules import find_entities
 from ._diff import changes, small_edit
 from ._names import name_clash, swapped_noun_zh
 from ._polarity import antonym_clash, negation_zh_clash, role_swap
-from ._substitution import unproven_swap
+from ._substitution import swapped_stretch_zh, unproven_swap
 
 __all__ = ["SlotGuard", "Slots", "extract_slots", "slot_guard_ok"]
 
@@ -193,6 +193,10 @@ class SlotGuard:
     #: for 2 on BQ (docs/benchmarks.md) — paraphrases swap words no synonym list vouches for.
     swaps_en: bool = False
     swaps_zh: bool = False
+    #: Chinese: one changed stretch whose content words share no character, negation or gloss
+    #: (``_substitution.swapped_stretch_zh``: 微信 / 支付宝 however jieba tags them). Off by default:
+    #: above the own-2% threshold it vetoed 12 BQ and 2 LCQMC duplicates and no non-duplicate.
+    stretch_zh: bool = False
     #: antonyms and Chinese negation are judged only on small edits (``_diff.small_edit``);
     #: 0 judges every pair. Measured on BQ/LCQMC duplicates: see docs/benchmarks.md.
     polarity_min_overlap: float = 0.5
@@ -228,7 +232,7 @@ class SlotGuard:
         """``antonym``, ``negation_zh``, ``role_swap``, ``name``, ``noun_zh`` or ``swap`` when the changed
         words ask something else."""
         if not (self.antonyms or self.changed_negation_zh or self.role_swaps or self.names or self.swapped_nouns_zh
-                or self.swaps_en or self.swaps_zh):
+                or self.swaps_en or self.swaps_zh or self.stretch_zh):
             return None
         ta, tb, diff = changes(a, b)
         if not diff:
@@ -247,6 +251,8 @@ class SlotGuard:
         if (self.swaps_en or self.swaps_zh) and unproven_swap(ta, tb, chinese=self.swaps_zh) \
                 and (self.swaps_en or any(t.tag != "eng" for t in (*ta, *tb))):
             return "swap"
+        if self.stretch_zh and swapped_stretch_zh(ta, tb, diff, 3):
+            return "stretch_zh"
         return None
 
     def ok(self, a: str, b: str) -> bool:
