@@ -113,7 +113,7 @@ def main() -> None:
         for form in ("", "v:"):  # a verb against a verb, anything else against anything else
             for x in by_word.get(form + p, ()):
                 for y in by_word.get(form + q, ()):
-                    if x == y or gloss[x] & gloss[y] or len(x) != len(y) and min(len(x), len(y)) == 1:
+                    if x == y or gloss[x] & gloss[y] or (len(x) != len(y) and min(len(x), len(y)) == 1):
                         continue
                     (char_pairs if len(x) == 1 else words_pairs).add((min(x, y), max(x, y)))
     groups = sorted({tuple(sorted(zhs)) for zhs in by_word.values() if 2 <= len(zhs) <= args.max_group})

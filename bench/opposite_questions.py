@@ -155,7 +155,7 @@ def wordnet_indirect_antonyms(wordnet: Path = WORDNET) -> list[tuple[str, str]]:
 
     adj = _synsets(wordnet / "data.adj")
     out: set[tuple[str, str]] = set()
-    for words, ptrs in adj.values():
+    for _, ptrs in adj.values():
         heads_opposite = [adj[off][0][int(st[2:], 16) - 1] for sym, off, _, st in ptrs if sym == "!" and st != "0000"]
         satellites = [w for sym, off, _, _ in ptrs if sym == "&" for w in adj[off][0]]
         for sat in satellites:

@@ -12,11 +12,17 @@ any order), the swapped words must be shown to stand for each other, or the pair
   other (``develop`` / ``development``, ``India`` / ``Indian``), one stem with two endings
   (``addictive`` / ``addicting``), or a spelling one letter apart (``colour`` / ``color``);
 - Chinese: the same characters cut differently (微粒贷 / 微粒 贷), one word inside the other
-  (借 / 借款), words sharing a CC-CEDICT gloss (得到 / 获取 "to get"; ``synonyms_zh.tsv``), or — measured, see ``SlotGuard.swap_shared_char`` — a character in common
-  (借款 / 贷款), never across a negation (能 / 不能).
+  (借 / 借款), words sharing a CC-CEDICT gloss (得到 / 获取 "to get"; ``synonyms_zh.tsv``), or a
+  character in common (借款 / 贷款; ``shared_char``), never across a negation (能 / 不能).
 
 A swapped word with no such evidence — a different name, an opposite no list holds, another
 product — vetoes. Values are the value guard's: digit runs are no content words here.
+
+Both rules are switches of ``SlotGuard`` (``swaps_en``, ``swaps_zh``, ``stretch_zh``), off by
+default: on the labelled development pairs they veto more duplicates than they save
+(docs/benchmarks.md), because paraphrases swap words no synonym list vouches for (decrease /
+reduce, benefits / advantages, 几天 / 多长). They are what generalises to opposites and names no
+list holds, for a tenant whose traffic is more templated than those sets.
 """
 
 from __future__ import annotations
