@@ -23,7 +23,7 @@ Three kinds of word list, so the figure is not only the guard grading its own ho
 Trivial rewrites (case, spacing, punctuation width, trailing ?) of the same questions are looked
 up too: they must still hit their original.
 
-Run: ``python bench/opposite_questions.py [--sets qqp_val lcqmc_dev bq_dev] [--max 1500] [--pool 6000] [--write]``.
+Run: ``python bench/opposite_questions.py [--sets qqp_val lcqmc_dev bq_dev] [--max 1500] [--pool 6000] [--rewrites 1000] [--write]``.
 """
 
 from __future__ import annotations
@@ -290,7 +290,8 @@ def _use_guard(cache: object, guard: SlotGuard) -> None:
         lookup.guard = guard
 
 
-def measure(name: str, max_variants: int, pool: int, embedder: object, seed: int = 5) -> list[dict[str, object]]:
+def measure(name: str, max_variants: int, pool: int, embedder: object, seed: int = 5,
+            n_rewrites: int = 1000) -> list[dict[str, object]]:
     rng = random.Random(seed)
     pairs = load_set(name)
     lang = SETS[name]
@@ -326,7 +327,7 @@ def measure(name: str, max_variants: int, pool: int, embedder: object, seed: int
         kept = [(q, v) for q, v in variants if normalize_text(v) not in norm_set and normalize_text(v)]
         rng.shuffle(kept)
         sets[label] = kept[:max_variants]
-    rewrites = [(q, rewrite(q, rng)[1]) for q in rng.sample(questions, min(1000, len(questions)))]
+    rewrites = [(q, rewrite(q, rng)[1]) for q in rng.sample(questions, min(n_rewrites, len(questions)))]
     # the cache: every original looked up against, plus other questions of the set as distractors
     wanted = {q for vs in [*sets.values(), rewrites] for q, _ in vs}
     others = [q for q in questions if q not in wanted]
@@ -439,6 +440,7 @@ def main() -> None:
     parser.add_argument("--max", type=int, default=1500, help="variants per kind and set")
     parser.add_argument("--pool", type=int, default=6000,
                         help="questions in the cache: the originals plus other questions of the set")
+    parser.add_argument("--rewrites", type=int, default=1000, help="trivial rewrites looked up per set")
     parser.add_argument("--write", action="store_true", help="write the section of docs/benchmarks.md")
     args = parser.parse_args()
     faiss_single_thread()
@@ -446,7 +448,7 @@ def main() -> None:
     embedder = get_embedder("use", 1)
     rows = []
     for name in args.sets:
-        rows += measure(name, args.max, args.pool, embedder)
+        rows += measure(name, args.max, args.pool, embedder, n_rewrites=args.rewrites)
         print(f"{name} done ({time.perf_counter() - t0:.0f}s)", file=sys.stderr, flush=True)
     text = render(rows, started, time.perf_counter() - t0)
     print(text)

@@ -23,8 +23,6 @@ BENCHMARKS = ROOT / "docs" / "benchmarks.md"
 HAND_KEPT = {
     "### Shipped thresholds, first measurement (kept by hand)":
         "an earlier version of bench/shipped_thresholds.py; it now writes 'Default thresholds per language'",
-    "## Slot guard: polarity and names":
-        "a later bench/slot_guard_rules.py run pasted beside a bench/opposite_questions.py trial",
 }
 
 DOC = """# Benchmarks
