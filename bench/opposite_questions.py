@@ -23,7 +23,8 @@ Three kinds of word list, so the figure is not only the guard grading its own ho
 Trivial rewrites (case, spacing, punctuation width, trailing ?) of the same questions are looked
 up too: they must still hit their original.
 
-Run: ``python bench/opposite_questions.py [--sets qqp_val lcqmc_dev bq_dev] [--max 1500] [--pool 6000] [--rewrites 1000] [--write]``.
+Run: ``python bench/opposite_questions.py [--sets qqp_val lcqmc_dev bq_dev] [--max 1500] [--pool 6000]
+[--rewrites 1000] [--write]``.
 """
 
 from __future__ import annotations
