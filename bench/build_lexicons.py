@@ -13,8 +13,13 @@ Writes
   ("usa", "united states", "america") share an id; a third column ``c`` marks lemmas that are also
   ordinary words (a lemma or irregular form of some other synset: "china", "turkey", "stone",
   "drew"), which count as names only when capitalised;
-- ``inflections_en.tsv``: WordNet's irregular verb and adjective forms (sold → sell, worst → bad),
-  so antonyms match whatever form a question uses.
+- ``inflections_en.tsv``: WordNet's irregular noun, verb and adjective forms (children → child,
+  sold → sell, worst → bad),
+  so antonyms match whatever form a question uses;
+- ``synonyms_en.tsv``: groups of single words that may stand for each other, one group a line:
+  every synset with two or more single-word lemmas, every adjective cluster (a head adjective and
+  its "similar to" satellites: fast, quick, speedy …) and every pertainym pair (quickly → quick),
+  so the minimal-edit rule can tell a swapped synonym from a swapped meaning.
 
 WordNet 3.0 licence (permissive, redistribution with the notice): see ``cache/lexicon/README.md``.
 """
@@ -80,13 +85,43 @@ def main() -> None:
             for w, ids in sorted(names.items()) if len(w.split()) <= 4]
     (OUT / "names_en.tsv").write_text(header + "".join(rows), encoding="utf-8")
     forms = []
-    for pos in ("verb", "adj"):
+    for pos in ("noun", "verb", "adj"):
         for line in (args.wordnet / f"{pos}.exc").read_text(encoding="latin-1").splitlines():
             form, *lemmas = line.split()
             if "_" not in line and lemmas:
                 forms.append(f"{form}\t{','.join(lemmas)}\n")
     (OUT / "inflections_en.tsv").write_text(header + "".join(sorted(set(forms))), encoding="utf-8")
-    print(f"{len(antonyms)} antonym pairs, {len(rows)} instance names → {OUT}")
+    groups = _synonym_groups(data, letter)
+    (OUT / "synonyms_en.tsv").write_text(header + "".join("\t".join(g) + "\n" for g in groups), encoding="utf-8")
+    print(f"{len(antonyms)} antonym pairs, {len(rows)} instance names, {len(groups)} synonym groups → {OUT}")
+
+
+def _single(words: list[str]) -> list[str]:
+    return [w for w in dict.fromkeys(words) if " " not in w]
+
+
+def _synonym_groups(data: dict[str, dict[str, tuple[list[str], list[tuple[str, str, str, str]]]]],
+                    letter: dict[str, str]) -> list[tuple[str, ...]]:
+    """Synsets, adjective clusters (head + "similar to" satellites) and pertainym pairs, as word groups."""
+    groups: set[tuple[str, ...]] = set()
+    for pos, syns in data.items():
+        for words, ptrs in syns.values():
+            single = _single(words)
+            if len(single) >= 2:
+                groups.add(tuple(sorted(single)))
+            if pos == "adj" and any(sym == "&" for sym, *_ in ptrs) and any(sym == "!" for sym, *_ in ptrs):
+                cluster = [*single, *(w for sym, off, p, _ in ptrs if sym == "&"
+                                      for w in _single(data[letter[p]][off][0]))]
+                if len(set(cluster)) >= 2:
+                    groups.add(tuple(sorted(set(cluster))))
+            for sym, off, p, st in ptrs:
+                if sym != "\\" or st == "0000":
+                    continue
+                src, dst = int(st[:2], 16), int(st[2:], 16)
+                a, b = words[src - 1], data[letter[p]][off][0][dst - 1]
+                if " " not in a + b and a != b:
+                    groups.add(tuple(sorted((a, b))))
+    return sorted(groups)
 
 
 if __name__ == "__main__":

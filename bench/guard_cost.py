@@ -54,9 +54,11 @@ def main() -> None:
     started = machine_line()
     rss0 = _rss_mb()
     tracemalloc.start()
-    for load in (_lexicon.antonyms_en, _lexicon.inflections_en, _lexicon.names_en, _lexicon.antonyms_zh,
-                 _lexicon.opposite_chars_zh):
+    for load in (_lexicon.antonyms_en, _lexicon.inflections_en, _lexicon.names_en, _lexicon.synonyms_en,
+                 _lexicon.synonyms_zh):
         load()
+    _lexicon.opposites_zh(True)
+    _lexicon.opposite_chars_zh(True)
     lex_mb = tracemalloc.get_traced_memory()[0] / 2**20
     _diff.tokens("加载词性标注")  # jieba's dictionary and tagger
     all_mb = tracemalloc.get_traced_memory()[0] / 2**20

@@ -10,18 +10,21 @@ its original's answer. Measured with the guard before this change (values + Engl
 and with the default guard, at the shipped intercept and fallback thresholds and at the set's own
 2% threshold (plain cosine on its labelled pairs, ≈ where a calibrated tenant sits).
 
-Two kinds of word list, so the figure is not only the guard grading its own homework:
+Three kinds of word list, so the figure is not only the guard grading its own homework:
 
-- ``lexicon``: variants made from the guard's own lists (WordNet and curated antonyms,
-  ``cache/lexicon``; for names, jieba-tagged places and WordNet/capitalised names found in the
-  questions swapped for others of the same tag);
-- ``held-out``: hand-written lists in this file that the guard never reads and its rules were not
-  tuned against — what a checker with unseen word lists should find.
+- ``lexicon``: variants made from the guard's own lists (WordNet and curated antonyms, the
+  hand-written and CC-CEDICT-bridged Chinese opposites, ``cache/lexicon``; for names, jieba-tagged
+  places and capitalised names found in the questions swapped for others of the same tag);
+- ``held-out``: hand-written lists in this file that the guard never reads;
+- ``unseen``: the held-out pairs that none of the guard's lists recognises (``guard_knows``), and
+  for English WordNet's indirect antonyms, a source the guard does not read — what a checker with
+  word lists we do not see should find.
 
 Trivial rewrites (case, spacing, punctuation width, trailing ?) of the same questions are looked
 up too: they must still hit their original.
 
-Run: ``python bench/opposite_questions.py [--sets qqp_val lcqmc_dev bq_dev] [--max 1500] [--write]``.
+Run: ``python bench/opposite_questions.py [--sets qqp_val lcqmc_dev bq_dev] [--max 1500] [--pool 6000]
+[--rewrites 1000] [--write]``.
 """
 
 from __future__ import annotations
@@ -52,11 +55,17 @@ from _common import write_section
 
 from lastline import get_embedder, normalize_text
 from lastline.cache import CacheConfig, SlotGuard, default_threshold
-from lastline.cache._diff import matching_form, tokens
-from lastline.cache._lexicon import antonyms_en, antonyms_zh
+from lastline.cache._diff import changes, matching_form, tokens
+from lastline.cache._lexicon import antonyms_en, lemmas, names_en, opposites_zh
+from lastline.cache._polarity import antonym_clash
 
-BEFORE = SlotGuard(antonyms=False, changed_negation_zh=False, role_swaps=False, names=False, swapped_nouns_zh=False)
+BEFORE = SlotGuard(antonyms=False, changed_negation_zh=False, role_swaps=False, names=False, swapped_nouns_zh=False,
+                   derived_zh=False)
 AFTER = SlotGuard()
+#: The default guard plus the minimal-edit rules (off by default: see cache/slot_guard.py).
+SWAPS = SlotGuard(swaps_en=True, swaps_zh=True, stretch_zh=True)
+GUARDS = {"before": BEFORE, "after": AFTER, "after + swaps": SWAPS}
+WORDNET = Path("/usr/share/wordnet")
 
 # ------------------------------------------------------------------ held-out lists (never read by the guard)
 
@@ -120,6 +129,41 @@ def _name_lists(lists: dict[str, str]) -> dict[str, list[str]]:
     """Names split on ``|`` when the list uses it (names of several words), else on spaces."""
     return {kind: [n.strip() for n in (spec.split("|") if "|" in spec else spec.split())]
             for kind, spec in lists.items()}
+
+
+def guard_knows(a: str, b: str) -> bool:
+    """The guard's own word lists recognise ``a`` / ``b`` as opposites (the two words alone, every
+    list on): such a pair measures the lists, not how the guard does on words it never saw."""
+    if a.isascii() and b.isascii():
+        pairs = antonyms_en()
+        return any(frozenset((p, q)) in pairs for p in lemmas(a.lower()) for q in lemmas(b.lower()))
+    ta, tb, diff = changes(a, b)
+    return antonym_clash(ta, tb, diff, derived_zh=True) or b in opposites_zh(True).get(a, ())
+
+
+def unseen(pairs: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """The held-out pairs none of the guard's lists holds."""
+    return [p for p in pairs if not guard_knows(p[0], p[1])]
+
+
+def wordnet_indirect_antonyms(wordnet: Path = WORDNET) -> list[tuple[str, str]]:
+    """English opposites from a source the guard does not read: WordNet's *indirect* antonyms,
+    an adjective satellite against the head opposite its own head (speedy / slow, tiny / big),
+    read from Debian's ``wordnet-base`` at bench time. Empty when WordNet is not installed."""
+    if not (wordnet / "data.adj").exists():
+        return []
+    from build_lexicons import _synsets
+
+    adj = _synsets(wordnet / "data.adj")
+    out: set[tuple[str, str]] = set()
+    for _, ptrs in adj.values():
+        heads_opposite = [adj[off][0][int(st[2:], 16) - 1] for sym, off, _, st in ptrs if sym == "!" and st != "0000"]
+        satellites = [w for sym, off, _, _ in ptrs if sym == "&" for w in adj[off][0]]
+        for sat in satellites:
+            for opp in heads_opposite:
+                if sat.isalpha() and opp.isalpha() and sat.isascii() and opp.isascii() and sat != opp:
+                    out.add((min(sat, opp), max(sat, opp)))
+    return sorted(out)
 
 
 # ------------------------------------------------------------------ variant makers
@@ -247,23 +291,35 @@ def _use_guard(cache: object, guard: SlotGuard) -> None:
         lookup.guard = guard
 
 
-def measure(name: str, max_variants: int, pool: int, embedder: object, seed: int = 5) -> list[dict[str, object]]:
+def measure(name: str, max_variants: int, pool: int, embedder: object, seed: int = 5,
+            n_rewrites: int = 1000) -> list[dict[str, object]]:
     rng = random.Random(seed)
     pairs = load_set(name)
     lang = SETS[name]
     questions = list(dict.fromkeys([*pairs.first, *pairs.second]))  # type: ignore[attr-defined]
     norm_set = {normalize_text(q) for q in questions}
     if lang == "en":
+        gazetteer = names_en()
+        unseen_names = {kind: [n for n in names if n.lower() not in gazetteer]
+                        for kind, names in _name_lists(HELD_OUT_NAMES_EN).items()}
         made = {
             "opposite word (lexicon)": english_opposites(questions, [tuple(p) for p in antonyms_en()], rng),
             "opposite word (held-out list)": english_opposites(questions, HELD_OUT_OPPOSITES_EN, rng),
+            "opposite word (held-out list, unseen)": english_opposites(questions, unseen(HELD_OUT_OPPOSITES_EN), rng),
+            "opposite word (WordNet indirect, unseen)": english_opposites(
+                questions, unseen(wordnet_indirect_antonyms()), rng),  # type: ignore[arg-type]
             "swapped name (capitalised in the questions)": swapped_capitalised(questions, rng),
             "swapped name (held-out list)": swapped_names(questions, _name_lists(HELD_OUT_NAMES_EN), rng, True),
+            "swapped name (held-out list, unseen)": swapped_names(
+                questions, {k: v for k, v in unseen_names.items() if len(v) >= 2}, rng, True),
         }
     else:
+        table = opposites_zh(True)
         made = {
-            "opposite word (lexicon)": chinese_opposites(questions, list(antonyms_zh()), rng),
+            "opposite word (lexicon)": chinese_opposites(
+                questions, [(a, b) for a, bs in table.items() for b in bs], rng),
             "opposite word (held-out list)": chinese_opposites(questions, HELD_OUT_OPPOSITES_ZH, rng),
+            "opposite word (held-out list, unseen)": chinese_opposites(questions, unseen(HELD_OUT_OPPOSITES_ZH), rng),
             "swapped name (jieba places)": swapped_tagged(questions, rng),
             "swapped name (held-out list)": swapped_names(questions, _name_lists(HELD_OUT_NAMES_ZH), rng, False),
         }
@@ -272,7 +328,7 @@ def measure(name: str, max_variants: int, pool: int, embedder: object, seed: int
         kept = [(q, v) for q, v in variants if normalize_text(v) not in norm_set and normalize_text(v)]
         rng.shuffle(kept)
         sets[label] = kept[:max_variants]
-    rewrites = [(q, rewrite(q, rng)[1]) for q in rng.sample(questions, min(1000, len(questions)))]
+    rewrites = [(q, rewrite(q, rng)[1]) for q in rng.sample(questions, min(n_rewrites, len(questions)))]
     # the cache: every original looked up against, plus other questions of the set as distractors
     wanted = {q for vs in [*sets.values(), rewrites] for q, _ in vs}
     others = [q for q in questions if q not in wanted]
@@ -290,11 +346,14 @@ def measure(name: str, max_variants: int, pool: int, embedder: object, seed: int
         ids += cache.put_many([{"prompt": q, "response": q} for q in questions[start:start + 1024]])  # type: ignore[attr-defined]
     id_of = dict(zip(questions, ids, strict=True))
     rows: list[dict[str, object]] = []
+    held = {"en": (HELD_OUT_OPPOSITES_EN, wordnet_indirect_antonyms()), "zh": (HELD_OUT_OPPOSITES_ZH, [])}[lang]
+    unseen_counts = {"held-out list": (len(unseen(held[0])), len(held[0])),  # type: ignore[arg-type]
+                     "WordNet indirect": (len(unseen(held[1])), len(held[1]))}  # type: ignore[arg-type]
     for label, variants in [*sets.items(), ("trivial rewrite (must hit)", rewrites)]:
         row: dict[str, object] = {"set": name, "lang": lang, "kind": label, "n": len(variants),
                                   "examples": variants[:2]}
         lowest = min(thresholds.values())
-        for guard_label, guard in (("before", BEFORE), ("after", AFTER)):
+        for guard_label, guard in GUARDS.items():
             _use_guard(cache, guard)
             # one lookup at the lowest threshold says what every higher one serves: the best
             # candidate that passes the guard, kept when its layer is exact/fuzzy or its cosine clears t
@@ -310,43 +369,64 @@ def measure(name: str, max_variants: int, pool: int, embedder: object, seed: int
     for row in rows:
         row["t_own"] = t_own
         row["pool"] = len(questions)
+        row["unseen"] = unseen_counts
     return rows
 
 
+def _group(kind: str) -> str:
+    if kind.startswith("trivial"):
+        return "rewrite (must hit)"
+    if "unseen" in kind:
+        return "unseen by the guard's lists"
+    return "held-out list (all pairs)" if "held-out" in kind else "guard's own lists"
+
+
 def render(rows: list[dict[str, object]], started: str, seconds: float) -> str:
+    guards = list(GUARDS)
     out = [
         "## Opposite questions and swapped names",
         "",
         f"`bench/opposite_questions.py` — {started}; {seconds / 60:.0f} min. Default embedder, one real cache per",
         f"set holding the originals and other questions of the set ({rows[0]['pool']:,} in all); each variant",
-        "looked up;",
-        "**served its original's answer** = the share",
-        "below (lower is better; trivial rewrites: higher is better). *before*: the value guard with English",
-        "negation (the guard before the polarity and name rules); *after*: the default guard. Thresholds:",
-        "shipped intercept / fallback, and the set's own plain-cosine threshold for 2% false hits on its",
-        "labelled pairs (≈ a calibrated tenant). *held-out* lists live in the bench and are never read by",
-        "the guard; *lexicon* variants come from the guard's own lists.",
+        "looked up; **served its original's answer** = the share below (lower is better; trivial rewrites:",
+        "higher is better). *before*: the value guard with English negation (the guard before the polarity",
+        "and name rules); *after*: the default guard; *after + swaps*: the default guard with the minimal-edit",
+        "rule on (off by default: it vetoes more labelled duplicates than it saves). Thresholds: shipped",
+        "intercept / fallback, and the set's own plain-cosine threshold for 2% false hits on its labelled",
+        "pairs (≈ a calibrated tenant).",
         "",
-        "| set | variants | n | before: intercept / fallback / own 2% | after: intercept / fallback / own 2% |",
-        "|---|---|---|---|---|",
+        "Word lists: *guard's own lists* — variants from the lists the guard reads (WordNet and curated",
+        "antonyms, the hand-written and CC-CEDICT-bridged Chinese opposites; names the guard's recognisers",
+        "find in the questions). *held-out list* — hand-written lists in the bench that the guard never reads.",
+        "*unseen* — only the held-out pairs that none of the guard's lists recognises (the two words alone",
+        "through the guard's antonym lookup; names absent from its gazetteer), and for English a second",
+        "source, WordNet's *indirect* antonyms (a satellite adjective against the opposite head: speedy /",
+        "slow), which the guard does not read: what a checker with word lists we do not see should find.",
+        "",
     ]
+    seen: set[str] = set()
     for r in rows:
-        cells = []
-        for g in ("before", "after"):
-            cells.append(" / ".join(f"{r[f'{g} {t}']:.1%}" for t in ("intercept", "fallback", "own 2%")))
-        out.append(f"| {r['set']} (own 2% = {r['t_own']:.4f}) | {r['kind']} | {r['n']} | {cells[0]} | {cells[1]} |")
-    out += ["", "By language (all variant kinds pooled, own-2% threshold):", "",
-            "| language | kind | variants | before | after |", "|---|---|---|---|---|"]
-    pooled: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0, 0])
+        if r["set"] in seen:
+            continue
+        seen.add(str(r["set"]))
+        counts = r["unseen"]
+        out.append(f"- {r['set']}: unseen pairs — " + "; ".join(
+            f"{k} {u} of {n}" for k, (u, n) in counts.items() if n))  # type: ignore[attr-defined]
+    out += ["", "| set | variants | n | " + " | ".join(f"{g}: int / fb / own 2%" for g in guards) + " |",
+            "|---|---|---|" + "---|" * len(guards)]
     for r in rows:
-        group = "rewrite" if r["kind"].startswith("trivial") else (  # type: ignore[union-attr]
-            "held-out" if "held-out" in str(r["kind"]) else "lexicon")
-        acc = pooled[(str(r["lang"]), group)]
+        cells = [" / ".join(f"{r[f'{g} {t}']:.1%}" for t in ("intercept", "fallback", "own 2%")) for g in guards]
+        out.append(f"| {r['set']} (own 2% = {r['t_own']:.4f}) | {r['kind']} | {r['n']} | " + " | ".join(cells) + " |")
+    out += ["", "By language (variant kinds pooled, own-2% threshold):", "",
+            "| language | word lists | variants | " + " | ".join(guards) + " |", "|---|---|---|" + "---|" * len(guards)]
+    pooled: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0] * (1 + len(guards)))
+    for r in rows:
+        acc = pooled[(str(r["lang"]), _group(str(r["kind"])))]
         acc[0] += int(r["n"])  # type: ignore[call-overload]
-        acc[1] += int(r["before own 2% count"])  # type: ignore[call-overload]
-        acc[2] += int(r["after own 2% count"])  # type: ignore[call-overload]
-    for (lang, group), (n, before, after) in sorted(pooled.items()):
-        out.append(f"| {lang} | {group} | {n} | {before / max(n, 1):.1%} | {after / max(n, 1):.1%} |")
+        for i, g in enumerate(guards):
+            acc[1 + i] += int(r[f"{g} own 2% count"])  # type: ignore[call-overload]
+    for (lang, group), (n, *counts) in sorted(pooled.items()):
+        out.append(f"| {lang} | {group} | {n} | " + " | ".join(f"{c / max(n, 1):.1%}" for c in counts) + " |")
     out += ["", "Variants still served their original's answer (after, own 2%), first few per kind:", ""]
     for r in rows:
         for q, v in r["leaks"]:  # type: ignore[attr-defined]
@@ -361,6 +441,7 @@ def main() -> None:
     parser.add_argument("--max", type=int, default=1500, help="variants per kind and set")
     parser.add_argument("--pool", type=int, default=6000,
                         help="questions in the cache: the originals plus other questions of the set")
+    parser.add_argument("--rewrites", type=int, default=1000, help="trivial rewrites looked up per set")
     parser.add_argument("--write", action="store_true", help="write the section of docs/benchmarks.md")
     args = parser.parse_args()
     faiss_single_thread()
@@ -368,7 +449,7 @@ def main() -> None:
     embedder = get_embedder("use", 1)
     rows = []
     for name in args.sets:
-        rows += measure(name, args.max, args.pool, embedder)
+        rows += measure(name, args.max, args.pool, embedder, n_rewrites=args.rewrites)
         print(f"{name} done ({time.perf_counter() - t0:.0f}s)", file=sys.stderr, flush=True)
     text = render(rows, started, time.perf_counter() - t0)
     print(text)

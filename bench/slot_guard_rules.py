@@ -18,7 +18,8 @@ each alone on top of the value guard: labelled pairs it vetoes that the value gu
 duplicates (right answers lost) against non-duplicates (false hits saved), over all pairs and
 among pairs at or above the set's own 2% threshold (where a veto changes what is served).
 
-Run: ``python bench/slot_guard_rules.py [--embedder use] [--limit N]``; prints markdown tables.
+Run: ``python bench/slot_guard_rules.py [--embedder use] [--limit N] [--rules-only] [--write]``; prints markdown
+tables. ``--rules-only`` measures the per-rule veto counts alone and writes them as their own section.
 """
 
 from __future__ import annotations
@@ -39,9 +40,11 @@ from lastline import get_embedder, normalize_text
 from lastline.cache import SlotGuard, default_threshold
 
 SECTION = "### Slot guard rules (`bench/slot_guard_rules.py`)"
+#: ``--rules-only`` writes the per-rule veto counts alone, as their own section.
+RULES_SECTION = "## Slot guard: polarity and names"
 
 _CHANGED_OFF = {"antonyms": False, "changed_negation_zh": False, "role_swaps": False, "names": False,
-                "swapped_nouns_zh": False}
+                "swapped_nouns_zh": False, "derived_zh": False}
 CONFIGS = {
     "none": None,
     "values, compared only when both carry a kind": SlotGuard(one_sided="both", negation_en=False, **_CHANGED_OFF),
@@ -49,22 +52,31 @@ CONFIGS = {
     "values + EN negation": SlotGuard(**_CHANGED_OFF),
     "values + EN + ZH negation anywhere (不没无未别非)": SlotGuard(negation_zh=True, **_CHANGED_OFF),
     "values + EN negation + antonyms": SlotGuard(**{**_CHANGED_OFF, "antonyms": True}),
-    "… + ZH negation in the changed words": SlotGuard(**{**_CHANGED_OFF, "antonyms": True,
-                                                          "changed_negation_zh": True}),
+    "… + ZH opposites bridged from CC-CEDICT": SlotGuard(**{**_CHANGED_OFF, "antonyms": True, "derived_zh": True}),
+    "… + ZH negation, when it is all that differs": SlotGuard(**{**_CHANGED_OFF, "antonyms": True, "derived_zh": True,
+                                                                 "changed_negation_zh": True}),
     "… + role swaps": SlotGuard(names=False, swapped_nouns_zh=False),
     "… + names": SlotGuard(swapped_nouns_zh=False),
     "… + ZH one-noun swaps (default)": SlotGuard(),
+    "default + minimal-edit swaps (EN, ZH) and ZH swapped stretches (off by default)":
+        SlotGuard(swaps_en=True, swaps_zh=True, stretch_zh=True),
 }
+_ALONE = {"values": False, "negation_en": False, **_CHANGED_OFF}
 #: Each changed-words rule alone, for the per-rule veto counts.
 RULES = {
-    "antonym": SlotGuard(values=False, negation_en=False, **{**_CHANGED_OFF, "antonyms": True}),
-    "negation_zh (changed words)": SlotGuard(values=False, negation_en=False,
-                                             **{**_CHANGED_OFF, "changed_negation_zh": True}),
-    "role_swap": SlotGuard(values=False, negation_en=False, **{**_CHANGED_OFF, "role_swaps": True}),
-    "name": SlotGuard(values=False, negation_en=False, **{**_CHANGED_OFF, "names": True}),
-    "noun_zh (one-noun swap)": SlotGuard(values=False, negation_en=False, **{**_CHANGED_OFF, "swapped_nouns_zh": True}),
+    "antonym": SlotGuard(**{**_ALONE, "antonyms": True}),
+    "antonym + CC-CEDICT bridge (default)": SlotGuard(**{**_ALONE, "antonyms": True, "derived_zh": True}),
+    "negation_zh, any in the changed words (before)": SlotGuard(**{**_ALONE, "changed_negation_zh": True,
+                                                                   "negation_zh_alone": False}),
+    "negation_zh, all that differs (default)": SlotGuard(**{**_ALONE, "changed_negation_zh": True}),
+    "swap, one English word without a synonym (off)": SlotGuard(**{**_ALONE, "swaps_en": True}),
+    "swap, one Chinese word without a synonym (off)": SlotGuard(**{**_ALONE, "swaps_zh": True}),
+    "stretch_zh, one swapped Chinese stretch (off)": SlotGuard(**{**_ALONE, "stretch_zh": True}),
+    "role_swap": SlotGuard(**{**_ALONE, "role_swaps": True}),
+    "name": SlotGuard(**{**_ALONE, "names": True}),
+    "noun_zh (one-noun swap)": SlotGuard(**{**_ALONE, "swapped_nouns_zh": True}),
 }
-BASE = CONFIGS["values + EN negation"]
+DEFAULT_OFF = SlotGuard(**_CHANGED_OFF)
 
 
 def load(name: str, limit: int | None) -> tuple[list[str], list[str], np.ndarray]:
@@ -82,11 +94,16 @@ def cosines(embedder, a: list[str], b: list[str]) -> np.ndarray:  # type: ignore
 
 
 def main() -> None:
+    rules_only = "--rules-only" in sys.argv
+    if rules_only:
+        sys.argv.remove("--rules-only")
     args = pair_bench_args(SECTION, __doc__)
     emb = get_embedder(args.embedder, 1)
     t_int = default_threshold(emb.model_id, "intercept").value
     t_fb = default_threshold(emb.model_id, "fallback").value
-    out = Section(SECTION)
+    out = Section(RULES_SECTION if rules_only else SECTION,
+                  None if not rules_only else "python bench/slot_guard_rules.py --rules-only" + (
+                      " --write" if args.write else ""))
     out(f"Embedder {emb.model_id}, thresholds intercept {t_int} / fallback {t_fb}.\n")
     rng = random.Random(11)
     for name, lang in SETS.items():
@@ -94,54 +111,67 @@ def main() -> None:
         started = time.perf_counter()
         cos = cosines(emb, q1, q2)
         uniq = list(dict.fromkeys(q1 + q2))
-        variants = [(q, v) for q in uniq if (v := value_variant(q, rng)) is not None]
-        rewrites = [(q, rewrite(q, rng)[1]) for q in uniq[:3000]]
-        vcos = cosines(emb, [q for q, _ in variants], [v for _, v in variants])
+        variants = [] if rules_only else [(q, v) for q in uniq if (v := value_variant(q, rng)) is not None]
+        rewrites = [] if rules_only else [(q, rewrite(q, rng)[1]) for q in uniq[:3000]]
+        vcos = cosines(emb, [q for q, _ in variants], [v for _, v in variants]) if variants else np.zeros(0)
         out(f"### {name} ({lang}): {len(y)} pairs ({int(y.sum())} duplicates), "
             f"{len(variants)} value-changed variants, {len(rewrites)} rewrites "
             f"(cosines in {time.perf_counter() - started:.0f}s)\n")
         t_own = float(np.sort(cos[y == 0])[::-1][int(0.02 * int((y == 0).sum()))])
         out(f"Own 2% plain-cosine threshold: {t_own:.4f}. The first guard row's time includes entity "
             "extraction (cached for the later rows).\n")
-        out("| guard | dup kept (all) | dup kept (cos≥fb) | hit@int | false@int | hit@fb | false@fb "
-            "| hit@own2% | false@own2% | value-changed false hits @int / @fb / guard only | rewrites kept "
-            "| ms per pair |")
-        out("|---|---|---|---|---|---|---|---|---|---|---|---|")
-        for label, guard in CONFIGS.items():
-            started = time.perf_counter()
-            ok = np.ones(len(y), bool) if guard is None else np.array(
-                [guard.ok(a, b) for a, b in zip(q1, q2, strict=True)])
-            per_pair = (time.perf_counter() - started) / len(y) * 1000
-            vok = np.ones(len(variants), bool) if guard is None else np.array(
-                [guard.ok(v, q) for q, v in variants])
-            rok = 1.0 if guard is None else float(np.mean([guard.ok(r, q) for q, r in rewrites]))
-            dup, neg = y == 1, y == 0
-            above = cos >= t_fb
-            cells = [
-                f"{ok[dup].mean():.3f}", f"{ok[dup & above].mean():.3f}",
-                f"{(ok & (cos >= t_int))[dup].mean():.3f}", f"{(ok & (cos >= t_int))[neg].mean():.4f}",
-                f"{(ok & above)[dup].mean():.3f}", f"{(ok & above)[neg].mean():.4f}",
-                f"{(ok & (cos > t_own))[dup].mean():.3f}", f"{(ok & (cos > t_own))[neg].mean():.4f}",
-                f"{(vok & (vcos >= t_int)).mean():.3f} / {(vok & (vcos >= t_fb)).mean():.3f} / {vok.mean():.3f}",
-                f"{rok:.3f}", f"{per_pair:.3f}",
-            ]
-            out(f"| {label} | " + " | ".join(cells) + " |")
-        out()
-        assert BASE is not None
-        base_ok = np.array([BASE.ok(b, a) for a, b in zip(q1, q2, strict=True)])
-        out("| rule (alone, on top of values + EN negation) | dup vetoed (all) | non-dup vetoed (all) "
-            "| dup vetoed (cos > own 2%) | non-dup vetoed (cos > own 2%) | ms per pair |")
-        out("|---|---|---|---|---|---|")
-        for label, rule in RULES.items():
-            started = time.perf_counter()
-            veto = ~np.array([rule.ok(b, a) for a, b in zip(q1, q2, strict=True)]) & base_ok
-            per_pair = (time.perf_counter() - started) / len(y) * 1000
-            dup, neg, top = y == 1, y == 0, cos > t_own
-            out(f"| {label} | {int((veto & dup).sum())} of {int(dup.sum())} | {int((veto & neg).sum())} of "
-                f"{int(neg.sum())} | {int((veto & dup & top).sum())} of {int((dup & top & base_ok).sum())} | "
-                f"{int((veto & neg & top).sum())} of {int((neg & top & base_ok).sum())} | {per_pair:.3f} |")
-        out()
+        if not rules_only:
+            _configs_table(out, q1, q2, y, cos, variants, vcos, rewrites, t_int, t_fb, t_own)
+        _rules_table(out, q1, q2, y, cos, t_own)
     out.done(args.write)
+
+
+def _configs_table(out: Section, q1: list[str], q2: list[str], y: np.ndarray, cos: np.ndarray,
+                   variants: list[tuple[str, str]], vcos: np.ndarray, rewrites: list[tuple[str, str]],
+                   t_int: float, t_fb: float, t_own: float) -> None:
+    out("| guard | dup kept (all) | dup kept (cos≥fb) | hit@int | false@int | hit@fb | false@fb "
+        "| hit@own2% | false@own2% | value-changed false hits @int / @fb / guard only | rewrites kept "
+        "| ms per pair |")
+    out("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for label, guard in CONFIGS.items():
+        started = time.perf_counter()
+        ok = np.ones(len(y), bool) if guard is None else np.array(
+            [guard.ok(a, b) for a, b in zip(q1, q2, strict=True)])
+        per_pair = (time.perf_counter() - started) / len(y) * 1000
+        vok = np.ones(len(variants), bool) if guard is None else np.array(
+            [guard.ok(v, q) for q, v in variants])
+        rok = 1.0 if guard is None else float(np.mean([guard.ok(r, q) for q, r in rewrites]))
+        dup, neg = y == 1, y == 0
+        above = cos >= t_fb
+        cells = [
+            f"{ok[dup].mean():.3f}", f"{ok[dup & above].mean():.3f}",
+            f"{(ok & (cos >= t_int))[dup].mean():.3f}", f"{(ok & (cos >= t_int))[neg].mean():.4f}",
+            f"{(ok & above)[dup].mean():.3f}", f"{(ok & above)[neg].mean():.4f}",
+            f"{(ok & (cos > t_own))[dup].mean():.3f}", f"{(ok & (cos > t_own))[neg].mean():.4f}",
+            f"{(vok & (vcos >= t_int)).mean():.3f} / {(vok & (vcos >= t_fb)).mean():.3f} / {vok.mean():.3f}",
+            f"{rok:.3f}", f"{per_pair:.3f}",
+        ]
+        out(f"| {label} | " + " | ".join(cells) + " |")
+    out()
+
+
+def _rules_table(out: Section, q1: list[str], q2: list[str], y: np.ndarray, cos: np.ndarray, t_own: float) -> None:
+    base_ok = np.array([DEFAULT_OFF.ok(b, a) for a, b in zip(q1, q2, strict=True)])
+    out("Each rule alone, on pairs the default guard minus its changed-words rules lets through: "
+        "*dup vetoed* = right answers it costs, *non-dup vetoed* = false hits it saves. A rule earns its "
+        "place when, above the own-2% threshold, it saves at least as many as it costs.\n")
+    out("| rule (alone, on top of values + EN negation) | dup vetoed (all) | non-dup vetoed (all) "
+        "| dup vetoed (cos > own 2%) | non-dup vetoed (cos > own 2%) | ms per pair |")
+    out("|---|---|---|---|---|---|")
+    for label, rule in RULES.items():
+        started = time.perf_counter()
+        veto = ~np.array([rule.ok(b, a) for a, b in zip(q1, q2, strict=True)]) & base_ok
+        per_pair = (time.perf_counter() - started) / len(y) * 1000
+        dup, neg, top = y == 1, y == 0, cos > t_own
+        out(f"| {label} | {int((veto & dup).sum())} of {int(dup.sum())} | {int((veto & neg).sum())} of "
+            f"{int(neg.sum())} | {int((veto & dup & top).sum())} of {int((dup & top & base_ok).sum())} | "
+            f"{int((veto & neg & top).sum())} of {int((neg & top & base_ok).sum())} | {per_pair:.3f} |")
+    out()
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ Each file says where it comes from (``cache/lexicon/README.md``): the English an
 names and irregular forms are generated from Princeton WordNet 3.0 by ``bench/build_lexicons.py``;
 the Chinese lists and the English additions are hand-written. Nothing is fetched at run time.
 Loaded lazily (a process that never compares two prompts never reads them) and kept as plain
-sets and dicts: about 14k names and 3.4k antonym pairs.
+sets and dicts: about 14k names, 3.4k antonym pairs and 36k synonym groups.
 """
 
 from __future__ import annotations
@@ -12,7 +12,10 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["antonyms_en", "antonyms_zh", "inflections_en", "names_en", "opposite_chars_zh"]
+__all__ = [
+    "antonyms_en", "inflections_en", "lemmas", "names_en", "opposite_chars_zh", "opposites_zh",
+    "synonyms_en", "synonyms_zh",
+]
 
 
 def _rows(name: str) -> list[list[str]]:
@@ -42,15 +45,59 @@ def names_en() -> dict[str, tuple[frozenset[str], bool]]:
     return {row[0]: (frozenset(row[1].split(",")), len(row) > 2 and row[2] == "c") for row in _rows("names_en.tsv")}
 
 
-@lru_cache(maxsize=1)
-def antonyms_zh() -> tuple[tuple[str, str], ...]:
-    """Chinese opposite word pairs, both orders, longest first (so 开通 wins over 开)."""
-    pairs = [(a, b) for a, b, *_ in _rows("antonyms_zh.tsv")]
-    both = {*pairs, *((b, a) for a, b in pairs)}
-    return tuple(sorted(both, key=lambda p: (-len(p[0]), p)))
+@lru_cache(maxsize=2)
+def opposite_chars_zh(derived: bool = False) -> frozenset[frozenset[str]]:
+    """Single characters that are each other's opposite (上/下, 开/关, 借/还); ``derived`` adds the
+    CC-CEDICT × WordNet bridge (升/降, 胖/瘦; ``bench/build_lexicons_zh.py``)."""
+    return _pairs("opposite_chars_zh.tsv", *(("opposite_chars_zh_cedict.tsv",) if derived else ()))
+
+
+@lru_cache(maxsize=2)
+def opposites_zh(derived: bool = False) -> dict[str, frozenset[str]]:
+    """Chinese word → its opposite words (both directions): the hand-written pairs, and with
+    ``derived`` the CC-CEDICT × WordNet bridge (升高 / 降低, 开通 / 关闭)."""
+    out: dict[str, set[str]] = {}
+    names = ("antonyms_zh.tsv", *(("antonyms_zh_cedict.tsv",) if derived else ()))
+    for pair in _pairs(*names):
+        a, b = sorted(pair)
+        out.setdefault(a, set()).add(b)
+        out.setdefault(b, set()).add(a)
+    return {w: frozenset(o) for w, o in out.items()}
 
 
 @lru_cache(maxsize=1)
-def opposite_chars_zh() -> frozenset[frozenset[str]]:
-    """Single characters that are each other's opposite (上/下, 开/关, 借/还)."""
-    return _pairs("opposite_chars_zh.tsv")
+def synonyms_zh() -> dict[str, frozenset[int]]:
+    """Chinese word → its synonym groups (words sharing a CC-CEDICT gloss: 借款 / 贷款 "loan")."""
+    return _groups("synonyms_zh.tsv")
+
+
+@lru_cache(maxsize=1)
+def synonyms_en() -> dict[str, frozenset[int]]:
+    """Word → the synonym groups it belongs to (WordNet synsets, adjective clusters, pertainyms):
+    two words stand for each other when their groups meet."""
+    return _groups("synonyms_en.tsv")
+
+
+def _groups(name: str) -> dict[str, frozenset[int]]:
+    out: dict[str, set[int]] = {}
+    for i, row in enumerate(_rows(name)):
+        for word in row:
+            out.setdefault(word, set()).add(i)
+    return {w: frozenset(ids) for w, ids in out.items()}
+
+
+_SUFFIXES = (("ies", "y"), ("ied", "y"), ("iest", "y"), ("ier", "y"), ("es", ""), ("s", ""), ("ed", ""),
+             ("ed", "e"), ("ing", ""), ("ing", "e"), ("est", ""), ("est", "e"), ("er", ""), ("er", "e"))
+
+
+def lemmas(word: str) -> set[str]:
+    """The lower-cased English word and the lemmas it may be a form of (stopped → stop,
+    cheapest → cheap, sold → sell): the irregular forms of WordNet, then regular suffixes."""
+    out = {word, *inflections_en().get(word, ())}
+    for suffix, repl in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)] + repl
+            out.add(stem)
+            if not repl and stem[-1] == stem[-2]:
+                out.add(stem[:-1])
+    return out

@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from ._diff import Change, Token
-from ._lexicon import antonyms_en, antonyms_zh, inflections_en, opposite_chars_zh
+from ._lexicon import antonyms_en, lemmas, opposite_chars_zh, opposites_zh
+from ._substitution import content_words
 
 __all__ = ["antonym_clash", "negation_zh_clash", "role_swap"]
 
@@ -36,21 +37,6 @@ __all__ = ["antonym_clash", "negation_zh_clash", "role_swap"]
 def _words(text: str) -> frozenset[str]:
     """A set of words written as one space-separated string (lists read better that way)."""
     return frozenset(text.split())
-
-_SUFFIXES = (("ies", "y"), ("ied", "y"), ("iest", "y"), ("ier", "y"), ("es", ""), ("s", ""), ("ed", ""),
-             ("ed", "e"), ("ing", ""), ("ing", "e"), ("est", ""), ("est", "e"), ("er", ""), ("er", "e"))
-
-
-def _lemmas(word: str) -> set[str]:
-    """The word and the lemmas it may be a form of (stopped → stop, cheapest → cheap, sold → sell)."""
-    out = {word, *inflections_en().get(word, ())}
-    for suffix, repl in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            stem = word[: -len(suffix)] + repl
-            out.add(stem)
-            if not repl and stem[-1] == stem[-2]:
-                out.add(stem[:-1])
-    return out
 
 
 def _is_cjk(token: Token) -> bool:
@@ -66,11 +52,11 @@ def _english_antonym(xs: Sequence[Token], ys: Sequence[Token], a_keys: Counter[s
     for x in xs:
         if _is_cjk(x):
             continue
-        lx = _lemmas(x.key)
+        lx = lemmas(x.key)
         for y in ys:
             if _is_cjk(y) or x.key == y.key:
                 continue
-            ly = _lemmas(y.key)
+            ly = lemmas(y.key)
             if a_keys[x.key] <= b_keys[x.key] or b_keys[y.key] <= a_keys[y.key]:
                 continue  # both prompts carry the pair as often ("pros and cons" / "cons and pros")
             if any(frozenset((p, q)) in pairs for p in lx for q in ly):
@@ -84,12 +70,16 @@ def _negated_word(text: str, word: str) -> bool:
     return at > 0 and (text[at - 1] in _NEGATORS or text[:at].endswith(("取消", "解除")))
 
 
-def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str) -> bool:
-    for x, y in antonyms_zh():
-        if x in sa and y in sb and whole_a.count(x) > whole_b.count(x) and whole_b.count(y) > whole_a.count(y) \
-                and not _negated_word(sa, x) and not _negated_word(sb, y):
-            return True
-    chars = opposite_chars_zh()
+def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str, derived: bool) -> bool:
+    table = opposites_zh(derived)
+    for i in range(len(sa)):
+        for j in range(i + 2, min(len(sa), i + 4) + 1):
+            x = sa[i:j]
+            for y in table.get(x, ()):
+                if y in sb and whole_a.count(x) > whole_b.count(x) and whole_b.count(y) > whole_a.count(y) \
+                        and not _negated_word(sa, x) and not _negated_word(sb, y):
+                    return True
+    chars = opposite_chars_zh(derived)
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes():
         if tag == "replace" and i2 - i1 == j2 - j1:
             for ca, cb in zip(sa[i1:i2], sb[j1:j2], strict=True):
@@ -98,8 +88,9 @@ def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str) -> bool:
     return False
 
 
-def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change]) -> bool:
-    """True when a changed stretch replaces a word by its opposite."""
+def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change], derived_zh: bool = False) -> bool:
+    """True when a changed stretch replaces a word by its opposite (``derived_zh``: Chinese
+    opposites from the CC-CEDICT × WordNet bridge too)."""
     a_keys = Counter(t.key for t in ta)
     b_keys = Counter(t.key for t in tb)
     whole_a = "".join(t.key for t in ta if _is_cjk(t))
@@ -112,7 +103,7 @@ def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Chang
             return True
         sa = "".join(t.key for t in xs if _is_cjk(t))
         sb = "".join(t.key for t in ys if _is_cjk(t))
-        if sa and sb and _chinese_antonym(sa, sb, whole_a, whole_b):
+        if sa and sb and _chinese_antonym(sa, sb, whole_a, whole_b, derived_zh):
             return True
     return False
 
@@ -143,6 +134,8 @@ def _negating(tokens: Sequence[Token], i: int) -> bool:
         return False
     if word[0] in "不没" and len(word) > 1 and i > 0 and tokens[i - 1].key[-1:] == word[1]:
         return False  # 能 / 不能, 有 / 没有: an A-not-A question jieba cut in two
+    if word == "不" and i > 0 and tokens[i - 1].key == "要":
+        return False  # 要不 (how about …), which jieba cuts in two
     if word in _TAG_QUESTION and not any(t.key in _WHY for t in tokens[:i]):  # 为何微信没有？ negates
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         if nxt is None or nxt.key in _PARTICLES or nxt.start > tok.start + len(tok.text):
@@ -152,11 +145,53 @@ def _negating(tokens: Sequence[Token], i: int) -> bool:
     return any(ch in "不没" for ch in word[1:-1]) or word.endswith(("不了", "不到", "不上", "不起", "不动"))
 
 
-def negation_zh_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change]) -> bool:
+_WHY_NOT = _words("为什么 为何 为啥 咋 干嘛 怎么会 why")
+
+
+def _why(tokens: Sequence[Token]) -> bool:
+    return any(t.key in _WHY_NOT for t in tokens)
+
+
+def _negated_heads(tokens: Sequence[Token], i: int) -> set[str]:
+    """What the negation at token ``i`` may attach to: the rest of the word (不能 → 能, 没有 → 有,
+    借不了 → 借) and the word after it (不 借款 → 借款)."""
+    word = tokens[i].key
+    heads = set()
+    if len(word) > 1 and word[0] in _NEGATORS:
+        heads.add(word[1:])
+    for ending in ("不了", "不到", "不上", "不起", "不动"):
+        if word.endswith(ending) and len(word) > len(ending):
+            heads.add(word[: -len(ending)])
+    if i + 1 < len(tokens) and _is_cjk(tokens[i + 1]):
+        heads.add(tokens[i + 1].key)
+    return heads
+
+
+def _attached(tokens: Sequence[Token], i: int, other: Sequence[Token]) -> bool:
+    """The negation at ``tokens[i]`` negates a word the other prompt holds un-negated."""
+    heads = _negated_heads(tokens, i)
+    return any(t.key in heads and not (j > 0 and _negating(other, j - 1)) for j, t in enumerate(other))
+
+
+def negation_zh_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change],
+                      attached: bool = True, alone: bool = False) -> bool:
     """True when what changed negates on one side only and the two texts negate a different
-    number of times (a negation both carry, moved or reworded, is no change)."""
-    changed_a = any(_negating(ta, i) for c in diff for i in range(c.a0, c.a1))
-    changed_b = any(_negating(tb, i) for c in diff for i in range(c.b0, c.b1))
+    number of times (a negation both carry, moved or reworded, is no change).
+
+    With ``attached`` (the default) a negation counts only when it attaches to a word both prompts
+    share — 「为什么不能借款」 / 「为什么能借款」 negate 能 both hold; 「可以用微信还款吗」 /
+    「微信的钱不能还吗」 ask one thing in two framings, and BQ labels many such pairs duplicates.
+    With ``alone`` the negation must be all that differs between the content words (「孕妇可以吃饼干吗」
+    / 「孕妇不可以吃饼干吗」).
+    """
+    if alone and content_words(ta, _NEGATORS) != content_words(tb, _NEGATORS):
+        return False
+    if alone and _why(ta) != _why(tb):
+        return False  # 「为什么审批不通过」 asks after a failure what 「怎么能审批通过」 asks after a way
+    changed_a = any(_negating(ta, i) and (not attached or _attached(ta, i, tb))
+                    for c in diff for i in range(c.a0, c.a1))
+    changed_b = any(_negating(tb, i) and (not attached or _attached(tb, i, ta))
+                    for c in diff for i in range(c.b0, c.b1))
     if changed_a == changed_b:
         return False
     return sum(_negating(ta, i) for i in range(len(ta))) != sum(_negating(tb, i) for i in range(len(tb)))

@@ -23,7 +23,8 @@ and the whole-text check blocked far more right answers than wrong ones).
 Where the two prompts differ, and only there (``_diff.changes``), questions that ask something
 else are kept apart too: a word replaced by its opposite, Chinese negation added or dropped, a
 direction reversed (``_polarity``), and a place, person, organisation, product or language
-replaced by another (``_names``).
+replaced by another (``_names``), and a lone swapped English word no synonym list vouches for
+(``_substitution``: the rule that generalises beyond the lists).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from lastline.rules import find_entities
 from ._diff import changes, small_edit
 from ._names import name_clash, swapped_noun_zh
 from ._polarity import antonym_clash, negation_zh_clash, role_swap
+from ._substitution import swapped_stretch_zh, unproven_swap
 
 __all__ = ["SlotGuard", "Slots", "extract_slots", "slot_guard_ok"]
 
@@ -178,6 +180,23 @@ class SlotGuard:
     role_swaps: bool = True
     names: bool = True
     swapped_nouns_zh: bool = True
+    #: Chinese opposites bridged from CC-CEDICT glosses and WordNet antonyms (升高 / 降低), on top
+    #: of the hand-written lists.
+    derived_zh: bool = True
+    #: Chinese negation counts only when it is all that differs between the content words; the
+    #: looser rule (any negation in the changed words that attaches to a shared word) vetoed more
+    #: labelled BQ duplicates than it saved.
+    negation_zh_alone: bool = True
+    #: The minimal-edit rule (``_substitution``): one swapped content word must be shown to be a
+    #: paraphrase. Off by default in both languages: on the labelled duplicates above the own-2%
+    #: threshold it vetoed 18 QQP duplicates for 9 non-duplicates saved, 31 for 8 on LCQMC and 73
+    #: for 2 on BQ (docs/benchmarks.md) — paraphrases swap words no synonym list vouches for.
+    swaps_en: bool = False
+    swaps_zh: bool = False
+    #: Chinese: one changed stretch whose content words share no character, negation or gloss
+    #: (``_substitution.swapped_stretch_zh``: 微信 / 支付宝 however jieba tags them). Off by default:
+    #: above the own-2% threshold it vetoed 12 BQ and 2 LCQMC duplicates and no non-duplicate.
+    stretch_zh: bool = False
     #: antonyms and Chinese negation are judged only on small edits (``_diff.small_edit``);
     #: 0 judges every pair. Measured on BQ/LCQMC duplicates: see docs/benchmarks.md.
     polarity_min_overlap: float = 0.5
@@ -210,17 +229,18 @@ class SlotGuard:
         return self._asks_else(a, b)
 
     def _asks_else(self, a: str, b: str) -> str | None:
-        """``antonym``, ``negation_zh``, ``role_swap``, ``name`` or ``noun_zh`` when the changed words ask
-        something else."""
-        if not (self.antonyms or self.changed_negation_zh or self.role_swaps or self.names or self.swapped_nouns_zh):
+        """``antonym``, ``negation_zh``, ``role_swap``, ``name``, ``noun_zh`` or ``swap`` when the changed
+        words ask something else."""
+        if not (self.antonyms or self.changed_negation_zh or self.role_swaps or self.names or self.swapped_nouns_zh
+                or self.swaps_en or self.swaps_zh or self.stretch_zh):
             return None
         ta, tb, diff = changes(a, b)
         if not diff:
             return None
         small = small_edit(ta, tb, diff, self.polarity_min_overlap)
-        if small and self.antonyms and antonym_clash(ta, tb, diff):
+        if small and self.antonyms and antonym_clash(ta, tb, diff, self.derived_zh):
             return "antonym"
-        if small and self.changed_negation_zh and negation_zh_clash(ta, tb, diff):
+        if small and self.changed_negation_zh and negation_zh_clash(ta, tb, diff, alone=self.negation_zh_alone):
             return "negation_zh"
         if self.role_swaps and role_swap(ta, tb):
             return "role_swap"
@@ -228,6 +248,11 @@ class SlotGuard:
             return "name"
         if self.swapped_nouns_zh and swapped_noun_zh(ta, tb, diff):
             return "noun_zh"
+        if (self.swaps_en or self.swaps_zh) and unproven_swap(ta, tb, chinese=self.swaps_zh) \
+                and (self.swaps_en or any(t.tag != "eng" for t in (*ta, *tb))):
+            return "swap"
+        if self.stretch_zh and swapped_stretch_zh(ta, tb, diff, 3):
+            return "stretch_zh"
         return None
 
     def ok(self, a: str, b: str) -> bool:

@@ -24,7 +24,8 @@ HAND_KEPT = {
     "### Shipped thresholds, first measurement (kept by hand)":
         "an earlier version of bench/shipped_thresholds.py; it now writes 'Default thresholds per language'",
     "## Slot guard: polarity and names":
-        "a later bench/slot_guard_rules.py run pasted beside a bench/opposite_questions.py trial",
+        "bench/slot_guard_rules.py --rules-only --write writes it; the copy here pastes that run's QQP table "
+        "beside earlier runs",
 }
 
 DOC = """# Benchmarks
