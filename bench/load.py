@@ -51,6 +51,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from lastline import normalize_text
+from lastline.api.http.protocol import uvicorn_options
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DATA, ROOT, machine, write_section
@@ -112,7 +113,7 @@ def serve_bare(argv: Sequence[str]) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args(argv)
-    uvicorn.run(bare_app(), host=args.host, port=args.port, log_level="warning")
+    uvicorn.run(bare_app(), host=args.host, port=args.port, **uvicorn_options(access_log=False))
 
 
 # -- data ----------------------------------------------------------------------------------------
