@@ -13,7 +13,8 @@ SQLite by the caller, so a race between a delete and an add can never serve a de
 
 Only vectors of the cache's own model id ever enter an index; rows of another model are
 re-embedded at start-up, never mixed. The graphs and the tombstone selector come from
-:mod:`lastline.hnsw` (shared with the KB's index), which also pins FAISS to one OpenMP thread.
+:mod:`lastline.hnsw` (shared with the KB's index), which also pins FAISS to one OpenMP thread
+(in every thread that runs it: :func:`lastline.hnsw.one_openmp_thread`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 import faiss
 import numpy as np
 
-from lastline.hnsw import Selection, exclude_ids, hnsw_graph
+from lastline.hnsw import Selection, exclude_ids, hnsw_graph, one_openmp_thread
 
 __all__ = ["PartitionIndex", "VectorIndex"]
 
@@ -195,6 +196,7 @@ class VectorIndex:
     def add(self, key: PartitionKey, ids: list[int], vecs: np.ndarray, prompts: list[str]) -> None:
         if not ids:
             return
+        one_openmp_thread()
         arr = np.asarray(ids, dtype=np.int64)
         vecs = np.ascontiguousarray(vecs, dtype=np.float32).reshape(len(ids), self.dim)
         with self.lock:
@@ -209,6 +211,7 @@ class VectorIndex:
             self._rebuild(key)
 
     def remove(self, seqs: list[int]) -> int:
+        one_openmp_thread()
         removed = 0
         with self.lock:
             by_part: dict[PartitionKey, list[int]] = {}
@@ -235,6 +238,7 @@ class VectorIndex:
         large HNSW) runs outside it, so lookups carry on (``SemanticCache`` writes wait on its own
         write lock). Anything added or removed meanwhile is replayed onto the new index.
         """
+        one_openmp_thread()
         with self.lock:
             part = self._parts.get(key)
             if part is None or not part.needs_rebuild:
@@ -251,6 +255,7 @@ class VectorIndex:
             part.rebuilding = False
 
     def search(self, key: PartitionKey, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        one_openmp_thread()
         with self.lock:
             part = self._parts.get(key)
             return part.search(np.asarray(query, dtype=np.float32), k) if part else []
@@ -261,6 +266,7 @@ class VectorIndex:
         Vectors are read back from FAISS (flat and HNSW-flat both keep them), so candidates found
         by other means than the kNN search are scored on the same vectors.
         """
+        one_openmp_thread()
         with self.lock:
             part = self._parts.get(key)
             if part is None:

@@ -129,6 +129,7 @@ class Settings(BaseSettings):
     # is CPU-bound and shares one GIL per process: more in flight than this only adds latency (and
     # starves the event loop that answers the 503s); concurrent embeddings still share model calls.
     workers: int | None = Field(None, ge=1, le=64, description="Server processes (default: the core count).")
+    access_log: bool = Field(False, description="One log line per request (off: requests are counted in /metrics).")
     limit_cache: int = Field(32, ge=1, description="Cache lookups in flight per process.")
     limit_kb: int = Field(2, ge=1, description="KB searches and answers in flight per process.")
     limit_rules: int = Field(8, ge=1, description="Rule extractions in flight per process.")

@@ -42,7 +42,7 @@ from typing import Protocol
 import faiss
 import numpy as np
 
-from lastline.hnsw import allow_positions, hnsw_graph, stored_vectors
+from lastline.hnsw import allow_positions, hnsw_graph, one_openmp_thread, stored_vectors
 
 from ._filters import Filters
 from ._spaces import VectorSpace
@@ -169,7 +169,7 @@ class Graph:
             return [(int(self.ids[positions[i]]), float(scores[i])) for i in top]
         # A walk that must skip positions explores more of the graph for the same depth.
         ef = max(ef_search, want) * min(8, math.ceil(len(self) / count))
-        faiss.omp_set_num_threads(1)  # per thread in OpenMP: a request thread must not spin up workers
+        one_openmp_thread()  # per thread in OpenMP: a request thread must not spin up workers
         selection = allow_positions(allowed if count < len(self) else None, ef)
         scores, labels = self.index.search(query.reshape(1, -1), want, params=selection.params)
         return [(int(self.ids[p]), float(s)) for p, s in zip(labels[0].tolist(), scores[0].tolist(), strict=True)

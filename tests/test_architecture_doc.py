@@ -24,7 +24,8 @@ def test_every_cited_file_exists_and_defines_the_name_beside_it() -> None:
     assert missing == []
     undefined = [
         f"{path} {name}" for path, name in cited
-        if name and not re.search(rf"^\s*(?:class|def) {name}\b", (ROOT / path).read_text(encoding="utf-8"), re.M)
+        if name and not re.search(rf"^\s*(?:class|(?:async\s+)?def) {name}\b",
+                                  (ROOT / path).read_text(encoding="utf-8"), re.M)
     ]
     assert undefined == []
 

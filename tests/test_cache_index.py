@@ -144,3 +144,32 @@ def test_rows_of_another_model_are_re_embedded_never_mixed(storage: Storage, emb
     assert again.store.foreign_model_rows(embedder.model_id, 10) == []
     assert again.lookup("How can I reset my password?", threshold=0.9).entry_id == entry
     assert normalize_text("How do I reset my password?") in again.index.fuzzy_choices(("default", "-")).values()  # type: ignore[union-attr]
+
+
+def test_every_thread_that_searches_runs_faiss_on_one_openmp_thread() -> None:
+    """OpenMP's thread count is per thread: a request thread must not search with one thread per core.
+
+    Setting it at import covered only the importing thread; request threads searched with the
+    default (every core), whose spinning workers made one flat search 40x slower on a busy host.
+    """
+    import threading
+
+    import faiss
+
+    rng = np.random.default_rng(7)
+    vecs = _unit(rng, 64, 32)
+    index = VectorIndex(32, hnsw_threshold=1_000_000)
+    index.add(("t", "-"), list(range(64)), vecs, [f"q{i}" for i in range(64)])
+    seen: dict[str, int] = {}
+
+    def search_in_a_new_thread() -> None:
+        seen["before"] = faiss.omp_get_max_threads()
+        assert index.search(("t", "-"), vecs[3], 1)[0][0] == 3
+        seen["after"] = faiss.omp_get_max_threads()
+
+    worker = threading.Thread(target=search_in_a_new_thread)
+    worker.start()
+    worker.join()
+    assert seen["after"] == 1
+    if seen["before"] == 1:
+        pytest.skip("one core: a new thread already defaults to one OpenMP thread, nothing to limit")

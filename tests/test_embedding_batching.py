@@ -105,3 +105,30 @@ def test_one_bad_input_fails_only_its_own_caller(fresh: Embedder) -> None:
 
 def test_the_process_wide_embedder_counts_its_calls() -> None:
     assert isinstance(get_embedder("use", 1).stats, EncodeStats)
+
+
+def test_callers_arriving_while_calls_run_are_all_served_and_the_embedder_ends_idle(fresh: Embedder) -> None:
+    """Rounds of callers that keep arriving mid-call: each gets its own rows, none is left waiting,
+    and afterwards a lone caller runs its call at once."""
+    singles = {t: fresh.encode_one(t) for t in TEXTS}
+    failures: list[str] = []
+
+    def work(i: int) -> None:
+        for r in range(6):
+            text = TEXTS[(i * 7 + r) % len(TEXTS)]
+            row = fresh.encode([text])[0]
+            if not np.allclose(row, singles[text], atol=1e-5):
+                failures.append(text)
+
+    threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads), "a caller was never woken"
+    assert not failures
+    assert fresh.stats.requests == len(TEXTS) + 24 * 6
+    assert fresh.stats.shared_calls >= 1
+    calls = fresh.stats.calls
+    fresh.encode([TEXTS[0]])
+    assert fresh.stats.calls == calls + 1

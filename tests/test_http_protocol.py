@@ -11,17 +11,17 @@ import asyncio
 import socket
 
 import uvicorn
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
-from lastline.api.http.protocol import NoDelayH11Protocol
+from lastline.api.http.protocol import NoDelayHttpToolsProtocol
 
 
 async def _asgi(scope: dict[str, object], receive: object, send: object) -> None:  # never called
     raise AssertionError("no request is sent")
 
 
-async def _nodelay_of_accepted(protocol: type[H11Protocol]) -> int:
+async def _nodelay_of_accepted(protocol: type[HttpToolsProtocol]) -> int:
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)  # as uvicorn binds for several workers
     listener.bind(("127.0.0.1", 0))
     listener.listen()
@@ -51,8 +51,9 @@ async def _nodelay_of_accepted(protocol: type[H11Protocol]) -> int:
 
 
 def test_plain_uvicorn_protocol_leaves_nagle_on_for_a_shared_worker_socket() -> None:
-    assert asyncio.run(_nodelay_of_accepted(H11Protocol)) == 0
+    assert asyncio.run(_nodelay_of_accepted(HttpToolsProtocol)) == 0
 
 
 def test_our_protocol_turns_nagle_off_on_every_connection() -> None:
-    assert asyncio.run(_nodelay_of_accepted(NoDelayH11Protocol)) != 0
+    assert asyncio.run(_nodelay_of_accepted(NoDelayHttpToolsProtocol)) != 0
+

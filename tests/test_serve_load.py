@@ -141,3 +141,12 @@ def test_workers_share_one_file_and_metrics_sum_over_them(tmp_path: Path) -> Non
     finally:
         stop_server(server)
         server.process.wait(timeout=60)  # a supervisor with two workers may outlast stop_server's wait
+
+
+def test_requests_are_counted_in_metrics_without_an_access_line_each(tight: LiveServer) -> None:
+    """The access log is off by default (formatting it was a share of every exact hit's time)."""
+    for _ in range(3):
+        httpx.post(tight.url("/v1/cache/lookup"), json={"prompt": "no access line for me"}).raise_for_status()
+    metrics = httpx.get(tight.url("/metrics")).text
+    assert 'lastline_http_requests_total{method="POST",route="/v1/cache/lookup",status="200"}' in metrics
+    assert "POST /v1/cache/lookup" not in tight.log_path.read_text()

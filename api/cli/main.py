@@ -27,7 +27,7 @@ from lastline import (
 )
 from lastline.postgres import redacted_url
 
-from ..http.protocol import NoDelayH11Protocol
+from ..http.protocol import uvicorn_options
 from . import cache as cli_cache
 from . import db as cli_db
 from . import fallback as cli_fallback
@@ -138,14 +138,14 @@ def serve(
     if n == 1:
         from ..app import create_app
 
-        uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info",
-                    http=NoDelayH11Protocol)
+        uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
+                    **uvicorn_options(access_log=settings.access_log))
         return
     with _multiprocess_metrics():
         # Each worker reads its settings from the environment: the command line's overrides go there.
         os.environ["LASTLINE_DB"] = str(settings.db)
         uvicorn.run("lastline.api.app:create_app", factory=True, workers=n, host=settings.host,
-                    port=settings.port, log_level="info", http=NoDelayH11Protocol)
+                    port=settings.port, **uvicorn_options(access_log=settings.access_log))
 
 
 @contextmanager
