@@ -386,29 +386,35 @@ class PostgresCacheStore:
 
     # -- lookups, counters, feedback ----------------------------------------------------------
     def record_lookups(self, records: Sequence[LookupRecord]) -> None:
-        """One transaction per tenant of the batch: hit bookkeeping, window counters, lookup records."""
+        """One transaction per tenant of the batch: hit bookkeeping, window counters, lookup records.
+
+        Each tenant's statements go as one script (``PostgresStorage.script``): one round trip,
+        however large the batch. Rows are locked in seq order, then counters in key order.
+        """
         for tenant, mine in _by_tenant(records).items():
             counts: dict[tuple[str, int, str], int] = {}
             for r in mine:
                 key = (r.tenant, r.bucket, r.outcome)
                 counts[key] = counts.get(key, 0) + 1
-            with self.storage.atomic(tenant) as conn:
-                cur = conn.cursor()
-                served = sorted({r.entry_seq for r in mine if r.entry_seq is not None})  # rows in seq order
-                for seq in served:
-                    times = [r.at for r in mine if r.entry_seq == seq]
-                    conn.execute("UPDATE cache_entries SET hit_count = hit_count + %s, last_hit_at = %s,"
-                                 " used_at = %s WHERE seq = %s", (len(times), max(times), max(times), seq))
-                cur.executemany(
-                    "INSERT INTO cache_counters (tenant, bucket, outcome, n) VALUES (%s, %s, %s, %s)"
-                    " ON CONFLICT (tenant, bucket, outcome) DO UPDATE SET n = cache_counters.n + excluded.n",
-                    [(*key, n) for key, n in sorted(counts.items())])
-                ids = [(r.lookup_id, r.tenant, r.entry_id, r.layer, r.similarity, r.mode, r.at)
-                       for r in mine if r.lookup_id is not None]
-                if ids:
-                    cur.executemany(
-                        "INSERT INTO cache_lookups (id, tenant, entry_id, layer, similarity, mode, created_at)"
-                        " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING", ids)
+            statements: list[tuple[str, Sequence[Any]]] = []
+            for seq in sorted({r.entry_seq for r in mine if r.entry_seq is not None}):
+                last = max(r.at for r in mine if r.entry_seq == seq)
+                statements.append(("UPDATE cache_entries SET hit_count = hit_count + %s, last_hit_at = %s,"
+                                   " used_at = %s WHERE seq = %s",
+                                   (sum(r.entry_seq == seq for r in mine), last, last, seq)))
+            statements.append((
+                "INSERT INTO cache_counters (tenant, bucket, outcome, n) VALUES "
+                + ", ".join(["(%s, %s, %s, %s)"] * len(counts))
+                + " ON CONFLICT (tenant, bucket, outcome) DO UPDATE SET n = cache_counters.n + excluded.n",
+                [v for key, n in sorted(counts.items()) for v in (*key, n)]))
+            ids = [(r.lookup_id, r.tenant, r.entry_id, r.layer, r.similarity, r.mode, r.at)
+                   for r in mine if r.lookup_id is not None]
+            if ids:
+                statements.append((
+                    "INSERT INTO cache_lookups (id, tenant, entry_id, layer, similarity, mode, created_at) VALUES "
+                    + ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(ids)) + " ON CONFLICT (id) DO NOTHING",
+                    [v for row in ids for v in row]))
+            self.storage.script(statements, tenant=tenant)
 
     def prune(self, lookups_before: float, counters_before_bucket: int) -> int:
         """Drop lookup records and counter buckets past their retention, in bounded batches."""
