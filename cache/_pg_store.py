@@ -55,6 +55,9 @@ _ENTRY_COLS = (
 PRUNE_BATCH = 1_000
 #: Batches one pruning call runs at most (the rest waits for the next call): bounded work per call.
 PRUNE_MAX_BATCHES = 50
+#: ``maintenance_work_mem`` of the transaction that builds a model's HNSW index: 100k 512-d vectors
+#: and their graph take ≈300 MB; the server default (64 MB) sends the build to disk.
+INDEX_BUILD_MEMORY = "1GB"
 _INDEX_LOCK = 0x6C6C_6869  # pg_advisory_xact_lock key: one replica creates a model's HNSW index
 _UPSERT = (
     "INSERT INTO cache_entries (seq, id, tenant, context_hash, prompt, prompt_norm, prompt_hash,"
@@ -128,8 +131,20 @@ class PostgresCacheStore:
                                       (hnsw_index_name(model_id, dim),)).fetchone()
                 if not exists:
                     conn.execute("SELECT pg_advisory_xact_lock(%s)", (_INDEX_LOCK,))
+                    # the graph is built in memory while it fits, else on disk, far slower
+                    conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (INDEX_BUILD_MEMORY,))
                     conn.execute(hnsw_index_ddl(model_id, dim))
             self._indexed.add(key)
+
+    def build_vector_indexes(self) -> list[tuple[str, int]]:
+        """The HNSW index of every model with stored vectors (``lastline db copy``, after the rows)."""
+        with self.storage.maintenance() as conn:
+            models = [(str(r[0]), int(r[1])) for r in conn.execute(
+                "SELECT DISTINCT model_id, vector_dims(embedding) FROM cache_entries"
+                " WHERE embedding IS NOT NULL AND model_id IS NOT NULL ORDER BY 1, 2")]
+        for model_id, dim in models:
+            self.ensure_model_index(model_id, dim)
+        return models
 
     # -- entries -------------------------------------------------------------------------------
     def insert(self, entries: Sequence[NewEntry], now: float, *, max_entries: int, max_bytes: int
