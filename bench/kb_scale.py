@@ -94,7 +94,7 @@ def synthetic_store(path: Path, size: int, pool: list[str], models: list[tuple[o
     store = SQLiteKBStore(open_storage(path), ann=AnnConfig(background=False))  # type: ignore[arg-type]
     for space, embedder in models:
         index = store.vector_index(space)  # type: ignore[arg-type]
-        index.reset(embedder.dim)
+        index.reset(embedder.dim, seen=index.model())
     started = time.perf_counter()
     batch = 2_000
     for start in range(0, size, batch):

@@ -101,6 +101,7 @@ class SemanticCache:
             self.neighbours = StoreNeighbours(self.store, self.model_id, fuzzy_scan_limit=c.fuzzy_scan_limit,
                                               exact_scan_limit=min(c.hnsw_threshold, STORE_EXACT_SCAN_LIMIT),
                                               ef_search=c.hnsw_ef_search)
+            self.store.ensure_model_index(self.model_id, self.embedder.dim)  # the graph large partitions use
         #: Where lookups write their bookkeeping; by default synchronously through the store, or
         #: through ``writer`` (the background batching writer) in batches, off the read path.
         self.recorder: LookupRecorder = recorder or StoreRecorder(self.store, self._sync, self.config)

@@ -4,8 +4,9 @@ The same tables and meaning as the SQLite schema (``_schema.py``), in PostgreSQL
 
 - ``cache_entries.embedding`` is a pgvector ``vector`` without a fixed dimension, so entries of
   several models can coexist while one is re-embedded into another; each model gets its own partial
-  HNSW index over ``embedding::vector(dim)`` (:func:`hnsw_index_ddl`), created by the store the first
-  time it writes a vector of that model.
+  HNSW index over ``embedding::vector(dim)`` (:func:`hnsw_index_ddl`), created when a replica that
+  searches in the database (``vector_index="store"``) starts with that model, or by ``lastline db
+  copy`` (see ``PostgresCacheStore.ensure_model_index``).
 - every table with a ``tenant`` column has row-level security (:func:`lastline.postgres.tenant_isolation`);
   the two one-row counter tables (``cache_seq``, ``cache_sync``) hold no tenant data.
 - ``seq`` is not a PostgreSQL sequence but the ``cache_seq`` row, incremented inside the writing

@@ -55,7 +55,22 @@ _ENTRY_COLS = (
 PRUNE_BATCH = 1_000
 #: Batches one pruning call runs at most (the rest waits for the next call): bounded work per call.
 PRUNE_MAX_BATCHES = 50
+#: ``maintenance_work_mem`` of the transaction that builds a model's HNSW index: 100k 512-d vectors
+#: and their graph take ≈300 MB; the server default (64 MB) sends the build to disk.
+INDEX_BUILD_MEMORY = "1GB"
 _INDEX_LOCK = 0x6C6C_6869  # pg_advisory_xact_lock key: one replica creates a model's HNSW index
+_UPSERT = (
+    "INSERT INTO cache_entries (seq, id, tenant, context_hash, prompt, prompt_norm, prompt_hash,"
+    " response, embedding, model_id, created_at, expires_at, used_at, bytes, tags, metadata, values_key)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    " ON CONFLICT ON CONSTRAINT cache_entries_key DO UPDATE SET seq = excluded.seq,"
+    " prompt = excluded.prompt, prompt_norm = excluded.prompt_norm, response = excluded.response,"
+    " embedding = excluded.embedding, model_id = excluded.model_id, created_at = excluded.created_at,"
+    " expires_at = excluded.expires_at, last_hit_at = NULL, used_at = excluded.used_at, hit_count = 0,"
+    " bytes = excluded.bytes, tags = excluded.tags, metadata = excluded.metadata,"
+    " values_key = excluded.values_key"
+    " RETURNING id"
+)
 
 
 def _entry(row: Sequence[Any]) -> EntryRow:
@@ -96,7 +111,15 @@ class PostgresCacheStore:
 
     # -- the per-model HNSW index -------------------------------------------------------------
     def ensure_model_index(self, model_id: str, dim: int) -> None:
-        """Create the model's partial HNSW index if no replica has yet (once per process per model)."""
+        """Create the model's partial HNSW index if no replica has yet (once per process per model).
+
+        Called by a cache that answers kNN in the database (``vector_index="store"``) when it
+        starts, and by ``lastline db copy`` after the rows are in, never by a write: keeping an
+        HNSW graph costs every insert far more than the row itself (2,000 rows of 384-d vectors
+        here: ≈87 inserts/s with the index, ≈3,100/s without), and replicas searching with FAISS
+        never read it. A build over existing rows holds writers for its duration (one pass over
+        the model's vectors, in ``maintenance_work_mem``).
+        """
         key = (model_id, int(dim))
         if key in self._indexed:
             return
@@ -108,16 +131,25 @@ class PostgresCacheStore:
                                       (hnsw_index_name(model_id, dim),)).fetchone()
                 if not exists:
                     conn.execute("SELECT pg_advisory_xact_lock(%s)", (_INDEX_LOCK,))
+                    # the graph is built in memory while it fits, else on disk, far slower
+                    conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (INDEX_BUILD_MEMORY,))
                     conn.execute(hnsw_index_ddl(model_id, dim))
             self._indexed.add(key)
+
+    def build_vector_indexes(self) -> list[tuple[str, int]]:
+        """The HNSW index of every model with stored vectors (``lastline db copy``, after the rows)."""
+        with self.storage.maintenance() as conn:
+            models = [(str(r[0]), int(r[1])) for r in conn.execute(
+                "SELECT DISTINCT model_id, vector_dims(embedding) FROM cache_entries"
+                " WHERE embedding IS NOT NULL AND model_id IS NOT NULL ORDER BY 1, 2")]
+        for model_id, dim in models:
+            self.ensure_model_index(model_id, dim)
+        return models
 
     # -- entries -------------------------------------------------------------------------------
     def insert(self, entries: Sequence[NewEntry], now: float, *, max_entries: int, max_bytes: int
                ) -> InsertResult:
         """Upsert entries and evict LRU entries; one transaction per tenant written to."""
-        for model_dim in {(e.model_id, int(e.vector.shape[-1])) for e in entries
-                          if e.vector is not None and e.model_id is not None}:
-            self.ensure_model_index(*model_dim)
         written_at: dict[int, tuple[str, int, int | None]] = {}
         evicted: list[int] = []
         positions: dict[str, list[int]] = {}
@@ -131,6 +163,13 @@ class PostgresCacheStore:
         return InsertResult([written_at[n] for n in range(len(entries))], evicted)
 
     def _upsert(self, conn: Any, entries: Sequence[NewEntry], now: float) -> list[tuple[str, int, int | None]]:
+        """Write a tenant's entries in a few round trips: the rows in one pipelined ``executemany``.
+
+        Each entry is still its own upsert statement, in order, so a key repeated within the batch
+        replaces its earlier self exactly as two separate puts would (the earlier seq is logged as
+        deleted by the re-seq trigger), and ``RETURNING id`` gives the key's one public id even when
+        another replica inserted it a moment ago.
+        """
         # lock order: seq counter, deletion-log counter, then rows (see the module docstring)
         first = int(_row(conn.execute("UPDATE cache_seq SET next = next + %s RETURNING next - %s",
                                       (len(entries), len(entries))))[0])
@@ -142,36 +181,35 @@ class PostgresCacheStore:
                 " AND (context_hash, prompt_hash) IN (SELECT * FROM unnest(%s::text[], %s::text[]))"
                 " ORDER BY seq FOR UPDATE",
                 (entries[0].tenant, [k[0] for k in keys], [k[1] for k in keys]))}
-        out: list[tuple[str, int, int | None]] = []
+        if current:  # their tags go; the upserts below move the rows to new seqs
+            conn.execute("DELETE FROM cache_entry_tags WHERE seq = ANY(%s)", ([s for s, _ in current.values()],))
+        rows: list[tuple[Any, ...]] = []
+        replaced: list[int | None] = []
+        last: dict[tuple[str, str], tuple[int, NewEntry]] = {}  # each key's final seq in this batch
         for offset, e in enumerate(entries):
-            seq = first + offset
-            old = current.get((e.context_hash, e.prompt_hash))
-            if old is not None:  # its tags go; the upsert below moves the row to its new seq
-                conn.execute("DELETE FROM cache_entry_tags WHERE seq = %s", (old[0],))
+            seq, key = first + offset, (e.context_hash, e.prompt_hash)
+            old = current.get(key)
+            entry_id = old[1] if old else uuid.uuid4().hex  # on conflict the row keeps its own id
             vector = None if e.vector is None else np.asarray(e.vector, dtype=np.float32)
-            row = _row(conn.execute(
-                "INSERT INTO cache_entries (seq, id, tenant, context_hash, prompt, prompt_norm, prompt_hash,"
-                " response, embedding, model_id, created_at, expires_at, used_at, bytes, tags, metadata, values_key)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-                " ON CONFLICT ON CONSTRAINT cache_entries_key DO UPDATE SET seq = excluded.seq,"
-                " prompt = excluded.prompt, prompt_norm = excluded.prompt_norm, response = excluded.response,"
-                " embedding = excluded.embedding, model_id = excluded.model_id, created_at = excluded.created_at,"
-                " expires_at = excluded.expires_at, last_hit_at = NULL, used_at = excluded.used_at, hit_count = 0,"
-                " bytes = excluded.bytes, tags = excluded.tags, metadata = excluded.metadata,"
-                " values_key = excluded.values_key"
-                " RETURNING id",
-                (seq, old[1] if old else uuid.uuid4().hex, e.tenant, e.context_hash, e.prompt, e.prompt_norm,
-                 e.prompt_hash, e.response, vector, e.model_id, now, e.expires_at, now, e.nbytes,
-                 json.dumps(list(e.tags)), json.dumps(e.metadata) if e.metadata is not None else None,
-                 e.values_key),
-            ))
-            if e.tags:
-                conn.cursor().executemany(
-                    "INSERT INTO cache_entry_tags (seq, tenant, tag) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                    [(seq, e.tenant, tag) for tag in e.tags])
-            current[(e.context_hash, e.prompt_hash)] = (seq, str(row[0]))
-            out.append((str(row[0]), seq, old[0] if old else None))
-        return out
+            rows.append((seq, entry_id, e.tenant, e.context_hash, e.prompt, e.prompt_norm, e.prompt_hash,
+                         e.response, vector, e.model_id, now, e.expires_at, now, e.nbytes,
+                         json.dumps(list(e.tags)), json.dumps(e.metadata) if e.metadata is not None else None,
+                         e.values_key))
+            replaced.append(old[0] if old else None)
+            current[key] = (seq, entry_id)
+            last[key] = (seq, e)
+        cur = conn.cursor()
+        cur.executemany(_UPSERT, rows, returning=True)
+        ids: list[str] = []
+        while True:
+            ids.append(str(_row(cur)[0]))
+            if not cur.nextset():
+                break
+        tags = [(seq, e.tenant, tag) for seq, e in last.values() for tag in e.tags]
+        if tags:  # only a key's final row: an earlier one of the batch has already moved on
+            cur.executemany("INSERT INTO cache_entry_tags (seq, tenant, tag) VALUES (%s, %s, %s)"
+                            " ON CONFLICT DO NOTHING", tags)
+        return [(entry_id, first + n, old) for n, (entry_id, old) in enumerate(zip(ids, replaced, strict=True))]
 
     def _evict_lru(self, conn: Any, tenant: str, max_entries: int, max_bytes: int) -> list[int]:
         """Delete least-recently-used entries until the tenant is within both caps."""
@@ -270,7 +308,6 @@ class PostgresCacheStore:
     def set_vectors(self, model_id: str, seqs: Sequence[int], vectors: np.ndarray) -> None:
         if not len(seqs):
             return
-        self.ensure_model_index(model_id, int(np.asarray(vectors).shape[-1]))
         with self.storage.maintenance() as conn:
             conn.cursor().executemany(
                 "UPDATE cache_entries SET embedding = %s, model_id = %s WHERE seq = %s",
@@ -364,29 +401,35 @@ class PostgresCacheStore:
 
     # -- lookups, counters, feedback ----------------------------------------------------------
     def record_lookups(self, records: Sequence[LookupRecord]) -> None:
-        """One transaction per tenant of the batch: hit bookkeeping, window counters, lookup records."""
+        """One transaction per tenant of the batch: hit bookkeeping, window counters, lookup records.
+
+        Each tenant's statements go as one script (``PostgresStorage.script``): one round trip,
+        however large the batch. Rows are locked in seq order, then counters in key order.
+        """
         for tenant, mine in _by_tenant(records).items():
             counts: dict[tuple[str, int, str], int] = {}
             for r in mine:
                 key = (r.tenant, r.bucket, r.outcome)
                 counts[key] = counts.get(key, 0) + 1
-            with self.storage.atomic(tenant) as conn:
-                cur = conn.cursor()
-                served = sorted({r.entry_seq for r in mine if r.entry_seq is not None})  # rows in seq order
-                for seq in served:
-                    times = [r.at for r in mine if r.entry_seq == seq]
-                    conn.execute("UPDATE cache_entries SET hit_count = hit_count + %s, last_hit_at = %s,"
-                                 " used_at = %s WHERE seq = %s", (len(times), max(times), max(times), seq))
-                cur.executemany(
-                    "INSERT INTO cache_counters (tenant, bucket, outcome, n) VALUES (%s, %s, %s, %s)"
-                    " ON CONFLICT (tenant, bucket, outcome) DO UPDATE SET n = cache_counters.n + excluded.n",
-                    [(*key, n) for key, n in sorted(counts.items())])
-                ids = [(r.lookup_id, r.tenant, r.entry_id, r.layer, r.similarity, r.mode, r.at)
-                       for r in mine if r.lookup_id is not None]
-                if ids:
-                    cur.executemany(
-                        "INSERT INTO cache_lookups (id, tenant, entry_id, layer, similarity, mode, created_at)"
-                        " VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING", ids)
+            statements: list[tuple[str, Sequence[Any]]] = []
+            for seq in sorted({r.entry_seq for r in mine if r.entry_seq is not None}):
+                last = max(r.at for r in mine if r.entry_seq == seq)
+                statements.append(("UPDATE cache_entries SET hit_count = hit_count + %s, last_hit_at = %s,"
+                                   " used_at = %s WHERE seq = %s",
+                                   (sum(r.entry_seq == seq for r in mine), last, last, seq)))
+            statements.append((
+                "INSERT INTO cache_counters (tenant, bucket, outcome, n) VALUES "
+                + ", ".join(["(%s, %s, %s, %s)"] * len(counts))
+                + " ON CONFLICT (tenant, bucket, outcome) DO UPDATE SET n = cache_counters.n + excluded.n",
+                [v for key, n in sorted(counts.items()) for v in (*key, n)]))
+            ids = [(r.lookup_id, r.tenant, r.entry_id, r.layer, r.similarity, r.mode, r.at)
+                   for r in mine if r.lookup_id is not None]
+            if ids:
+                statements.append((
+                    "INSERT INTO cache_lookups (id, tenant, entry_id, layer, similarity, mode, created_at) VALUES "
+                    + ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(ids)) + " ON CONFLICT (id) DO NOTHING",
+                    [v for row in ids for v in row]))
+            self.storage.script(statements, tenant=tenant)
 
     def prune(self, lookups_before: float, counters_before_bucket: int) -> int:
         """Drop lookup records and counter buckets past their retention, in bounded batches."""

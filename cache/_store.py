@@ -337,6 +337,10 @@ class SQLiteCacheStore:
                         (tenant, model_id, mode, language)).rowcount
         return removed
 
+    def build_vector_indexes(self) -> list[tuple[str, int]]:
+        """None in SQLite: the FAISS index is built by each process from the rows."""
+        return []
+
     # -- change tracking -----------------------------------------------------------------------
     def change_token(self) -> tuple[int, int]:
         """``PRAGMA data_version`` (changes only when *another* connection commits) and this thread's

@@ -134,6 +134,12 @@ class CacheStore(Protocol):
         """Forget the stored thresholds of those modes (one language, or all when None); return how many."""
         ...
 
+    def build_vector_indexes(self) -> list[tuple[str, int]]:
+        """Build the database's own kNN index over each model's stored vectors where the backend has
+        one (PostgreSQL: the HNSW index per model, for replicas that search there); return the
+        (model id, dimension) pairs indexed. SQLite has none: FAISS is built per process."""
+        ...
+
     # -- change tracking (for the derived index) ----------------------------------------------
     def change_token(self) -> tuple[int, int] | None:
         """A cheap token that changes when any connection but the calling thread's own commits, paired

@@ -35,7 +35,7 @@ from ._segment import SEGMENTERS
 from ._spaces import ENGLISH, PRIMARY, VectorSpace
 from ._store import KBStore, VectorIndex
 from ._stores import open_kb_store
-from ._vectors import ensure_space
+from ._vectors import ensure_space, start_space
 from ._writer import Indexer
 
 __all__ = ["DEFAULT_SEGMENTER", "KBConfig", "KnowledgeBase", "Mode"]
@@ -81,8 +81,7 @@ class KnowledgeBase:
         for index, space_embedder in inline:
             ensure_space(index, space_embedder)
         for index, space_embedder in background:
-            if index.model() != (space_embedder.model_id, space_embedder.dim):
-                index.reset(space_embedder.dim)  # empty: every chunk it holds is now pending
+            if start_space(index, space_embedder):  # empty: every chunk it holds is now pending
                 index.mark_built(space_embedder.model_id)
         self._ready = {index.space.name: index.pending() == 0 for index, _ in background}
         self.filler = SpaceFiller(background, self._set_ready)

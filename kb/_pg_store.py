@@ -52,6 +52,7 @@ __all__ = ["PostgresKBStore", "PostgresVectorIndex"]
 
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25() defaults
 _DOC_LOCK_CLASS = 0x6B62  # pg_advisory_xact_lock(class, key): one writer per (tenant, doc id) at a time
+_SPACE_LOCK = 0x6B76  # pg_advisory_xact_lock(class, key): one reset of a vector space at a time
 MAX_EF_SEARCH = 1000  # pgvector's limit on hnsw.ef_search
 _MAX_LEXEME_BYTES = 2046  # PostgreSQL drops longer words from a tsvector (with a notice)
 
@@ -136,18 +137,33 @@ class PostgresVectorIndex:
 
     def model(self) -> tuple[str, int] | None:
         with self.storage.maintenance() as conn:
-            model_id, dim = _get_meta(conn, self.space.model_key), _get_meta(conn, self.space.dim_key)
-            if not model_id or dim is None or not _table_exists(conn, self.space.table):
-                return None
+            return self._model(conn)
+
+    def _model(self, conn: Any) -> tuple[str, int] | None:
+        model_id, dim = _get_meta(conn, self.space.model_key), _get_meta(conn, self.space.dim_key)
+        if not model_id or dim is None or not _table_exists(conn, self.space.table):
+            return None
         return model_id, int(dim)
 
     def exists(self) -> bool:
         with self.storage.maintenance() as conn:
             return _table_exists(conn, self.space.table)
 
-    def reset(self, dim: int) -> None:
+    def building(self) -> int | None:
+        with self.storage.maintenance() as conn:
+            return self._building(conn)
+
+    def _building(self, conn: Any) -> int | None:
+        model_id, dim = _get_meta(conn, self.space.model_key), _get_meta(conn, self.space.dim_key)
+        return int(dim) if model_id == "" and dim is not None and _table_exists(conn, self.space.table) else None
+
+    def reset(self, dim: int, *, seen: tuple[str, int] | None) -> bool:
         name = self.space.table
         with self.storage.maintenance() as conn:
+            # one resetter per space at a time, and the look under the same lock as the drop
+            conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_SPACE_LOCK, name))
+            if self._model(conn) != seen or self._building(conn) == int(dim):
+                return False
             conn.execute(pgsql.SQL("DROP TABLE IF EXISTS {}").format(self.table))
             conn.execute(pgsql.SQL(
                 "CREATE TABLE {} (chunk_id BIGINT PRIMARY KEY REFERENCES kb_chunks (id) ON DELETE CASCADE,"
@@ -164,6 +180,7 @@ class PostgresVectorIndex:
                     self.table, pgsql.Identifier(self.storage.app_role)))
             _set_meta(conn, self.space.model_key, "")  # incomplete until every chunk has a vector
             _set_meta(conn, self.space.dim_key, str(int(dim)))
+        return True
 
     def mark_built(self, model_id: str) -> None:
         with self.storage.maintenance() as conn:

@@ -193,8 +193,15 @@ class SQLiteVectorIndex:
     def exists(self) -> bool:
         return bool(self.storage.query("SELECT 1 FROM sqlite_master WHERE name = ?", (self.space.table,)))
 
-    def reset(self, dim: int) -> None:
-        with self.storage.atomic() as conn:
+    def building(self) -> int | None:
+        conn = self.storage.connection()
+        model_id, dim = _get_meta(conn, self.space.model_key), _get_meta(conn, self.space.dim_key)
+        return int(dim) if model_id == "" and dim is not None and self.exists() else None
+
+    def reset(self, dim: int, *, seen: tuple[str, int] | None) -> bool:
+        with self.storage.atomic() as conn:  # BEGIN IMMEDIATE: no other writer between the look and the drop
+            if self.model() != seen or self.building() == int(dim):
+                return False
             conn.execute(f"DROP TABLE IF EXISTS {self.space.table}")
             conn.execute(
                 f"CREATE VIRTUAL TABLE {self.space.table} USING vec0 (chunk_id INTEGER PRIMARY KEY,"
@@ -204,6 +211,7 @@ class SQLiteVectorIndex:
             _set_meta(conn, self.space.dim_key, str(int(dim)))
         if self.ann is not None:
             self.ann.clear()
+        return True
 
     def mark_built(self, model_id: str) -> None:
         with self.storage.atomic() as conn:

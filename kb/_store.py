@@ -131,8 +131,17 @@ class VectorIndex(Protocol):
         """(model id, dimension) the space is complete for, or None while it is being (re)built."""
         ...
 
-    def reset(self, dim: int) -> None:
-        """Drop every vector and start an empty space of ``dim`` (model unset until :meth:`mark_built`)."""
+    def reset(self, dim: int, *, seen: tuple[str, int] | None) -> bool:
+        """Drop every vector and start an empty space of ``dim`` (model unset until :meth:`mark_built`),
+        if the space's model is still ``seen`` (what :meth:`model` returned to the caller) and no
+        build of ``dim`` is in progress: a compare-and-reset, atomic with the drop. Returns False,
+        changing nothing, when another process has changed the space since or is building it — a
+        replica that built it and then wrote vectors of a new document must not see them dropped
+        by a replica that looked before that build ended."""
+        ...
+
+    def building(self) -> int | None:
+        """The dimension of a space being built (reset, model not yet marked), else None."""
         ...
 
     def mark_built(self, model_id: str) -> None: ...

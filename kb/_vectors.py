@@ -14,7 +14,7 @@ from lastline.embedding import Embedder, encode_distinct
 from ._index_text import embedding_text
 from ._store import VectorIndex
 
-__all__ = ["REEMBED_BATCH", "ensure_space", "fill_space"]
+__all__ = ["REEMBED_BATCH", "ensure_space", "fill_space", "start_space"]
 
 REEMBED_BATCH = 256
 
@@ -49,9 +49,31 @@ def ensure_space(
 
     Returns how many chunks were (re-)embedded (0 when the model is unchanged).
     """
-    if index.model() == (embedder.model_id, embedder.dim):
+    if not start_space(index, embedder):
         return 0
-    index.reset(embedder.dim)
     done = fill_space(index, embedder, progress=progress)
     index.mark_built(embedder.model_id)
     return done
+
+
+def start_space(index: VectorIndex, embedder: Embedder) -> bool:
+    """Make ``index``'s space ready to be filled with ``embedder``'s vectors; False when it already holds them.
+
+    Three cases. The space holds this model: nothing to do (False). Another replica is building
+    it with this dimension (reset, not yet marked built): join that build (True) — both fill what
+    is missing, their vectors are the same, either marks it built; dropping it instead would race
+    that replica's writes (and, on PostgreSQL, deadlock against them). Otherwise reset it with a
+    compare-and-reset (``VectorIndex.reset(seen=…)``): when another replica built the space between
+    this one's look and its reset, the look is taken again rather than the space dropped, so vectors
+    written meanwhile (a document ingested through that replica) stay. Replicas of one deployment
+    run one model per space, so a build in progress of the same dimension is taken to be this model's.
+    """
+    want = (embedder.model_id, embedder.dim)
+    while True:
+        seen = index.model()
+        if seen == want:
+            return False
+        if seen is None and index.building() == embedder.dim:
+            return True
+        if index.reset(embedder.dim, seen=seen):
+            return True

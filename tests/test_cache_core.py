@@ -110,6 +110,19 @@ def test_a_prompt_repeated_within_one_batch_keeps_the_last_answer_once(cache: Se
     assert cache.count() == 1 and len(cache.index) == 1
 
 
+def test_a_batch_replacing_a_stored_prompt_twice_keeps_the_id_and_only_the_last_tags(cache: SemanticCache) -> None:
+    stored = cache.put("Same question?", "stored", tags=["old"])
+    ids = cache.put_many([{"prompt": "same question", "response": "first", "tags": ["first"]},
+                          {"prompt": "Other question", "response": "other", "tags": ["other"]},
+                          {"prompt": "SAME question?", "response": "second", "tags": ["second"]}])
+    assert ids[0] == ids[2] == stored != ids[1]
+    assert cache.lookup("Same question").answer == "second"
+    assert cache.count() == 2 and len(cache.index) == 2
+    assert cache.invalidate(tags=["old", "first"]) == 0  # the replaced rows' tags went with them
+    assert cache.invalidate(tags=["second"]) == 1
+    assert cache.lookup("Other question").answer == "other"
+
+
 def test_exact_only_entries_never_match_by_similarity(cache: SemanticCache) -> None:
     cache.put('{"city": "Paris"}', "18°C", context="weather_tool@1", exact_only=True)
     assert cache.lookup('{"city": "Paris"}', context="weather_tool@1").layer == "exact"

@@ -135,6 +135,23 @@ def test_without_faiss_lookups_answer_from_pgvector_as_they_do_from_faiss(
     assert decided > 20  # the set has hits of every layer, not only misses
 
 
+def test_only_a_replica_searching_in_the_database_builds_the_models_hnsw_index(
+        storage: PostgresStorage, embedder: Embedder) -> None:
+    def indexed() -> bool:
+        rows = storage.query("SELECT indexname FROM pg_indexes WHERE tablename = 'cache_entries'")
+        return (hnsw_index_name(embedder.model_id, embedder.dim),) in rows
+
+    faiss = SemanticCache(storage, embedder)
+    faiss.put_many([{"prompt": q, "response": f"answer {i}"} for i, q in enumerate(QUESTIONS)])
+    assert not indexed()  # writes of FAISS replicas never pay for a graph nobody reads
+    store = SemanticCache(storage, embedder, CacheConfig(vector_index="store", hnsw_threshold=4))
+    assert indexed()  # built over the rows already there when it starts
+    faiss.put("Do you ship to Norway?", "Yes.")  # later writes keep it current
+    assert store.lookup("Do you ship to Norway?").answer == "Yes."
+    hit = store.lookup("Can you ship to Norway?", threshold=0.9)  # through the graph: the partition is above 4
+    assert hit.layer == "semantic" and hit.entry_id == faiss.lookup("Do you ship to Norway?").entry_id
+
+
 def test_the_vector_index_in_the_database_needs_postgresql(tmp_path: object, embedder: Embedder) -> None:
     from pathlib import Path
 

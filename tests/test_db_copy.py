@@ -6,15 +6,17 @@ import json
 import time
 from pathlib import Path
 
+import psycopg
 import pytest
 from typer.testing import CliRunner
 
-from lastline import load_settings
+from lastline import Embedder, load_settings
 from lastline.api import Runtime
 from lastline.api.cli.main import app
 from lastline.api.ladder.defaults import DeclaredDefault
 from lastline.api.ladder.events_store import NewEvent
 from lastline.cache import Threshold
+from lastline.cache._pg_schema import hnsw_index_name
 
 PACK = "name: shop\nrules:\n  - id: total\n    patterns: ['合计\\s*(?P<value>[^\\n]+)']\n    normalizer: money\n"
 
@@ -90,6 +92,21 @@ def test_cache_entries_thresholds_and_kb_documents_are_readable_on_postgresql(
         assert rt.kb.search("hotel reimbursement", tenant="globex", k=1)[0].doc_id == "travel"
     finally:
         rt.close()
+
+
+@pytest.mark.parametrize("vector_index", ["store", "faiss"])
+def test_the_copy_builds_the_cache_hnsw_index_when_replicas_search_pgvector(
+        tmp_path: Path, pg_urls: tuple[str, str], monkeypatch: pytest.MonkeyPatch, embedder: Embedder,
+        vector_index: str) -> None:
+    app_url, owner_url = pg_urls
+    source = tmp_path / "old.db"
+    _fill(source, cache_and_kb=True)
+    monkeypatch.setenv("LASTLINE_CACHE_VECTOR_INDEX", vector_index)
+    _copy(source, app_url, owner_url)
+    with psycopg.connect(owner_url) as conn:
+        built = conn.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s",
+                             (hnsw_index_name(embedder.model_id, embedder.dim),)).fetchall()
+    assert bool(built) == (vector_index == "store")  # FAISS replicas would only pay for it on every insert
 
 
 def test_a_target_that_holds_data_is_refused_by_name(tmp_path: Path, pg_urls: tuple[str, str]) -> None:

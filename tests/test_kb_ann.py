@@ -54,7 +54,7 @@ def _fill(store: SQLiteKBStore, tenant: str, vectors: np.ndarray, *, collection:
 
 def _space(store: SQLiteKBStore) -> SQLiteVectorIndex:
     index = store.vector_index(PRIMARY)
-    index.reset(DIM)
+    assert index.reset(DIM, seen=index.model())
     index.mark_built("test-model")
     return index
 
@@ -171,7 +171,7 @@ def test_resetting_the_space_drops_its_graphs(store: SQLiteKBStore) -> None:
     _fill(store, "acme", _vectors(800, 17))
     index.search(_vectors(1, 18)[0], tenant="acme", filters=Filters(), limit=5)
     assert index.ann is not None and index.ann.graph("acme") is not None
-    index.reset(DIM)
+    assert index.reset(DIM, seen=index.model())
     assert index.search(_vectors(1, 18)[0], tenant="acme", filters=Filters(), limit=5) == []
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from lastline.kb._spaces import ENGLISH, PRIMARY
 from lastline.kb._store import DocumentWrite
 from lastline.kb._stores import open_kb_store
 
+pytest_plugins = ["_storages"]  # the reopen fixture
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +61,7 @@ def test_a_written_batch_is_searchable_by_keyword_and_vector_and_deleted_from_bo
 ) -> None:
     store = open_kb_store(storage)
     index = store.vector_index(PRIMARY)
-    index.reset(3)
+    assert index.reset(3, seen=None)
     vectors = np.eye(3, dtype=np.float32)[:2]
     rowids = store.write("acme", "default", [_write("a", "refunds take five days"), _write("b", "退款 五天")],
                          {PRIMARY: ([0, 1], vectors)})
@@ -80,7 +82,7 @@ def test_a_language_space_lists_only_its_missing_chunks_and_skips_deleted_ones(
 ) -> None:
     store = open_kb_store(storage)
     english = store.vector_index(ENGLISH)
-    english.reset(2)
+    assert english.reset(2, seen=None)
     rowids = store.write("t", "default", [_write("en", "refunds"), _write("zh", "退款")], {})
     assert english.pending() == 1
     [todo] = english.missing(10)
@@ -88,6 +90,21 @@ def test_a_language_space_lists_only_its_missing_chunks_and_skips_deleted_ones(
     store.delete("t", ["en"])  # deleted while its vector was being computed
     english.insert([(todo.rowid, "t", "default")], np.ones((1, 2), np.float32))
     assert english.count() == 0 and english.pending() == 0
+
+
+def test_a_reset_from_a_look_taken_before_another_replica_built_the_space_drops_nothing(
+    reopen: Callable[[], SQLiteStorage | PostgresStorage], embedder: Embedder,
+) -> None:
+    starting = open_kb_store(reopen()).vector_index(PRIMARY)  # replica B, starting together with A
+    seen = starting.model()
+    assert seen is None  # a fresh database: B is about to build the space
+    first = KnowledgeBase(reopen(), embedder)  # replica A builds it meanwhile, then ingests
+    first.add_document(tenant="t", doc_id="refunds", title="", text="Refunds take five business days.")
+    assert not starting.reset(embedder.dim, seen=seen)  # B's look is stale: no drop
+    assert starting.model() == (embedder.model_id, embedder.dim) and starting.count() == 1
+    second = KnowledgeBase(reopen(), embedder)  # B goes on starting: the space is already built
+    [hit] = second.search("how long until I get my refund", tenant="t", mode="vector", k=1)
+    assert hit.doc_id == "refunds"
 
 
 def test_the_knowledge_base_runs_on_a_store_passed_in(

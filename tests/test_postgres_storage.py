@@ -86,6 +86,36 @@ def test_a_nested_transaction_cannot_switch_tenant(pg: PostgresStorage) -> None:
         pass
 
 
+def test_a_failed_nested_block_rolls_back_to_its_savepoint_only(pg: PostgresStorage) -> None:
+    store = open_pack_store(pg)
+    with pg.atomic("acme") as conn:
+        conn.execute("INSERT INTO rule_packs VALUES ('acme', 'kept', 'y', 0, 0)")
+        with pytest.raises(StorageError), pg.atomic("acme") as inner:
+            inner.execute("INSERT INTO rule_packs VALUES ('acme', 'kept', 'y', 0, 0)")  # duplicate key
+        conn.execute("INSERT INTO rule_packs VALUES ('acme', 'also', 'y', 0, 0)")
+    assert sorted(name for name, _ in store.list("acme")) == ["also", "kept"]
+
+
+def test_reads_inside_a_transaction_join_it_and_keep_its_tenant(pg: PostgresStorage) -> None:
+    open_pack_store(pg)
+    with pg.atomic("acme") as conn:
+        conn.execute("INSERT INTO rule_packs VALUES ('acme', 'draft', 'y', 0, 0)")
+        pid = conn.execute("SELECT pg_backend_pid()").fetchone()
+        assert pg.query("SELECT pg_backend_pid()", tenant="acme") == [pid]  # the same connection
+        assert pg.query("SELECT name FROM rule_packs") == [("draft",)]  # sees the uncommitted row
+        with pytest.raises(StorageError, match="tenant"):
+            pg.query("SELECT name FROM rule_packs", tenant="globex")
+    assert pg.query("SELECT name FROM rule_packs", tenant="globex") == []
+
+
+def test_a_tenant_with_quotes_is_set_as_a_literal_not_as_sql(pg: PostgresStorage) -> None:
+    store = open_pack_store(pg)
+    store.put("acme", "shop", "name: shop")
+    tenant = "x', true); SELECT set_config('lastline.tenant', 'acme"
+    assert pg.query("SELECT current_setting('lastline.tenant', true)", tenant=tenant) == [(tenant,)]
+    assert pg.query("SELECT name FROM rule_packs", tenant=tenant) == []
+
+
 def test_one_url_for_both_roles_is_reported_as_not_enforcing_isolation(pg_urls: tuple[str, str]) -> None:
     _, owner = pg_urls
     storage = PostgresStorage(owner)
@@ -97,6 +127,21 @@ def test_an_unreachable_database_fails_by_setting_name_without_the_password() ->
     with pytest.raises(ConfigError, match="LASTLINE_DATABASE_URL") as err:
         PostgresStorage("postgresql://app:s3cret@127.0.0.1:1/none", timeout_s=2)
     assert "s3cret" not in str(err.value)
+
+
+def test_a_bad_owner_url_fails_by_its_own_setting_name(pg_urls: tuple[str, str]) -> None:
+    app, _ = pg_urls
+    with pytest.raises(ConfigError, match=r"^LASTLINE_DATABASE_OWNER_URL: cannot use postgresql://own@") as err:
+        PostgresStorage(app, owner_url="postgresql://own:s3cret@127.0.0.1:1/none", timeout_s=2)
+    assert "s3cret" not in str(err.value)
+
+
+def test_a_bad_application_url_fails_by_its_name_when_the_owner_url_works(pg_urls: tuple[str, str]) -> None:
+    _, owner = pg_urls
+    bad_app = owner.replace("lastline_owner", "no_such_role")
+    assert bad_app != owner
+    with pytest.raises(ConfigError, match=r"^LASTLINE_DATABASE_URL: cannot use postgresql://no_such_role@"):
+        PostgresStorage(bad_app, owner_url=owner, timeout_s=2)
 
 
 def test_database_url_must_be_postgresql() -> None:

@@ -4,7 +4,9 @@ The target is opened as a :class:`~lastline.api.ladder.runtime.Runtime` and ever
 it, so it carries the current schema before :func:`~lastline.api.ladder.copy_store.copy_tables`
 moves the rows; the SQLite file is only read. The target must be empty; the copy is refused
 otherwise. The knowledge base's keyword index and primary vectors are rebuilt on the target before
-the command returns; what a replica keeps in memory is rebuilt from the database when it starts.
+the command returns, and so is the cache's HNSW index of each model when the deployment searches
+pgvector (``LASTLINE_CACHE_VECTOR_INDEX=store``); what a replica keeps in memory is rebuilt from
+the database when it starts.
 """
 
 from __future__ import annotations
@@ -26,10 +28,12 @@ def _build(runtime: Runtime, tier: str) -> None:
 def _target_runtime(target_url: str, owner_url: str | None) -> Runtime:
     """The target as the service will open it, without a seed and without the KB's background space.
 
-    The English space is filled by the service itself (in the background) when it starts.
+    The English space is filled by the service itself (in the background) when it starts. The cache
+    searches with FAISS here whatever the deployment's setting, so no HNSW graph is kept up row by
+    row during the copy: :func:`copy_database` builds it once the rows are in.
     """
     return Runtime.open(load_settings(database_url=target_url, database_owner_url=owner_url, kb_seed=None,
-                                      kb_english_embedder="none"))
+                                      kb_english_embedder="none", cache_vector_index="faiss"))
 
 
 def _reindex_kb(target_url: str, owner_url: str | None) -> None:
@@ -64,6 +68,9 @@ def copy_database(source: Path, target_url: str, *, owner_url: str | None = None
                     continue  # nothing of this tier to move
                 tiers.append(tables)
             copied = copy_tables(src, dst.storage, tiers, progress=progress)
+            if any(tier is TIER_TABLES["cache"] for tier in tiers) and load_settings(
+                    database_url=target_url, database_owner_url=owner_url).cache_vector_index == "store":
+                dst.cache.store.build_vector_indexes()  # replicas search pgvector: its graph, in one pass
         finally:
             dst.close()
         if any(tier is TIER_TABLES["kb"] for tier in tiers):
