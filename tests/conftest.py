@@ -180,7 +180,8 @@ def start_server(tmp: Path, env: dict[str, str] | None = None, timeout_s: float 
     # One worker unless a test asks for more: telemetry written by one worker reaches another's reads
     # only after the writer's flush interval, and most tests read their own writes at once.
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("LASTLINE_DATABASE")}
-    full_env = {**base_env, "LASTLINE_WORKERS": "1", **env}
+    # The access log is on: tests that check a client sent a request once count its lines.
+    full_env = {**base_env, "LASTLINE_WORKERS": "1", "LASTLINE_ACCESS_LOG": "1", **env}
     log = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed with the process
     process = subprocess.Popen(
         [sys.executable, "-m", "lastline.api", "serve", "--host", "127.0.0.1", "--port", str(port)],
