@@ -301,22 +301,9 @@ def main() -> None:
             for model in models:
                 model.encode(texts)
             embed_rate = len(texts) / (time.perf_counter() - started)
-            row = {"chunks": report.chunks, "ingest_chunks_per_s": report.chunks / ingest_s,
+            row: dict[str, object] = {"chunks": report.chunks, "ingest_chunks_per_s": report.chunks / ingest_s,
                    "embed_only_per_s": embed_rate, "db_mb": storage.path.stat().st_size / 1e6}
-            for mode in ("keyword", "vector", "hybrid"):
-                kb.search(queries[0], tenant="bench", k=10, mode=mode)  # type: ignore[arg-type]
-                times = []
-                for query in queries:
-                    t0 = time.perf_counter()
-                    kb.search(query, tenant="bench", k=10, mode=mode)  # type: ignore[arg-type]
-                    times.append((time.perf_counter() - t0) * 1000)
-                row[mode] = (float(np.percentile(times, 50)), float(np.percentile(times, 99)))
-            times = []
-            for query in queries:
-                t0 = time.perf_counter()
-                kb.answer(query, tenant="bench")
-                times.append((time.perf_counter() - t0) * 1000)
-            row["answer"] = (float(np.percentile(times, 50)), float(np.percentile(times, 99)))
+            row.update(latencies(kb, queries))
             rows.append(row)
             print(f"  {size}: {row}", file=sys.stderr)
             storage.close()
