@@ -180,8 +180,7 @@ def start_server(tmp: Path, env: dict[str, str] | None = None, timeout_s: float 
     # One worker unless a test asks for more: telemetry written by one worker reaches another's reads
     # only after the writer's flush interval, and most tests read their own writes at once.
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("LASTLINE_DATABASE")}
-    # The access log is on: tests that check a client sent a request once count its lines.
-    full_env = {**base_env, "LASTLINE_WORKERS": "1", "LASTLINE_ACCESS_LOG": "1", **env}
+    full_env = {**base_env, "LASTLINE_WORKERS": "1", **env}
     log = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed with the process
     process = subprocess.Popen(
         [sys.executable, "-m", "lastline.api", "serve", "--host", "127.0.0.1", "--port", str(port)],
@@ -238,7 +237,9 @@ class _SessionServers:
                 db_env = {"LASTLINE_DATABASE_URL": app, "LASTLINE_DATABASE_OWNER_URL": owner}
             tmp = self.tmp_factory.mktemp(f"{kind}-{backend}")
             try:
-                self.servers[kind, backend] = start_server(tmp, {**db_env, **env})
+                # The shared servers keep an access log: tests that check a client sent a request
+                # once count its lines (a server of one's own shows the default, off).
+                self.servers[kind, backend] = start_server(tmp, {"LASTLINE_ACCESS_LOG": "1", **db_env, **env})
             except RuntimeError as exc:
                 self.failed[kind, backend] = str(exc)
                 raise
