@@ -6,11 +6,9 @@ Kept apart so that neither grammar imports the other's private names.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from .numbers import DIGIT_VALUES, parse_number
 
-__all__ = ["REL_YEAR", "UNIT_CODES", "alternation", "zh_int"]
+__all__ = ["REL_YEAR", "UNIT_CODES", "zh_int"]
 
 #: Year words → offset from the reference year.
 REL_YEAR = {"今年": 0, "明年": 1, "去年": -1, "前年": -2, "后年": 2, "後年": 2}
@@ -18,11 +16,6 @@ REL_YEAR = {"今年": 0, "明年": 1, "去年": -1, "前年": -2, "后年": 2, "
 UNIT_CODES = {"年": "Y", "个月": "M", "個月": "M", "月": "M", "周": "W", "星期": "W", "礼拜": "W", "禮拜": "W",
               "週": "W", "天": "D", "日": "D", "小时": "H", "小時": "H", "钟头": "H", "鐘頭": "H", "个钟头": "H",
               "分钟": "MIN", "分鐘": "MIN", "秒钟": "S", "秒鐘": "S", "秒": "S", "时": "H"}
-
-
-def alternation(words: Iterable[str]) -> str:
-    """A regex alternation of ``words``, longest first, so ``大前天`` wins over ``前天``."""
-    return "|".join(sorted(words, key=len, reverse=True))
 
 
 def zh_int(s: str | None) -> int | None:

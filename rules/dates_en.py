@@ -8,16 +8,17 @@ from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit, add_months, week_of
+from .regexes import alternation
 
 __all__ = ["LETTERLESS", "find_en"]
 
 _MONTHS = {m: i + 1 for i, ms in enumerate((
     "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
     "august aug", "september sep sept", "october oct", "november nov", "december dec")) for m in ms.split()}
-_MON = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_MON = alternation(_MONTHS)
 _DAYS = {d: i for i, ds in enumerate(("monday mon", "tuesday tue tues", "wednesday wed", "thursday thu thurs",
                                       "friday fri", "saturday sat", "sunday sun")) for d in ds.split()}
-_DAY = "|".join(sorted(_DAYS, key=len, reverse=True))
+_DAY = alternation(_DAYS)
 _AP = r"(?:[ap]\.m\.?|[ap]m)(?![a-z])"
 _ORD_UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"]
 _ORD_TEENS = ["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
@@ -26,19 +27,19 @@ _ORD_TEENS = ["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifte
 ORD_DAYS = {**{w: i + 1 for i, w in enumerate(_ORD_UNITS)}, **{w: i + 10 for i, w in enumerate(_ORD_TEENS)},
             "twentieth": 20, "thirtieth": 30, **{f"twenty {w}": 21 + i for i, w in enumerate(_ORD_UNITS)},
             "thirty first": 31}
-_ORD_DAY_WORDS = "|".join(sorted((w.replace(" ", "[ -]") for w in ORD_DAYS), key=len, reverse=True))
+_ORD_DAY_WORDS = alternation(w.replace(" ", "[ -]") for w in ORD_DAYS)
 _HOURS = {w: i + 1 for i, w in enumerate(
     ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
-_HOUR_WORDS = "|".join(sorted(_HOURS, key=len, reverse=True))
+_HOUR_WORDS = alternation(_HOURS)
 _MINUTES = {**_HOURS, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
             "nineteen": 19, "twenty": 20, "twenty five": 25, "twenty-five": 25}
-_MINUTE_WORDS = "|".join(sorted((re.escape(w) for w in _MINUTES), key=len, reverse=True))
+_MINUTE_WORDS = alternation(re.escape(w) for w in _MINUTES)
 #: Counts of a unit of time written in words (``few hours`` is three, as the gold reads it).
 COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40,
           "forty-five": 45, "forty five": 45, "fifty": 50, "sixty": 60, "ninety": 90, "half an": 0.5, "half a": 0.5,
           "a couple of": 2, "couple of": 2, "a couple": 2, "a few": 3, "few": 3}
-_COUNT_WORDS = "|".join(sorted((re.escape(w).replace("\\ ", "\\s+") for w in COUNTS), key=len, reverse=True))
+_COUNT_WORDS = alternation(re.escape(w).replace("\\ ", "\\s+") for w in COUNTS)
 #: Parts of the day as the Recognizers-Text gold resolves them: (start, end) hours, end exclusive
 #: (night ends a second before midnight); ``early``/``late`` take the first/second half.
 POD_HOURS = {"morning": (8, 12), "afternoon": (12, 16), "evening": (16, 20), "night": (20, 24)}

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit
-from ._zh_time_words import REL_YEAR, alternation
+from ._zh_time_words import REL_YEAR
+from .regexes import alternation
 
 __all__ = ["find_holidays"]
 

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit, add_durations, add_months, week_of
-from ._zh_time_words import REL_YEAR, UNIT_CODES, alternation, zh_int
+from ._zh_time_words import REL_YEAR, UNIT_CODES, zh_int
 from .numbers import parse_number
+from .regexes import alternation
 
 __all__ = ["DATETIME_RE", "DATE_ANCHOR", "DURATION_ANCHOR", "DURATION_RE", "find_zh"]
 

@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit, add_months
-from ._zh_time_words import REL_YEAR, UNIT_CODES, alternation, zh_int
+from ._zh_time_words import REL_YEAR, UNIT_CODES, zh_int
+from .regexes import alternation
 
 __all__ = ["GATES", "find_periods"]
 

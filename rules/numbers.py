@@ -16,6 +16,7 @@ from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 from ._types import Entity, format_decimal
+from .regexes import alternation
 
 __all__ = ["CN_DIGITS", "CN_NUM_CHARS", "NUMBER_RE", "find_numbers", "find_ordinals", "parse_number"]
 
@@ -57,7 +58,7 @@ _NOT_NUMBERS = (
     "唯一", "之一", "千万", "万分", "十分", "百分", "一方", "一经", "一并", "第一", "同一", "单一", "一贯",
     "乙方", "甲方", "三方", "双方", "一切", "九州", "五金", "八卦", "千克", "一旦", "万物", "万岁",
 )
-_STOP_RE = re.compile("(?=(" + "|".join(sorted(set(_NOT_NUMBERS), key=len, reverse=True)) + "))")
+_STOP_RE = re.compile("(?=(" + alternation(set(_NOT_NUMBERS)) + "))")
 _SUFFIX_MULT = {"k": 1000, "K": 1000, "m": 10**6, "M": 10**6, "w": 10**4, "W": 10**4}
 _TOKEN = re.compile(rf"{_ARABIC}|[{CN_DIGITS}]|[{_UNITS}]|[{POINT}]")
 

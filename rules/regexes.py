@@ -7,14 +7,20 @@ that runs out of time counts as "no match" and is reported, never hangs the serv
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import re2
 import regex
 
-__all__ = ["DEFAULT_TIMEOUT_S", "PatternError", "PatternTimeout", "UserPattern", "compile_pattern"]
+
+def alternation(words: Iterable[str]) -> str:
+    """A regex alternation of ``words``, longest first, so ``大前天`` wins over ``前天`` and
+    ``September`` over ``Sep``: a regex alternation takes the first branch that matches."""
+    return "|".join(sorted(words, key=len, reverse=True))
+
+__all__ = ["DEFAULT_TIMEOUT_S", "PatternError", "PatternTimeout", "UserPattern", "alternation", "compile_pattern"]
 
 DEFAULT_TIMEOUT_S = 0.2
 MAX_PATTERN_CHARS = 2000
