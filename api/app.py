@@ -18,12 +18,13 @@ from contextlib import asynccontextmanager
 import anyio.to_thread
 from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from lastline import Settings, __version__
+from lastline import Overloaded, Settings, __version__
 
 from .http.admission import AdmissionControl, drain_on_sigterm
-from .http.errors import install_error_handlers
+from .http.errors import install_error_handlers, lastline_error_response
 from .http.limits import BodySizeLimit
 from .http.routes import cache as routes_cache
 from .http.routes import fallback as routes_fallback
@@ -33,8 +34,15 @@ from .http.routes import rules as routes_rules
 from .ladder.metrics import Metrics
 from .ladder.runtime import Runtime
 from .openai_compat import routes as routes_openai
+from .openai_compat.errors import OPENAI_PATHS, openai_error_response
 
 __all__ = ["create_app"]
+
+
+def _refusal(path: str, refused: Overloaded) -> Response:
+    """A request shed at the door, in the error shape the client of its path reads."""
+    return openai_error_response(refused) if path.startswith(OPENAI_PATHS) else lastline_error_response(refused)
+
 
 class RequestCounter:
     """Counts every request by method, matched route template (not raw path) and status."""
@@ -96,7 +104,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.draining = False  # set on SIGTERM (lastline serve): new requests get 503 while in-flight finish
     app.add_middleware(BodySizeLimit, max_bytes=runtime.settings.max_body_bytes)
     app.add_middleware(AdmissionControl, bulkheads=bulkheads, api_keys=runtime.settings.api_keys, metrics=metrics,
-                       draining=lambda: bool(app.state.draining))
+                       draining=lambda: bool(app.state.draining), refusal=_refusal)
     app.add_middleware(RequestCounter, metrics=metrics)
 
     app.include_router(routes_ops.router)

@@ -116,3 +116,21 @@ def test_huge_declared_body_is_refused_without_waiting_for_it(small_server: Live
             reply += chunk
     assert reply.startswith("HTTP/1.1 413")
     assert '"payload_too_large"' in reply
+
+
+def test_an_overloaded_refusal_carries_retry_after_in_both_error_shapes() -> None:
+    """Shed at the door or inside a route, a 503 says when to come back; the SDKs wait that long."""
+    from lastline import Overloaded
+    from lastline.api.http.errors import lastline_error_response
+    from lastline.api.openai_compat.errors import openai_error_response
+
+    refused = Overloaded("cache: full; retry after 2 s", limit="cache", retry_after_s=2)
+    ours = lastline_error_response(refused)
+    assert ours.status_code == 503 and ours.headers["retry-after"] == "2"
+    assert json.loads(bytes(ours.body)) == {"error": "overloaded", "detail": "cache: full; retry after 2 s",
+                                            "limit": "cache", "retry_after_s": 2}
+    openai = openai_error_response(refused)
+    assert openai.status_code == 503 and openai.headers["retry-after"] == "2"
+    assert "x-should-retry" not in openai.headers
+    error = json.loads(bytes(openai.body))["error"]
+    assert (error["code"], error["type"]) == ("overloaded", "server_error")

@@ -15,7 +15,6 @@ for a thread either: no queue anywhere between the socket and the work.
 
 from __future__ import annotations
 
-import json
 import signal
 import threading
 import time
@@ -23,13 +22,17 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from lastline import Overloaded
 from lastline.admission import Bulkhead
+from lastline.settings import DEFAULT_TENANT
 
 from ..ladder.metrics import Metrics
+from .deps import bearer_token, tenant_of_key
 
-__all__ = ["DRAIN_GRACE_S", "AdmissionControl", "bulkhead_for", "drain_on_sigterm"]
+__all__ = ["DRAIN_GRACE_S", "AdmissionControl", "Refusal", "bulkhead_for", "drain_on_sigterm"]
 
 #: The longest SIGTERM waits for in-flight requests before the server shuts down anyway.
 DRAIN_GRACE_S = 10.0
@@ -55,22 +58,29 @@ def bulkhead_for(method: str, path: str) -> str | None:
 
 
 def _tenant_of(keys: dict[str, str], scope: Scope) -> str:
-    """The tenant the API key names (``default`` without keys); unknown keys share one bucket."""
+    """The tenant whose share a request takes (``default`` without keys); unknown keys share one bucket."""
     if not keys:
-        return "default"
+        return DEFAULT_TENANT
     for name, value in scope.get("headers") or ():
         if name == b"authorization":
-            token = value.decode("latin-1").partition(" ")[2].strip()
-            return keys.get(token, "?unknown")
+            token = bearer_token(value.decode("latin-1"))
+            tenant = tenant_of_key(keys, token) if token is not None else None
+            return tenant if tenant is not None else "?unknown"
     return "?anonymous"
+
+
+#: Renders a refusal in the shape the client of that path reads (the app passes the OpenAI shape for
+#: the OpenAI face, lastline's ``{error, detail}`` for the rest).
+Refusal = Callable[[str, Overloaded], Response]
 
 
 class AdmissionControl:
     """ASGI middleware: one bulkhead slot per request, or 503 overloaded at once."""
 
     def __init__(self, app: ASGIApp, bulkheads: dict[str, Bulkhead], api_keys: dict[str, str], metrics: Metrics,
-                 draining: Callable[[], bool]) -> None:
+                 draining: Callable[[], bool], refusal: Refusal) -> None:
         self.app = app
+        self.refusal = refusal
         self.bulkheads = bulkheads
         self.api_keys = api_keys
         self.metrics = metrics
@@ -89,27 +99,16 @@ class AdmissionControl:
         why = "draining" if self.draining() else bulkhead.try_acquire(tenant)
         if why is not None:
             self.metrics.shed.labels(bulkhead=name, reason=why).inc()
-            await _refuse(send, scope.get("path", ""), name, why, bulkhead.retry_after_s)
+            retry_after_s = bulkhead.retry_after_s
+            detail = (f"{name}: the server is shutting down" if why == "draining"
+                      else f"{name}: {why.replace('_', ' ')}; retry after {retry_after_s} s")
+            refused = Overloaded(detail, limit=name, retry_after_s=retry_after_s)
+            await self.refusal(scope.get("path", ""), refused)(scope, receive, send)
             return
         try:
             await self.app(scope, receive, send)
         finally:
             bulkhead.release(tenant)
-
-
-async def _refuse(send: Send, path: str, name: str, why: str, retry_after_s: int) -> None:
-    detail = (f"{name}: the server is shutting down" if why == "draining"
-              else f"{name}: {why.replace('_', ' ')}; retry after {retry_after_s} s")
-    body: dict[str, Any]
-    if path == "/v1/chat/completions":  # the OpenAI shape: SDKs retry a 503 with Retry-After
-        body = {"error": {"message": detail, "type": "server_error", "param": None, "code": "overloaded"}}
-    else:
-        body = {"error": "overloaded", "detail": detail, "limit": name, "retry_after_s": retry_after_s}
-    data = json.dumps(body).encode()
-    await send({"type": "http.response.start", "status": 503, "headers": [
-        (b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
-        (b"retry-after", str(retry_after_s).encode())]})
-    await send({"type": "http.response.body", "body": data})
 
 
 def drain_on_sigterm(state: Any, bulkheads: dict[str, Bulkhead], grace_s: float = DRAIN_GRACE_S) -> bool:

@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from lastline import LastlineError
 
-__all__ = ["error_body", "install_error_handlers"]
+__all__ = ["error_body", "install_error_handlers", "lastline_error_response"]
 
 log = logging.getLogger("lastline.api")
 
@@ -57,6 +57,14 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def lastline_error_response(exc: LastlineError) -> JSONResponse:
+    """A lastline error as its response; ``retry_after_s`` (overloaded, shed) becomes ``Retry-After``."""
+    body = {k: _jsonable(v) for k, v in exc.to_dict().items()}
+    retry = exc.extra.get("retry_after_s")
+    headers = {"retry-after": str(retry)} if retry is not None else None
+    return JSONResponse(body, status_code=exc.status, headers=headers)
+
+
 def validation_response(exc: RequestValidationError) -> JSONResponse:
     errors = list(exc.errors())
     if any(err.get("type") == "json_invalid" for err in errors):
@@ -82,10 +90,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _lastline_error(request: Request, exc: LastlineError) -> JSONResponse:
         if exc.status >= 500:
             log.error("%s on %s %s: %s", exc.code, request.method, request.url.path, exc.detail)
-        body = {k: _jsonable(v) for k, v in exc.to_dict().items()}
-        retry = exc.extra.get("retry_after_s")  # Overloaded: when to come back
-        headers = {"retry-after": str(retry)} if retry is not None else None
-        return JSONResponse(body, status_code=exc.status, headers=headers)
+        return lastline_error_response(exc)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -7,25 +7,13 @@ checked by :func:`lastline.api.ladder.text_limits.check_text_lengths`.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from starlette.exceptions import HTTPException
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .errors import error_body
+
 __all__ = ["BodySizeLimit"]
-
-
-def _send_json(status: int, body: dict[str, Any]) -> list[Message]:
-    data = json.dumps(body).encode()
-    return [
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())],
-        },
-        {"type": "http.response.body", "body": data},
-    ]
 
 
 class BodySizeLimit:
@@ -46,13 +34,11 @@ class BodySizeLimit:
             except ValueError:
                 size = -1
             if size < 0:
-                for message in _send_json(400, {"error": "bad_request", "detail": "invalid Content-Length"}):
-                    await send(message)
+                await JSONResponse(error_body("bad_request", "invalid Content-Length"), 400)(scope, receive, send)
                 return
             if size > self.max_bytes:
                 detail = f"request body of {size} bytes exceeds the limit of {self.max_bytes} bytes"
-                for message in _send_json(413, {"error": "payload_too_large", "detail": detail}):
-                    await send(message)
+                await JSONResponse(error_body("payload_too_large", detail), 413)(scope, receive, send)
                 return
         received = 0
         limit = self.max_bytes

@@ -31,7 +31,11 @@ from fastapi.routing import APIRoute
 
 from lastline import InvalidInput, LastlineError, NoFallbackAnswer, PayloadTooLarge
 
-__all__ = ["NO_ANSWER_STATUS", "OpenAIRoute", "openai_error"]
+__all__ = ["NO_ANSWER_STATUS", "OPENAI_PATHS", "OpenAIRoute", "openai_error", "openai_error_response"]
+
+#: The paths of this face: a request refused before it reaches a route (shed at the door) still gets
+#: the error shape its client reads.
+OPENAI_PATHS = ("/v1/chat/completions", "/v1/models")
 
 #: Status of "no tier could answer" on this face (see the module docstring for why not 404).
 NO_ANSWER_STATUS = 422
@@ -48,14 +52,20 @@ _TYPES = {
 def openai_error(
     status: int, message: str, code: str, *, param: str | None = None, kind: str | None = None, **extra: Any
 ) -> JSONResponse:
-    """An OpenAI-shaped error response; 4xx responses tell the openai SDK not to retry."""
+    """An OpenAI-shaped error response; 4xx responses tell the openai SDK not to retry.
+
+    A ``retry_after_s`` extra (overloaded) is also sent as ``Retry-After``, which the SDKs wait for
+    before their retry of a 503.
+    """
     kind = kind or _TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
     body = {"error": {"message": message, "type": kind, "code": code, "param": param, **extra}}
     headers = {"x-should-retry": "false"} if status < 500 else {}
+    if extra.get("retry_after_s") is not None:
+        headers["retry-after"] = str(extra["retry_after_s"])
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def _from_lastline(exc: LastlineError) -> JSONResponse:
+def openai_error_response(exc: LastlineError) -> JSONResponse:
     status = exc.status
     if isinstance(exc, InvalidInput) and not isinstance(exc, PayloadTooLarge):
         status = 400  # what OpenAI-compatible servers answer for a bad request
@@ -86,6 +96,6 @@ class OpenAIRoute(APIRoute):
             except RequestValidationError as exc:
                 return _from_validation(exc)
             except LastlineError as exc:
-                return _from_lastline(exc)
+                return openai_error_response(exc)
 
         return route_handler
