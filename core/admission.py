@@ -177,10 +177,3 @@ class Deadline:
         """What a tier may spend: its own timeout, capped by the time this request has left."""
         return max(0.0, min(timeout_s, self.left()))
 
-    def expired(self) -> bool:
-        return self.left() <= 0
-
-    def check(self, what: str) -> None:
-        if self.expired():
-            raise Overloaded(f"{what}: the request's deadline passed", limit="deadline", retry_after_s=1)
-
