@@ -15,10 +15,11 @@ from pathlib import Path
 
 from lastline import ConfigError, PostgresStorage, SQLiteStorage, load_settings
 
-from .copy_store import TIER_TABLES, Progress, TableCopy, copy_tables, count_rows
+from .copy_store import TIER_TABLES, Progress, TableCopy, copy_tables
 from .runtime import Runtime
 
 __all__ = ["copy_database"]
+
 
 def _build(runtime: Runtime, tier: str) -> None:
     """Open ``tier`` on ``runtime`` (its store migrates the database)."""
@@ -60,12 +61,7 @@ def copy_database(source: Path, target_url: str, *, owner_url: str | None = None
             assert isinstance(dst.storage, PostgresStorage)
             tiers = []
             for tier, tables in TIER_TABLES.items():
-                try:
-                    _build(dst, tier)
-                except ConfigError:  # this backend has no store for the tier
-                    if any(count_rows(src, spec.table) for spec in tables.tables):
-                        raise
-                    continue  # nothing of this tier to move
+                _build(dst, tier)  # every tier has a store on PostgreSQL: this migrates its tables
                 tiers.append(tables)
             copied = copy_tables(src, dst.storage, tiers, progress=progress)
             if any(tier is TIER_TABLES["cache"] for tier in tiers) and load_settings(
