@@ -157,6 +157,10 @@ class LiveServer:
     def url(self, path: str) -> str:
         return self.base_url + path
 
+    def requests_logged(self, line: str) -> int:
+        """How many access-log lines of the server contain ``line`` (each request is one line)."""
+        return sum(1 for row in self.log_path.read_text(errors="replace").splitlines() if line in row)
+
 
 def start_server(tmp: Path, env: dict[str, str] | None = None, timeout_s: float = 60.0) -> LiveServer:
     """Start the CLI's server on a free loopback port and wait for /readyz.

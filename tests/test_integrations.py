@@ -33,11 +33,6 @@ pytestmark = [
 ]
 
 
-def requests_logged(server: Any, line: str) -> int:
-    """How many access-log lines of the server contain ``line`` (each request is one line)."""
-    log = server.log_path
-    return sum(1 for row in log.read_text(errors="replace").splitlines() if line in row)
-
 
 def closed_port() -> int:
     """A loopback port nothing listens on (bound, then released)."""
@@ -110,13 +105,13 @@ def test_litellm_surfaces_refusals_as_errors_without_looping(
 ) -> None:
     ll.cache_put("Cancel my subscription now", "Your subscription is cancelled.")
     line = f'"POST /v1/chat/completions HTTP/1.1" {status}'
-    before = requests_logged(live_server, line)
+    before = live_server.requests_logged(line)
     with pytest.raises(Exception) as caught:
         router.completion(model="primary", messages=[{"role": "user", "content": question}], **extra)
     assert ("no_degraded_writes" if status == "409" else "no tier could answer") in str(caught.value) or (
         "refusing to degrade a write" in str(caught.value)
     )
-    assert requests_logged(live_server, line) == before + 1
+    assert live_server.requests_logged(line) == before + 1
 
 
 def test_litellm_keeps_lastline_available_after_a_question_it_cannot_answer(

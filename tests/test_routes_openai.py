@@ -15,11 +15,6 @@ from lastline.api.integrations.client import LastlineClient
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
-def requests_logged(server: Any, line: str) -> int:
-    """How many access-log lines of the server contain ``line`` (each request is one line)."""
-    log = server.log_path
-    return sum(1 for row in log.read_text(errors="replace").splitlines() if line in row)
-
 
 @pytest.fixture
 def ll(live_server: Any) -> Iterator[LastlineClient]:
@@ -87,21 +82,21 @@ def test_a_knowledge_base_answer_streams_with_its_citations(ll: LastlineClient, 
 
 
 def test_nothing_to_answer_is_an_openai_error_sent_once(live_server: Any, oai: openai.OpenAI) -> None:
-    before = requests_logged(live_server, '"POST /v1/chat/completions HTTP/1.1" 422')
+    before = live_server.requests_logged('"POST /v1/chat/completions HTTP/1.1" 422')
     with pytest.raises(openai.UnprocessableEntityError) as caught:
         oai.chat.completions.create(
             model="lastline", messages=[{"role": "user", "content": "Which moon of Neptune is the coldest?"}]
         )
     assert caught.value.code == "no_fallback_answer"
     assert caught.value.body["type"] == "not_found_error"
-    assert requests_logged(live_server, '"POST /v1/chat/completions HTTP/1.1" 422') == before + 1
+    assert live_server.requests_logged('"POST /v1/chat/completions HTTP/1.1" 422') == before + 1
 
 
 def test_a_write_is_refused_once_with_its_key_even_by_a_retrying_client(
     live_server: Any, ll: LastlineClient, oai: openai.OpenAI
 ) -> None:
     ll.cache_put("Transfer 500 euros to Alice", "Done: 500 euros sent to Alice.")
-    before = requests_logged(live_server, '"POST /v1/chat/completions HTTP/1.1" 409')
+    before = live_server.requests_logged('"POST /v1/chat/completions HTTP/1.1" 409')
     with pytest.raises(openai.ConflictError) as caught:
         oai.chat.completions.create(
             model="lastline", messages=[{"role": "user", "content": "Transfer 500 euros to Alice"}],
@@ -111,7 +106,7 @@ def test_a_write_is_refused_once_with_its_key_even_by_a_retrying_client(
     assert isinstance(caught.value.body, dict) and caught.value.body["idempotency_key"] == "pay-7781"
     assert caught.value.response.headers["x-should-retry"] == "false"
     # the openai SDK retries 409 unless told not to: exactly one request reached the server
-    assert requests_logged(live_server, '"POST /v1/chat/completions HTTP/1.1" 409') == before + 1
+    assert live_server.requests_logged('"POST /v1/chat/completions HTTP/1.1" 409') == before + 1
 
 
 def test_a_write_marked_by_headers_is_refused_with_the_key_echoed(live_server: Any) -> None:
