@@ -10,8 +10,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import open_test_storage
 
-from lastline import PostgresStorage, SQLiteStorage, open_storage
+from lastline import PostgresStorage, SQLiteStorage
 
 Storage = SQLiteStorage | PostgresStorage
 
@@ -22,11 +23,7 @@ def reopen(request: pytest.FixtureRequest, backend: str, db_path: Path) -> Itera
     made: list[Storage] = []
 
     def open_one() -> Storage:
-        if backend == "sqlite":
-            made.append(open_storage(db_path))
-        else:
-            app, owner = request.getfixturevalue("pg_urls")
-            made.append(open_storage(app, owner_url=owner))
+        made.append(open_test_storage(request, backend, db_path))
         return made[-1]
 
     yield open_one

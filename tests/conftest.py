@@ -93,23 +93,31 @@ def pg_urls(pg_superuser_url: str) -> Iterator[tuple[str, str]]:
     pg_cluster.drop_database(pg_superuser_url, app)
 
 
+def postgres_env(app_url: str, owner_url: str) -> dict[str, str]:
+    """The settings that put a ``lastline`` process on a PostgreSQL database."""
+    return {"LASTLINE_DATABASE_URL": app_url, "LASTLINE_DATABASE_OWNER_URL": owner_url}
+
+
+def open_test_storage(request: pytest.FixtureRequest, backend: str, db_path: Path) -> SQLiteStorage | PostgresStorage:
+    """One more storage on the test's own database (its SQLite file, or its ``pg_urls`` database)."""
+    if backend == "sqlite":
+        return open_storage(db_path)
+    app, owner = request.getfixturevalue("pg_urls")
+    return open_storage(app, owner_url=owner)
+
+
 @pytest.fixture
 def backend_env(request: pytest.FixtureRequest, backend: str, db_path: Path) -> dict[str, str]:
     """Environment naming this test's database, for a ``lastline`` process (CLI or server)."""
     if backend == "sqlite":
         return {"LASTLINE_DB": str(db_path)}
-    app, owner = request.getfixturevalue("pg_urls")
-    return {"LASTLINE_DATABASE_URL": app, "LASTLINE_DATABASE_OWNER_URL": owner}
+    return postgres_env(*request.getfixturevalue("pg_urls"))
 
 
 @pytest.fixture
 def storage(request: pytest.FixtureRequest, backend: str, db_path: Path) -> Iterator[SQLiteStorage | PostgresStorage]:
     """A fresh database on the test's backend."""
-    if backend == "sqlite":
-        store: SQLiteStorage | PostgresStorage = open_storage(db_path)
-    else:
-        app, owner = request.getfixturevalue("pg_urls")
-        store = open_storage(app, owner_url=owner)
+    store = open_test_storage(request, backend, db_path)
     yield store
     store.close()
 
@@ -133,7 +141,7 @@ def server_database(request: pytest.FixtureRequest, backend: str) -> dict[str, s
     superuser = request.getfixturevalue("pg_superuser_url")
     app, owner = pg_cluster.create_database(superuser)
     request.addfinalizer(lambda: pg_cluster.drop_database(superuser, app))
-    return {"LASTLINE_DATABASE_URL": app, "LASTLINE_DATABASE_OWNER_URL": owner}
+    return postgres_env(app, owner)
 
 
 class LiveServer:
@@ -238,7 +246,7 @@ class _SessionServers:
                 superuser = request.getfixturevalue("pg_superuser_url")
                 app, owner = pg_cluster.create_database(superuser)
                 self.databases.append((superuser, app))
-                db_env = {"LASTLINE_DATABASE_URL": app, "LASTLINE_DATABASE_OWNER_URL": owner}
+                db_env = postgres_env(app, owner)
             tmp = self.tmp_factory.mktemp(f"{kind}-{backend}")
             try:
                 # The shared servers keep an access log: tests that check a client sent a request
