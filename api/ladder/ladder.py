@@ -94,8 +94,7 @@ def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: st
     trail: list[str] = []
 
     def record(tier: str, answer: Answer | None) -> None:
-        runtime.telemetry(
-            runtime.event_sink,
+        runtime.record_event(
             NewEvent(
                 tenant=tenant, route=route, tier=tier, path=" ".join(trail),
                 prompt_hash=text_hash(normalize_text(req.prompt)),

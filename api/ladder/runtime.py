@@ -7,7 +7,6 @@ index), and :meth:`Runtime.build` builds them all before a server says it is rea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -31,6 +30,7 @@ from lastline.writer import BatchWriter
 
 from .defaults import Defaults, load_defaults_file
 from .events import EventLog
+from .events_store import NewEvent
 from .metrics import Metrics
 from .stores import open_defaults_store, open_event_store
 
@@ -56,12 +56,12 @@ class Runtime:
         embedder = get_embedder(settings.embedder, settings.embed_threads)
         return cls(settings=settings, storage=storage, embedder=embedder, background=background)
 
-    def telemetry(self, sink: Callable[[Sequence[Any]], None], item: Any) -> None:
-        """Hand one telemetry item to ``sink``: queued for the background writer, or written now."""
+    def record_event(self, event: NewEvent) -> None:
+        """One degradation event: queued for the background writer (a server), or written now (the CLI)."""
         if self.background:
-            self.writer.submit(sink, item)
+            self.writer.submit(self.events.record_many, event)  # equal bound methods share one batch
         else:
-            sink([item])
+            self.events.record_many([event])
 
     def build(self) -> None:
         """Load the model and build every tier now (the cache's FAISS index is rebuilt from SQLite)."""
@@ -127,11 +127,6 @@ class Runtime:
         metrics = self.metrics
         return BatchWriter(interval_s=self.settings.writer_interval_s,
                            observer=lambda outcome, n: metrics.writer.labels(outcome=outcome).inc(n))
-
-    @cached_property
-    def event_sink(self) -> Callable[[Sequence[Any]], None]:
-        """Writes a batch of degradation events in one transaction (the writer's sink for them)."""
-        return self.events.record_many
 
     @cached_property
     def bulkheads(self) -> dict[str, Bulkhead]:
