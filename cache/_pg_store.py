@@ -40,6 +40,7 @@ import numpy as np
 from psycopg import sql as pgsql
 
 from lastline import PostgresStorage
+from lastline.postgres import build_index_in_memory
 
 from ._config import Threshold
 from ._pg_schema import MIGRATIONS, hnsw_index_ddl, hnsw_index_name
@@ -55,9 +56,6 @@ _ENTRY_COLS = (
 PRUNE_BATCH = 1_000
 #: Batches one pruning call runs at most (the rest waits for the next call): bounded work per call.
 PRUNE_MAX_BATCHES = 50
-#: ``maintenance_work_mem`` of the transaction that builds a model's HNSW index: 100k 512-d vectors
-#: and their graph take ≈300 MB; the server default (64 MB) sends the build to disk.
-INDEX_BUILD_MEMORY = "1GB"
 _INDEX_LOCK = 0x6C6C_6869  # pg_advisory_xact_lock key: one replica creates a model's HNSW index
 _UPSERT = (
     "INSERT INTO cache_entries (seq, id, tenant, context_hash, prompt, prompt_norm, prompt_hash,"
@@ -131,9 +129,7 @@ class PostgresCacheStore:
                                       (hnsw_index_name(model_id, dim),)).fetchone()
                 if not exists:
                     conn.execute("SELECT pg_advisory_xact_lock(%s)", (_INDEX_LOCK,))
-                    # the graph is built in memory while it fits, else on disk, far slower
-                    conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (INDEX_BUILD_MEMORY,))
-                    conn.execute(hnsw_index_ddl(model_id, dim))
+                    build_index_in_memory(conn, hnsw_index_ddl(model_id, dim))
             self._indexed.add(key)
 
     def build_vector_indexes(self) -> list[tuple[str, int]]:

@@ -17,6 +17,7 @@ from lastline.api.ladder.defaults import DeclaredDefault
 from lastline.api.ladder.events_store import NewEvent
 from lastline.cache import Threshold
 from lastline.cache._pg_schema import hnsw_index_name
+from lastline.kb._spaces import PRIMARY
 
 PACK = "name: shop\nrules:\n  - id: total\n    patterns: ['合计\\s*(?P<value>[^\\n]+)']\n    normalizer: money\n"
 
@@ -90,6 +91,7 @@ def test_cache_entries_thresholds_and_kb_documents_are_readable_on_postgresql(
         assert rt.cache.count(tenant="acme") == 2 and rt.cache.count(tenant="globex") == 0
         assert rt.kb.get_document("travel", tenant="globex") is not None
         assert rt.kb.search("hotel reimbursement", tenant="globex", k=1)[0].doc_id == "travel"
+        assert rt.kb.store.vector_index(PRIMARY).ensure_search_index() is False  # the copy built it
     finally:
         rt.close()
 
