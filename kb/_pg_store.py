@@ -203,9 +203,7 @@ class PostgresVectorIndex:
                     pgsql.Identifier(f"{name}_tenant"), self.table))
                 for statement in tenant_isolation(name):
                     conn.execute(statement)
-                if self.storage.app_role != self.storage.owner_role:
-                    conn.execute(pgsql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
-                        self.table, pgsql.Identifier(self.storage.app_role)))
+                self.storage.grant_app_role(conn, name)
             _set_meta(conn, self.space.model_key, "")  # incomplete until every chunk has a vector
             _set_meta(conn, self.space.dim_key, str(int(dim)))
         return True

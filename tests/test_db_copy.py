@@ -36,6 +36,7 @@ def _fill(path: Path, *, cache_and_kb: bool) -> None:
         if not cache_and_kb:
             return
         rt.cache.put("How do I reset my password?", "Use the link.", tenant="acme")
+        assert rt.cache.lookup("How do I reset my password?", tenant="acme").hit  # a hit count to carry over
         rt.cache.set_threshold(tenant="acme", threshold=Threshold(value=0.77, calibrated=True, source="pairs:test",
                                                                   model_id=rt.cache.model_id))
         rt.kb.add_document(tenant="globex", title="Travel", text="Hotel rooms are reimbursed up to 150 euros.",
@@ -85,6 +86,7 @@ def test_cache_entries_thresholds_and_kb_documents_are_readable_on_postgresql(
     try:
         hit = rt.cache.lookup("how do I reset my password", tenant="acme")
         assert hit.hit and hit.answer == "Use the link."
+        assert rt.cache.get(str(hit.entry_id), tenant="acme")["hit_count"] == 2  # the copied hit and this one
         assert rt.cache.get_threshold(tenant="acme").value == pytest.approx(0.77)
         assert rt.cache.get_threshold(tenant="globex").value != pytest.approx(0.77)
         rt.cache.put("Which port does the API use?", "8765", tenant="acme")  # seqs continue past the copied
