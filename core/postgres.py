@@ -76,7 +76,7 @@ def tenant_isolation(table: str) -> list[str]:
     ]
 
 
-def build_index_in_memory(conn: psycopg.Connection[Any], ddl: str | pgsql.Composable) -> None:
+def build_index_in_memory(conn: psycopg.Connection[Any], ddl: str | pgsql.Composed) -> None:
     """Run ``CREATE INDEX`` ``ddl`` in ``conn``'s open transaction with :data:`INDEX_BUILD_MEMORY`.
 
     The raised memory is transaction-local (``set_config(…, true)``): it lasts for this one build,
