@@ -15,6 +15,8 @@ The same tables and meaning as the SQLite schema (``_schema.py``), in PostgreSQL
   sequence would hand out 7 to a transaction that commits after the one holding 8.
 - deletions are logged by a statement-level trigger that takes its log ids from ``cache_sync`` the
   same way, so the log head is a watermark too.
+- an entry's hit count, last hit and LRU time live in a narrow ``cache_entry_hits`` row beside it
+  (``cache_pg_0005``), so recording a hit never rewrites the row that holds the vector.
 """
 
 from __future__ import annotations
@@ -25,10 +27,12 @@ from typing import Any
 from lastline.postgres import tenant_isolation
 from lastline.storage import Migration
 
-__all__ = ["MIGRATIONS", "hnsw_index_ddl", "hnsw_index_name"]
+__all__ = ["MIGRATIONS", "TENANT_TABLES", "hnsw_index_ddl", "hnsw_index_name"]
 
-TENANT_TABLES = ("cache_entries", "cache_entry_tags", "cache_usage", "cache_deletions", "cache_lookups",
-                 "cache_feedback", "cache_counters", "cache_thresholds")
+_SECURED_BY_0004 = ("cache_entries", "cache_entry_tags", "cache_usage", "cache_deletions", "cache_lookups",
+                    "cache_feedback", "cache_counters", "cache_thresholds")
+#: Every cache table with a tenant column (each has a row-level security policy).
+TENANT_TABLES = (*_SECURED_BY_0004, "cache_entry_hits")
 
 
 def _entries(conn: Any) -> None:
@@ -227,9 +231,52 @@ def _lookups_feedback_counters_thresholds(conn: Any) -> None:
 
 
 def _row_level_security(conn: Any) -> None:
-    for table in TENANT_TABLES:
+    for table in _SECURED_BY_0004:  # a table made later gets its policy in its own migration
         for statement in tenant_isolation(table):
             conn.execute(statement)
+
+
+def _entry_hits(conn: Any) -> None:
+    """Hit count, last hit and LRU time move to a narrow row per entry, out of the vector row.
+
+    A hit's bookkeeping rewrote the whole ``cache_entries`` row: ``used_at`` is indexed (LRU), so the
+    update could not be HOT and every index got a new entry — the model's HNSW graph included,
+    10–39 ms an exact hit (bench/backends.py). Now it updates this row, whose two btree indexes
+    are all it touches. Every entry has one: a trigger makes it from the inserted row's own columns
+    (so every path that inserts — a put, ``lastline db copy`` with SQLite's counts, a replica of the
+    previous version — gets it), this migration backfills the rows there; ``ON UPDATE CASCADE``
+    follows an upsert's move to a new seq, ``ON DELETE CASCADE`` every delete.
+
+    The three columns stay in ``cache_entries`` (migrations only add; a replica of the previous
+    version still writes them until it is replaced) but are read only by that trigger; their LRU
+    index goes.
+    """
+    run = conn.execute
+    run(
+        """CREATE TABLE cache_entry_hits (
+            seq         BIGINT PRIMARY KEY REFERENCES cache_entries (seq) ON UPDATE CASCADE ON DELETE CASCADE,
+            tenant      TEXT NOT NULL,
+            used_at     DOUBLE PRECISION NOT NULL,
+            hit_count   BIGINT NOT NULL DEFAULT 0,
+            last_hit_at DOUBLE PRECISION
+        )"""
+    )
+    run("CREATE INDEX cache_entry_hits_lru ON cache_entry_hits (tenant, used_at, seq)")
+    run("INSERT INTO cache_entry_hits (seq, tenant, used_at, hit_count, last_hit_at)"
+        " SELECT seq, tenant, used_at, hit_count, last_hit_at FROM cache_entries")
+    run(
+        """CREATE FUNCTION cache_entry_hits_create() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            INSERT INTO cache_entry_hits (seq, tenant, used_at, hit_count, last_hit_at)
+            VALUES (NEW.seq, NEW.tenant, NEW.used_at, NEW.hit_count, NEW.last_hit_at);
+            RETURN NULL;
+        END $$"""
+    )
+    run("CREATE TRIGGER cache_entry_hits_insert AFTER INSERT ON cache_entries"
+        " FOR EACH ROW EXECUTE FUNCTION cache_entry_hits_create()")
+    run("DROP INDEX cache_entries_lru")
+    for statement in tenant_isolation("cache_entry_hits"):
+        run(statement)
 
 
 MIGRATIONS = [
@@ -237,6 +284,7 @@ MIGRATIONS = [
     Migration("cache_pg_0002_deletion_log", _deletion_log),
     Migration("cache_pg_0003_lookups_feedback_counters_thresholds", _lookups_feedback_counters_thresholds),
     Migration("cache_pg_0004_row_level_security", _row_level_security),
+    Migration("cache_pg_0005_entry_hits", _entry_hits),
 ]
 
 

@@ -16,7 +16,11 @@ several replicas writing at once stay correct:
   inside the writing transaction (``_pg_schema.py``), so a counter read never runs ahead of a
   commit — the property the index catch-up (``_sync.py``) rests on. Lock order is fixed to keep
   writers free of deadlocks: the seq counter, then the deletion-log counter (taken up front by
-  every transaction that deletes), then entry rows in ascending seq.
+  every transaction that deletes), then entry rows in ascending seq, then their hit rows.
+- **Hits apart from vectors.** A hit's bookkeeping (count, last hit, LRU time) updates the entry's
+  narrow ``cache_entry_hits`` row only (``cache_pg_0005``): rewriting the entry row would put a new
+  version of it into every index, the model's HNSW graph included. LRU eviction reads that table's
+  ``(tenant, used_at)`` index and locks both rows of a victim, skipping any another transaction holds.
 - **Bounded background deletes.** TTL expiry and retention pruning delete at most ``batch`` rows
   per transaction (``… WHERE key IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)``) and at most
   ``PRUNE_MAX_BATCHES`` batches per call. N replicas pruning at once take disjoint batches (rows
@@ -40,6 +44,7 @@ import numpy as np
 from psycopg import sql as pgsql
 
 from lastline import PostgresStorage
+from lastline.postgres import build_index_in_memory
 
 from ._config import Threshold
 from ._pg_schema import MIGRATIONS, hnsw_index_ddl, hnsw_index_name
@@ -48,16 +53,15 @@ from ._rows import EntryRow, FeedbackRow, InsertResult, LookupRecord, NewEntry, 
 __all__ = ["PRUNE_BATCH", "PostgresCacheStore"]
 
 _ENTRY_COLS = (
-    "seq, id, tenant, context_hash, prompt, prompt_norm, prompt_hash, response, model_id, "
-    "created_at, expires_at, last_hit_at, hit_count, bytes, tags, metadata"
+    "e.seq, e.id, e.tenant, e.context_hash, e.prompt, e.prompt_norm, e.prompt_hash, e.response, e.model_id, "
+    "e.created_at, e.expires_at, h.last_hit_at, COALESCE(h.hit_count, 0), e.bytes, e.tags, e.metadata"
 )
+#: An entry row with its hit row (``cache_entry_hits``: the counters live apart from the vector row).
+_ENTRIES = "cache_entries e LEFT JOIN cache_entry_hits h ON h.seq = e.seq"
 #: Rows one pruning transaction deletes at most.
 PRUNE_BATCH = 1_000
 #: Batches one pruning call runs at most (the rest waits for the next call): bounded work per call.
 PRUNE_MAX_BATCHES = 50
-#: ``maintenance_work_mem`` of the transaction that builds a model's HNSW index: 100k 512-d vectors
-#: and their graph take ≈300 MB; the server default (64 MB) sends the build to disk.
-INDEX_BUILD_MEMORY = "1GB"
 _INDEX_LOCK = 0x6C6C_6869  # pg_advisory_xact_lock key: one replica creates a model's HNSW index
 _UPSERT = (
     "INSERT INTO cache_entries (seq, id, tenant, context_hash, prompt, prompt_norm, prompt_hash,"
@@ -66,18 +70,11 @@ _UPSERT = (
     " ON CONFLICT ON CONSTRAINT cache_entries_key DO UPDATE SET seq = excluded.seq,"
     " prompt = excluded.prompt, prompt_norm = excluded.prompt_norm, response = excluded.response,"
     " embedding = excluded.embedding, model_id = excluded.model_id, created_at = excluded.created_at,"
-    " expires_at = excluded.expires_at, last_hit_at = NULL, used_at = excluded.used_at, hit_count = 0,"
+    " expires_at = excluded.expires_at, used_at = excluded.used_at,"
     " bytes = excluded.bytes, tags = excluded.tags, metadata = excluded.metadata,"
     " values_key = excluded.values_key"
     " RETURNING id"
 )
-
-
-def _entry(row: Sequence[Any]) -> EntryRow:
-    values = list(row)
-    values[14] = tuple(json.loads(values[14] or "[]"))
-    values[15] = json.loads(values[15]) if values[15] else None
-    return EntryRow(*values)
 
 
 def _blob(vector: Any) -> bytes:
@@ -131,9 +128,7 @@ class PostgresCacheStore:
                                       (hnsw_index_name(model_id, dim),)).fetchone()
                 if not exists:
                     conn.execute("SELECT pg_advisory_xact_lock(%s)", (_INDEX_LOCK,))
-                    # the graph is built in memory while it fits, else on disk, far slower
-                    conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (INDEX_BUILD_MEMORY,))
-                    conn.execute(hnsw_index_ddl(model_id, dim))
+                    build_index_in_memory(conn, hnsw_index_ddl(model_id, dim))
             self._indexed.add(key)
 
     def build_vector_indexes(self) -> list[tuple[str, int]]:
@@ -181,6 +176,7 @@ class PostgresCacheStore:
                 " AND (context_hash, prompt_hash) IN (SELECT * FROM unnest(%s::text[], %s::text[]))"
                 " ORDER BY seq FOR UPDATE",
                 (entries[0].tenant, [k[0] for k in keys], [k[1] for k in keys]))}
+        existed = set(current)
         if current:  # their tags go; the upserts below move the rows to new seqs
             conn.execute("DELETE FROM cache_entry_tags WHERE seq = ANY(%s)", ([s for s, _ in current.values()],))
         rows: list[tuple[Any, ...]] = []
@@ -205,6 +201,12 @@ class PostgresCacheStore:
             ids.append(str(_row(cur)[0]))
             if not cur.nextset():
                 break
+        # A new row's hit row comes from the insert trigger; a key that was stored before keeps its
+        # hit row, moved to the new seq by ON UPDATE CASCADE: the replaced answer's hits are not this one's.
+        renewed = sorted(last[key][0] for key in keys if key in existed)
+        if renewed:
+            conn.execute("UPDATE cache_entry_hits SET used_at = %s, hit_count = 0, last_hit_at = NULL"
+                         " WHERE seq = ANY(%s)", (now, renewed))
         tags = [(seq, e.tenant, tag) for seq, e in last.values() for tag in e.tags]
         if tags:  # only a key's final row: an earlier one of the batch has already moved on
             cur.executemany("INSERT INTO cache_entry_tags (seq, tenant, tag) VALUES (%s, %s, %s)"
@@ -219,10 +221,12 @@ class PostgresCacheStore:
             if row is None or (row[0] <= max_entries and row[1] <= max_bytes):
                 break
             over = max(int(row[0]) - max_entries, 1)
-            # rows another transaction is touching (a hit being recorded) are in use, not LRU: skip them
+            # rows another transaction is touching (a hit being recorded, a put replacing the key) are
+            # in use, not LRU: skip them (both rows are locked, so neither side waits on the other)
             victims = [int(r[0]) for r in conn.execute(
-                "SELECT seq FROM cache_entries WHERE tenant = %s ORDER BY used_at, seq LIMIT %s"
-                " FOR UPDATE SKIP LOCKED", (tenant, over if row[0] > max_entries else min(over, 64)))]
+                "SELECT e.seq FROM cache_entry_hits h JOIN cache_entries e ON e.seq = h.seq WHERE h.tenant = %s"
+                " ORDER BY h.used_at, h.seq LIMIT %s FOR UPDATE OF h, e SKIP LOCKED",
+                (tenant, over if row[0] > max_entries else min(over, 64)))]
             if not victims:
                 break
             conn.execute("DELETE FROM cache_entries WHERE seq = ANY(%s)", (victims,))
@@ -231,9 +235,10 @@ class PostgresCacheStore:
 
     def by_key(self, tenant: str, ctx: str, prompt_hash: str) -> EntryRow | None:
         rows = self.storage.query(
-            f"SELECT {_ENTRY_COLS} FROM cache_entries WHERE tenant = %s AND context_hash = %s AND prompt_hash = %s",
+            f"SELECT {_ENTRY_COLS} FROM {_ENTRIES} WHERE e.tenant = %s AND e.context_hash = %s"
+            " AND e.prompt_hash = %s",
             (tenant, ctx, prompt_hash), tenant=tenant)
-        return _entry(rows[0]) if rows else None
+        return EntryRow.from_row(rows[0]) if rows else None
 
     def by_seqs(self, tenant: str, ctx: str, seqs: Iterable[int]) -> dict[int, EntryRow]:
         """Rows for index ids, re-checked against tenant and context (the database has the last word)."""
@@ -241,14 +246,14 @@ class PostgresCacheStore:
         if not seqs:
             return {}
         rows = self.storage.query(
-            f"SELECT {_ENTRY_COLS} FROM cache_entries WHERE seq = ANY(%s) AND tenant = %s AND context_hash = %s",
+            f"SELECT {_ENTRY_COLS} FROM {_ENTRIES} WHERE e.seq = ANY(%s) AND e.tenant = %s AND e.context_hash = %s",
             (seqs, tenant, ctx), tenant=tenant)
-        return {int(row[0]): _entry(row) for row in rows}
+        return {int(row[0]): EntryRow.from_row(row) for row in rows}
 
     def by_id(self, tenant: str, entry_id: str) -> EntryRow | None:
-        rows = self.storage.query(f"SELECT {_ENTRY_COLS} FROM cache_entries WHERE tenant = %s AND id = %s",
+        rows = self.storage.query(f"SELECT {_ENTRY_COLS} FROM {_ENTRIES} WHERE e.tenant = %s AND e.id = %s",
                                   (tenant, entry_id), tenant=tenant)
-        return _entry(rows[0]) if rows else None
+        return EntryRow.from_row(rows[0]) if rows else None
 
     def delete_entry(self, tenant: str, entry_id: str) -> list[int]:
         return self._delete_where(tenant, pgsql.SQL("id = %s"), [entry_id])
@@ -414,7 +419,7 @@ class PostgresCacheStore:
             statements: list[tuple[str, Sequence[Any]]] = []
             for seq in sorted({r.entry_seq for r in mine if r.entry_seq is not None}):
                 last = max(r.at for r in mine if r.entry_seq == seq)
-                statements.append(("UPDATE cache_entries SET hit_count = hit_count + %s, last_hit_at = %s,"
+                statements.append(("UPDATE cache_entry_hits SET hit_count = hit_count + %s, last_hit_at = %s,"
                                    " used_at = %s WHERE seq = %s",
                                    (sum(r.entry_seq == seq for r in mine), last, last, seq)))
             statements.append((

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +72,15 @@ class EntryRow:
     bytes: int
     tags: tuple[str, ...]
     metadata: dict[str, Any] | None
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> EntryRow:
+        """An entry from a store's row of these fields in this order, ``tags`` and ``metadata`` as
+        JSON text (how both backends keep them), so every store builds its rows the one way."""
+        values = list(row)
+        values[14] = tuple(json.loads(values[14] or "[]"))
+        values[15] = json.loads(values[15]) if values[15] else None
+        return cls(*values)
 
     def expired(self, now: float) -> bool:
         return self.expires_at is not None and self.expires_at <= now

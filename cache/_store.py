@@ -29,13 +29,6 @@ _ENTRY_COLS = (
 )
 
 
-def _entry(row: Sequence[Any]) -> EntryRow:
-    values = list(row)
-    values[14] = tuple(json.loads(values[14] or "[]"))
-    values[15] = json.loads(values[15]) if values[15] else None
-    return EntryRow(*values)
-
-
 class SQLiteCacheStore:
     """SQL for the cache tables; runs the cache migrations on construction."""
 
@@ -87,7 +80,7 @@ class SQLiteCacheStore:
             f"SELECT {_ENTRY_COLS} FROM cache_entries WHERE tenant = ? AND context_hash = ? AND prompt_hash = ?",
             (tenant, ctx, prompt_hash),
         )
-        return _entry(rows[0]) if rows else None
+        return EntryRow.from_row(rows[0]) if rows else None
 
     def by_seqs(self, tenant: str, ctx: str, seqs: Iterable[int]) -> dict[int, EntryRow]:
         """Rows for FAISS ids, re-checked against tenant and context (SQLite has the last word)."""
@@ -101,13 +94,13 @@ class SQLiteCacheStore:
             f"SELECT {_ENTRY_COLS} FROM cache_entries WHERE seq IN ({marks}) AND +tenant = ? AND +context_hash = ?",
             (*seqs, tenant, ctx),
         )
-        return {row[0]: _entry(row) for row in rows}
+        return {row[0]: EntryRow.from_row(row) for row in rows}
 
     def by_id(self, tenant: str, entry_id: str) -> EntryRow | None:
         rows = self.storage.query(
             f"SELECT {_ENTRY_COLS} FROM cache_entries WHERE tenant = ? AND id = ?", (tenant, entry_id)
         )
-        return _entry(rows[0]) if rows else None
+        return EntryRow.from_row(rows[0]) if rows else None
 
     def delete_entry(self, tenant: str, entry_id: str) -> list[int]:
         return self._delete_where(tenant, "id = ?", (entry_id,))

@@ -38,10 +38,22 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from .errors import ConfigError, StorageError
 from .storage import Migration
 
-__all__ = ["TENANT_SETTING", "PostgresStorage", "is_postgres_url", "redacted_url", "tenant_isolation"]
+__all__ = [
+    "INDEX_BUILD_MEMORY",
+    "TENANT_SETTING",
+    "PostgresStorage",
+    "build_index_in_memory",
+    "is_postgres_url",
+    "redacted_url",
+    "tenant_isolation",
+]
 
 #: The transaction-local setting the row-level security policies read.
 TENANT_SETTING = "lastline.tenant"
+#: ``maintenance_work_mem`` of a transaction that builds an HNSW index over rows already stored:
+#: 100k 512-d vectors and their graph take ≈300 MB; the server default (64 MB) sends the build to
+#: disk, several times slower.
+INDEX_BUILD_MEMORY = "1GB"
 
 _BEGIN = pgsql.SQL("BEGIN")
 _BEGIN_AS = pgsql.SQL("BEGIN; SELECT set_config({}, {}, true)")
@@ -62,6 +74,17 @@ def tenant_isolation(table: str) -> list[str]:
         f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
         f"CREATE POLICY {table}_tenant ON {table} USING ({predicate}) WITH CHECK ({predicate})",
     ]
+
+
+def build_index_in_memory(conn: psycopg.Connection[Any], ddl: str | pgsql.Composed) -> None:
+    """Run ``CREATE INDEX`` ``ddl`` in ``conn``'s open transaction with :data:`INDEX_BUILD_MEMORY`.
+
+    The raised memory is transaction-local (``set_config(…, true)``): it lasts for this one build,
+    never for the pooled connection's later work. Every tier that builds an HNSW graph over existing
+    rows (the cache's per-model index, the KB's per-space index) goes through here.
+    """
+    conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (INDEX_BUILD_MEMORY,))
+    conn.execute(ddl)
 
 
 def redacted_url(url: str) -> str:
@@ -179,6 +202,20 @@ class PostgresStorage:
         except psycopg.Error as exc:
             raise StorageError(f"PostgreSQL ({redacted_url(self.url)}): {exc}".strip()) from exc
 
+    def switch_tenant(self, conn: psycopg.Connection[Any], tenant: str) -> None:
+        """Scope this thread's open :meth:`atomic` transaction to ``tenant`` from here on.
+
+        For the one writer that commits several tenants' rows in one transaction (a background
+        writer's batch of events, all or none): each group's rows pass their own tenant's policy.
+        Blocks nested after the switch must keep the new tenant.
+        """
+        outer = getattr(self._local, "open", None)
+        if outer is None or outer[0] is not conn or outer[2]:
+            raise StorageError("switch_tenant needs this thread's open application-role transaction")
+        with self._errors():
+            conn.execute("SELECT set_config(%s, %s, true)", (TENANT_SETTING, tenant))
+        self._local.open = (conn, tenant, False)
+
     def query(self, sql: str, params: Sequence[Any] = (), *, tenant: str | None = None) -> list[Any]:
         """Run a read scoped to ``tenant`` and return all rows (tuples), in one round trip.
 
@@ -236,14 +273,26 @@ class PostgresStorage:
                 migration.apply(conn)
                 conn.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (%s, %s)",
                              (migration.name, time.time()))
-                if self.app_role != self.owner_role:  # in the same commit: a replica that sees the
-                    self._grant_app_role(conn)        # migration recorded may use its tables at once
+                self.grant_app_role(conn)  # in the same commit: a replica that sees it recorded may use its tables
                 applied_now.append(migration.name)
         return applied_now
 
-    def _grant_app_role(self, conn: psycopg.Connection[Any]) -> None:
-        """The application role reads and writes rows; it owns nothing and cannot change the schema."""
+    def grant_app_role(self, conn: psycopg.Connection[Any], table: str | None = None) -> None:
+        """Give the application role rows (not the schema) of ``table``, or of every table, in ``conn``'s
+        owner transaction.
+
+        Every table after each migration; one ``table`` for a store that makes a table outside a
+        migration (a KB vector space, whose dimension comes from the model), in the transaction
+        that creates it — that one only, so it never races a migration granting on all of them.
+        Nothing to grant when one role is both.
+        """
+        if self.app_role == self.owner_role:
+            return
         role = pgsql.Identifier(self.app_role)
+        if table is not None:
+            conn.execute(pgsql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
+                pgsql.Identifier(table), role))
+            return
         for statement in (
             "GRANT USAGE ON SCHEMA public TO {}",
             "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {}",

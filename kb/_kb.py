@@ -84,6 +84,7 @@ class KnowledgeBase:
             if start_space(index, space_embedder):  # empty: every chunk it holds is now pending
                 index.mark_built(space_embedder.model_id)
         self._ready = {index.space.name: index.pending() == 0 for index, _ in background}
+        self._index_when_ready = False  # set by build_search_indexes: a serving KB indexes filled spaces
         self.filler = SpaceFiller(background, self._set_ready)
         self.indexer = Indexer(self.store, self.config, inline, after_write=self._written if background else None)
         self._ensure_segmenter()
@@ -92,6 +93,8 @@ class KnowledgeBase:
 
     def _set_ready(self, name: str, ready: bool) -> None:
         self._ready[name] = ready
+        if ready and self._index_when_ready:
+            next(index for index, _ in self._indexes if index.space.name == name).ensure_search_index()
 
     def _written(self, languages: Sequence[str]) -> None:
         for index, _ in self.filler.spaces:
@@ -103,6 +106,19 @@ class KnowledgeBase:
         """Start the worker that fills background spaces (and resumes any left pending)."""
         if self.filler.spaces:
             self.filler.start()
+
+    def build_search_indexes(self) -> list[str]:
+        """Build the database's kNN index of every complete space lacking one; the names of those built.
+
+        What a serving replica calls once it has started (``Runtime.build``, after any seed). On
+        PostgreSQL that is each space's HNSW graph, built in one pass over the vectors there and kept
+        current by every insert after it; search is exact until then. A process that only writes
+        (``lastline kb ingest``, a bulk load before the replicas start) never calls it, so its inserts
+        do not pay for a graph it never reads. A background space still filling gets its index when
+        its filler completes it. On SQLite there is nothing to build (its graphs are per process).
+        """
+        self._index_when_ready = True
+        return [index.space.name for index, _ in self._searchable() if index.ensure_search_index()]
 
     def fill_spaces(self, progress: Callable[[str, int, int], None] | None = None) -> int:
         """Fill the background spaces now, in this thread; returns how many vectors were written."""

@@ -22,11 +22,19 @@ The rank is BM25 computed over the tsvector statistics (k1 1.2, b 0.75, FTS5's i
 weights were tuned on (docs/benchmarks.md). Statistics (chunk count, average length, document
 frequencies) are the tenant's — FTS5 counts the whole file; per tenant is also what isolation wants.
 
-Vectors. One table per space (``kb_vec``, ``kb_vec_en``) with a ``vector(dim)`` column and an HNSW
-index with cosine ops, made by :meth:`PostgresVectorIndex.reset`. HNSW filters after its graph
-walk, so a tenant's (or a filter's) share of the graph can come back short: ``hnsw.ef_search`` is
-raised to the depth asked for, and a list still shorter than that depth is re-run as an exact
-scan of the tenant's vectors (no index scan), so kNN never returns fewer rows than the tenant has.
+Vectors. One table per space (``kb_vec``, ``kb_vec_en``) with a ``vector(dim)`` column, made by
+:meth:`PostgresVectorIndex.reset` without a graph: an HNSW index kept up on every insert costs a
+bulk ingest far more than the rows (≈30 chunks/s against ≈140/s without it, bench/backends.py).
+The HNSW index (cosine ops) is built over the vectors already there by
+:meth:`PostgresVectorIndex.ensure_search_index` — a serving replica at start, once the space is
+complete (see ``KnowledgeBase.build_search_indexes``) — in one pass with the build's memory raised
+for that transaction only. Until it exists kNN is an exact scan of the tenant's vectors. HNSW
+filters after its graph walk, so a tenant's (or a filter's) share of the graph can come back
+short: ``hnsw.ef_search`` is raised to the depth asked for, and a list still shorter than that
+depth is re-run as an exact scan (no index scan), so kNN never returns fewer rows than the tenant has.
+
+Resetting, dropping and indexing a space are serialised by one transaction-scoped advisory lock
+per space, taken before any table lock (see :meth:`PostgresVectorIndex.reset`).
 """
 
 from __future__ import annotations
@@ -39,7 +47,7 @@ from typing import Any
 import numpy as np
 from psycopg import sql as pgsql
 
-from lastline.postgres import PostgresStorage, tenant_isolation
+from lastline.postgres import PostgresStorage, build_index_in_memory, tenant_isolation
 from lastline.text import normalize_text
 
 from ._filters import Filters
@@ -48,11 +56,11 @@ from ._spaces import VectorSpace
 from ._stem import keyword_lexemes, lexeme
 from ._store import ChunkRow, ChunkSource, DocumentWrite, Ranked, StoredDocument, StoredFile
 
-__all__ = ["PostgresKBStore", "PostgresVectorIndex"]
+__all__ = ["SPACE_LOCK", "PostgresKBStore", "PostgresVectorIndex"]
 
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25() defaults
 _DOC_LOCK_CLASS = 0x6B62  # pg_advisory_xact_lock(class, key): one writer per (tenant, doc id) at a time
-_SPACE_LOCK = 0x6B76  # pg_advisory_xact_lock(class, key): one reset of a vector space at a time
+SPACE_LOCK = 0x6B76  # pg_advisory_xact_lock(class, key): one reset / drop / index build of a space at a time
 MAX_EF_SEARCH = 1000  # pgvector's limit on hnsw.ef_search
 _MAX_LEXEME_BYTES = 2046  # PostgreSQL drops longer words from a tsvector (with a notice)
 
@@ -113,6 +121,10 @@ def _table_exists(conn: Any, table: str) -> bool:
     return bool(_scalar(conn, "SELECT to_regclass(%s) IS NOT NULL", (table,)))
 
 
+def _hnsw_name(space: VectorSpace) -> str:
+    return f"{space.table}_hnsw"
+
+
 _SOURCES = (
     "SELECT c.id, c.tenant, c.collection, d.kind, d.title, c.heading, c.text, f.question FROM kb_chunks c"
     " JOIN kb_documents d ON d.id = c.doc LEFT JOIN kb_faq f ON f.chunk = c.id"
@@ -134,6 +146,10 @@ class PostgresVectorIndex:
             where += pgsql.SQL(" AND c.lang = ANY(%s)")
             params.append(sorted(self.space.languages))
         return where, params
+
+    def _lock_space(self, conn: Any) -> None:
+        """Serialise the DDL on this space (reset, drop, index build) across replicas, until commit."""
+        conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (SPACE_LOCK, self.space.table))
 
     def model(self) -> tuple[str, int] | None:
         with self.storage.maintenance() as conn:
@@ -158,36 +174,75 @@ class PostgresVectorIndex:
         return int(dim) if model_id == "" and dim is not None and _table_exists(conn, self.space.table) else None
 
     def reset(self, dim: int, *, seen: tuple[str, int] | None) -> bool:
+        """Compare-and-reset under the space's lock (see :meth:`VectorIndex.reset`).
+
+        Every change of the space's state — reset, :meth:`mark_built`, :meth:`drop`, the index build —
+        holds the same advisory lock, so the look taken here cannot change between its statements
+        (a look split across a concurrent ``mark_built`` once read "building" and "not building" at
+        once and dropped a complete space while other replicas wrote to it). An existing table is
+        emptied and retyped rather than dropped: ``DROP TABLE`` also locks ``kb_chunks`` (the
+        foreign key), after ``kb_vec``, the opposite order to a writer's, which deadlocked against
+        writes and fills of other replicas; ``TRUNCATE`` and ``ALTER`` lock this table alone.
+        """
         name = self.space.table
         with self.storage.maintenance() as conn:
-            # one resetter per space at a time, and the look under the same lock as the drop
-            conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_SPACE_LOCK, name))
+            self._lock_space(conn)  # one resetter per space at a time, and the look under the same lock
             if self._model(conn) != seen or self._building(conn) == int(dim):
                 return False
-            conn.execute(pgsql.SQL("DROP TABLE IF EXISTS {}").format(self.table))
-            conn.execute(pgsql.SQL(
-                "CREATE TABLE {} (chunk_id BIGINT PRIMARY KEY REFERENCES kb_chunks (id) ON DELETE CASCADE,"
-                " tenant TEXT NOT NULL, collection TEXT NOT NULL, embedding vector({}) NOT NULL)"
-            ).format(self.table, pgsql.Literal(int(dim))))
-            conn.execute(pgsql.SQL("CREATE INDEX {} ON {} USING hnsw (embedding vector_cosine_ops)").format(
-                pgsql.Identifier(f"{name}_hnsw"), self.table))
-            conn.execute(pgsql.SQL("CREATE INDEX {} ON {} (tenant, collection)").format(
-                pgsql.Identifier(f"{name}_tenant"), self.table))
-            for statement in tenant_isolation(name):
-                conn.execute(statement)
-            if self.storage.app_role != self.storage.owner_role:
-                conn.execute(pgsql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
-                    self.table, pgsql.Identifier(self.storage.app_role)))
+            if _table_exists(conn, name):
+                conn.execute(pgsql.SQL("TRUNCATE {}").format(self.table))
+                conn.execute(pgsql.SQL("DROP INDEX IF EXISTS {}").format(pgsql.Identifier(_hnsw_name(self.space))))
+                conn.execute(pgsql.SQL("ALTER TABLE {} ALTER COLUMN embedding TYPE vector({})").format(
+                    self.table, pgsql.Literal(int(dim))))
+            else:
+                conn.execute(pgsql.SQL(
+                    "CREATE TABLE {} (chunk_id BIGINT PRIMARY KEY REFERENCES kb_chunks (id) ON DELETE CASCADE,"
+                    " tenant TEXT NOT NULL, collection TEXT NOT NULL, embedding vector({}) NOT NULL)"
+                ).format(self.table, pgsql.Literal(int(dim))))
+                conn.execute(pgsql.SQL("CREATE INDEX {} ON {} (tenant, collection)").format(
+                    pgsql.Identifier(f"{name}_tenant"), self.table))
+                for statement in tenant_isolation(name):
+                    conn.execute(statement)
+                self.storage.grant_app_role(conn, name)
             _set_meta(conn, self.space.model_key, "")  # incomplete until every chunk has a vector
             _set_meta(conn, self.space.dim_key, str(int(dim)))
         return True
 
     def mark_built(self, model_id: str) -> None:
         with self.storage.maintenance() as conn:
+            self._lock_space(conn)  # never between the statements of a reset's look
             _set_meta(conn, self.space.model_key, model_id)
+
+    def has_search_index(self) -> bool:
+        """Whether the space's HNSW index exists (kNN is an exact scan until it does)."""
+        with self.storage.maintenance() as conn:
+            return bool(_scalar(conn, "SELECT to_regclass(%s) IS NOT NULL", (_hnsw_name(self.space),)))
+
+    def ensure_search_index(self) -> bool:
+        """Build the space's HNSW index over the vectors there, when the space is complete and has none.
+
+        Returns True when this call built it. Once it exists every insert keeps it current, so a
+        replica builds it after the bulk of the rows are in rather than before: at a serving
+        replica's start, or once a background space is filled. The build holds the space's writers
+        for its duration (one pass over its vectors, in memory); searches go on meanwhile, exact.
+        N replicas asking at once build it once: the others wait on the space's lock and then find
+        it there. A space still being built (model unset) is left alone: its filler's inserts would
+        pay for the graph.
+        """
+        index = _hnsw_name(self.space)
+        if self.has_search_index():  # the usual case, and no lock for it
+            return False
+        with self.storage.maintenance() as conn:
+            self._lock_space(conn)
+            if self._model(conn) is None or _scalar(conn, "SELECT to_regclass(%s) IS NOT NULL", (index,)):
+                return False
+            build_index_in_memory(conn, pgsql.SQL("CREATE INDEX {} ON {} USING hnsw (embedding vector_cosine_ops)")
+                                  .format(pgsql.Identifier(index), self.table))
+        return True
 
     def drop(self) -> None:
         with self.storage.maintenance() as conn:
+            self._lock_space(conn)
             conn.execute(pgsql.SQL("DROP TABLE IF EXISTS {}").format(self.table))
             conn.execute("DELETE FROM kb_meta WHERE key = ANY(%s)", ([self.space.model_key, self.space.dim_key],))
 

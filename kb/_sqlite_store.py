@@ -217,6 +217,10 @@ class SQLiteVectorIndex:
         with self.storage.atomic() as conn:
             _set_meta(conn, self.space.model_key, model_id)
 
+    def ensure_search_index(self) -> bool:
+        """Nothing to build: sqlite-vec searches exactly; the HNSW graphs are per process (``self.ann``)."""
+        return False
+
     def drop(self) -> None:
         with self.storage.atomic() as conn:
             conn.execute(f"DROP TABLE IF EXISTS {self.space.table}")

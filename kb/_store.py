@@ -146,6 +146,16 @@ class VectorIndex(Protocol):
 
     def mark_built(self, model_id: str) -> None: ...
 
+    def ensure_search_index(self) -> bool:
+        """Build the backend's own kNN index over the vectors stored, if it keeps one and it is missing.
+
+        True when this call built it. PostgreSQL builds the space's HNSW index once the space is
+        complete (kept current by every insert after that, so it is built after a bulk load, not
+        before); search is exact until then. SQLite keeps no index in the database (its graphs are
+        per process, :mod:`lastline.kb._ann`): always False.
+        """
+        ...
+
     def drop(self) -> None:
         """Remove the space entirely (switched off)."""
         ...

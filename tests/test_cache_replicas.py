@@ -152,6 +152,24 @@ def test_only_a_replica_searching_in_the_database_builds_the_models_hnsw_index(
     assert hit.layer == "semantic" and hit.entry_id == faiss.lookup("Do you ship to Norway?").entry_id
 
 
+def test_a_hits_bookkeeping_leaves_the_entrys_vector_row_and_its_hnsw_graph_untouched(
+        storage: PostgresStorage, embedder: Embedder) -> None:
+    cache = SemanticCache(storage, embedder, CacheConfig(vector_index="store"))
+    entry = cache.put(KEEPER, "Settings, then Security.")
+
+    def row_version() -> list[tuple[str, str]]:  # a new tuple version means every index got a new entry
+        return [tuple(r) for r in storage.query(
+            "SELECT ctid::text, xmin::text FROM cache_entries WHERE id = %s", (entry,), tenant="default")]
+
+    before = row_version()
+    for _ in range(3):
+        assert cache.lookup(KEEPER).layer == "exact"
+    assert row_version() == before
+    assert cache.get(entry)["hit_count"] == 3 and cache.get(entry)["last_hit_at"] is not None
+    again = cache.put(KEEPER, "Settings, then Security, then Reset.")  # a new answer under the key: no old hits
+    assert again == entry and cache.get(entry)["hit_count"] == 0 and cache.get(entry)["last_hit_at"] is None
+
+
 def test_the_vector_index_in_the_database_needs_postgresql(tmp_path: object, embedder: Embedder) -> None:
     from pathlib import Path
 

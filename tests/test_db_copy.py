@@ -17,6 +17,7 @@ from lastline.api.ladder.defaults import DeclaredDefault
 from lastline.api.ladder.events_store import NewEvent
 from lastline.cache import Threshold
 from lastline.cache._pg_schema import hnsw_index_name
+from lastline.kb._spaces import PRIMARY
 
 PACK = "name: shop\nrules:\n  - id: total\n    patterns: ['合计\\s*(?P<value>[^\\n]+)']\n    normalizer: money\n"
 
@@ -35,6 +36,7 @@ def _fill(path: Path, *, cache_and_kb: bool) -> None:
         if not cache_and_kb:
             return
         rt.cache.put("How do I reset my password?", "Use the link.", tenant="acme")
+        assert rt.cache.lookup("How do I reset my password?", tenant="acme").hit  # a hit count to carry over
         rt.cache.set_threshold(tenant="acme", threshold=Threshold(value=0.77, calibrated=True, source="pairs:test",
                                                                   model_id=rt.cache.model_id))
         rt.kb.add_document(tenant="globex", title="Travel", text="Hotel rooms are reimbursed up to 150 euros.",
@@ -84,12 +86,14 @@ def test_cache_entries_thresholds_and_kb_documents_are_readable_on_postgresql(
     try:
         hit = rt.cache.lookup("how do I reset my password", tenant="acme")
         assert hit.hit and hit.answer == "Use the link."
+        assert rt.cache.get(str(hit.entry_id), tenant="acme")["hit_count"] == 2  # the copied hit and this one
         assert rt.cache.get_threshold(tenant="acme").value == pytest.approx(0.77)
         assert rt.cache.get_threshold(tenant="globex").value != pytest.approx(0.77)
         rt.cache.put("Which port does the API use?", "8765", tenant="acme")  # seqs continue past the copied
         assert rt.cache.count(tenant="acme") == 2 and rt.cache.count(tenant="globex") == 0
         assert rt.kb.get_document("travel", tenant="globex") is not None
         assert rt.kb.search("hotel reimbursement", tenant="globex", k=1)[0].doc_id == "travel"
+        assert rt.kb.store.vector_index(PRIMARY).ensure_search_index() is False  # the copy built it
     finally:
         rt.close()
 

@@ -10,16 +10,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import psycopg
 import pytest
 from _kb_db import module_storage
 from _kb_files import write_folder
 
-from lastline import Embedder, PostgresStorage, SQLiteStorage, open_storage
-from lastline.kb import KnowledgeBase
+from lastline import Embedder, PostgresStorage, SQLiteStorage, load_settings, open_storage
+from lastline.api.ladder.runtime import Runtime
+from lastline.kb import Filters, KnowledgeBase
 from lastline.kb._pg_schema import TENANT_TABLES
+from lastline.kb._pg_store import SPACE_LOCK
 from lastline.kb._spaces import ENGLISH, PRIMARY
-from lastline.kb._store import StoredFile
+from lastline.kb._store import StoredFile, VectorIndex
 
 
 @pytest.fixture
@@ -155,6 +158,7 @@ def test_a_vector_search_in_a_small_tenant_of_a_big_graph_returns_all_it_has(
                         doc_id=f"b{i}")
     for i in range(3):
         kb.add_document(tenant="small", title=f"Weather {i}", text=f"Sunny weather report {i}.", doc_id=f"s{i}")
+    assert kb.build_search_indexes() == ["vector"]  # a serving replica's start: the graph over the rows there
     with storage.maintenance() as conn:  # leave the planner no cheaper road than the graph
         conn.execute("DROP INDEX kb_vec_tenant")
     with storage.atomic("small") as conn:
@@ -166,6 +170,116 @@ def test_a_vector_search_in_a_small_tenant_of_a_big_graph_returns_all_it_has(
     assert sorted(h.doc_id for h in hits) == ["s0", "s1", "s2"]
     assert len(kb.search("refund policy for gift cards", tenant="big", k=120, mode="vector")) == 120
     storage.close()
+
+
+def _exact_top(index: VectorIndex, vector: np.ndarray, tenant: str, rowids: list[int], k: int) -> list[int]:
+    cosines = index.cosines(vector, rowids, tenant=tenant)
+    return sorted(cosines, key=lambda rowid: (-cosines[rowid], rowid))[:k]
+
+
+def test_writes_keep_no_hnsw_graph_search_is_exact_until_a_serving_start_builds_it_over_the_rows_there(
+    pg_urls: tuple[str, str], embedder: Embedder,
+) -> None:
+    app, owner = pg_urls
+    storage = open_storage(app, owner_url=owner)
+    loader = KnowledgeBase(storage, embedder)  # a bulk load (lastline kb ingest): writes only
+    for i in range(40):
+        loader.add_document(tenant="t", title=f"Note {i}", text=f"Parcel {i} ships in {i % 7 + 1} days.",
+                            doc_id=f"d{i}")
+    loader.add_document(tenant="other", title="Other", text="Parcels ship tomorrow.", doc_id="o")
+    index = loader.store.vector_index(PRIMARY)
+    assert not index.has_search_index()  # no graph kept up row by row
+    vector = np.asarray(embedder.encode(["how long does my parcel take to ship"]))[0]
+    rowids = list(loader.store.chunk_keys("t"))
+    exact = _exact_top(index, vector, "t", rowids, 10)
+    assert [r.rowid for r in index.search(vector, tenant="t", filters=Filters(), limit=10)] == exact
+    serving = KnowledgeBase(open_storage(app, owner_url=owner), embedder)
+    assert serving.build_search_indexes() == ["vector"]
+    assert index.has_search_index() and serving.build_search_indexes() == []  # once
+    assert [r.rowid for r in index.search(vector, tenant="t", filters=Filters(), limit=10)] == exact
+    loader.add_document(tenant="t", title="Late", text="A late parcel note: ships in one hour.", doc_id="late")
+    assert serving.search("late parcel note ships in one hour", tenant="t", k=1, mode="vector")[0].doc_id == "late"
+    serving.storage.close()
+    storage.close()
+
+
+def test_a_serving_runtime_builds_the_kb_hnsw_index_and_a_cli_one_does_not(
+    pg_urls: tuple[str, str], embedder: Embedder,
+) -> None:
+    app, owner = pg_urls
+    settings = load_settings(database_url=app, database_owner_url=owner, kb_seed=None, kb_english_embedder="none")
+    storages = [open_storage(app, owner_url=owner) for _ in range(2)]
+    cli = Runtime(settings=settings, storage=storages[0], embedder=embedder)
+    cli.kb.add_document(title="Hours", text="We open at nine.", doc_id="hours")
+    assert not cli.kb.store.vector_index(PRIMARY).has_search_index()
+    serving = Runtime(settings=settings, storage=storages[1], embedder=embedder, background=True)
+    serving.build()  # what lastline serve runs before it says it is ready
+    assert cli.kb.store.vector_index(PRIMARY).has_search_index()
+    for storage in storages:
+        storage.close()
+
+
+@pytest.mark.backends("postgresql")
+def test_a_background_space_gets_its_hnsw_index_once_its_filler_completes_it_on_a_serving_replica(
+    storage: PostgresStorage, embedder: Embedder, english_embedder: Embedder,
+) -> None:
+    kb = KnowledgeBase(storage, embedder, english_embedder=english_embedder, background_spaces=True)
+    kb.add_document(title="Warranty", text="Every device has a two year warranty.", doc_id="w")
+    english = kb.store.vector_index(ENGLISH)
+    assert kb.build_search_indexes() == ["vector"]  # the English space is still filling: no graph yet
+    assert not english.has_search_index()
+    kb.fill_spaces()
+    assert english.has_search_index()
+    assert kb.search("is there a warranty on devices", k=1)[0].english_rank == 1
+
+
+def test_resetting_a_space_locks_its_own_table_only_so_readers_of_the_chunks_never_hold_it_up(
+    pg_urls: tuple[str, str], embedder: Embedder,
+) -> None:
+    """A reset used to ``DROP`` the table, which also locks ``kb_chunks`` (the foreign key) after the
+    space's table — the opposite order to a fill's, so the two deadlocked; it locks the table alone."""
+    import threading
+
+    app, owner = pg_urls
+    storage = open_storage(app, owner_url=owner)
+    kb = KnowledgeBase(storage, embedder)
+    kb.add_document(title="Hours", text="We open at nine.", doc_id="hours")
+    index = kb.store.vector_index(PRIMARY)
+    seen = index.model()
+    done = threading.Event()
+    with psycopg.connect(owner) as reader:  # another replica's transaction, between two reads of kb_chunks
+        assert reader.execute("SELECT count(*) FROM kb_chunks").fetchone() == (1,)
+        thread = threading.Thread(target=lambda: (index.reset(3, seen=seen), done.set()))
+        thread.start()
+        finished = done.wait(20)
+    thread.join()
+    assert finished  # never waited for the reader's lock on kb_chunks
+    assert index.model() is None and index.building() == 3 and index.pending() == 1
+    [todo] = index.missing(5)
+    index.insert([(todo.rowid, todo.tenant, todo.collection)], np.array([[1, 0, 0]], np.float32))  # the new dim
+    index.mark_built("three-d")
+    assert index.search(np.array([1, 0, 0], np.float32), tenant="default", filters=Filters(), limit=3)[0].score \
+        == pytest.approx(1.0)
+    storage.close()
+
+
+@pytest.mark.backends("postgresql")
+def test_marking_a_space_built_waits_for_the_space_lock_a_reset_holds_over_its_look(
+    storage: PostgresStorage, embedder: Embedder,
+) -> None:
+    """A reset's look read the model and the build state in two statements; a ``mark_built`` landing
+    between them made a complete space look resettable, and the reset dropped every replica's vectors."""
+    import threading
+
+    index = KnowledgeBase(storage, embedder).store.vector_index(PRIMARY)
+    done = threading.Event()
+    with psycopg.connect(storage.owner_url) as resetter:  # holds the lock as a reset's look does
+        resetter.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (SPACE_LOCK, PRIMARY.table))
+        thread = threading.Thread(target=lambda: (index.mark_built(embedder.model_id), done.set()))
+        thread.start()
+        waited = not done.wait(1.0)
+    thread.join()
+    assert waited and done.is_set()
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])

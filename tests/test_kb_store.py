@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -105,6 +106,26 @@ def test_a_reset_from_a_look_taken_before_another_replica_built_the_space_drops_
     second = KnowledgeBase(reopen(), embedder)  # B goes on starting: the space is already built
     [hit] = second.search("how long until I get my refund", tenant="t", mode="vector", k=1)
     assert hit.doc_id == "refunds"
+
+
+def test_replicas_starting_at_once_on_a_fresh_database_keep_every_ingested_vector(
+    reopen: Callable[[], SQLiteStorage | PostgresStorage], embedder: Embedder,
+) -> None:
+    texts = [f"Question number {i} about parcels and refunds." for i in range(12)]
+    storages = [reopen() for _ in range(4)]
+
+    def replica(n: int) -> int:
+        kb = KnowledgeBase(storages[n], embedder)
+        for i in range(n, len(texts), 4):  # ingests as soon as it is up, while others still start
+            kb.add_document(tenant="t", doc_id=f"d{i}", title="", text=texts[i])
+        kb.build_search_indexes()  # and serves: the space's index, built once among the four
+        return len(texts[n::4])
+
+    with ThreadPoolExecutor(4) as pool:
+        assert sum(pool.map(replica, range(4))) == len(texts)
+    index = open_kb_store(reopen()).vector_index(PRIMARY)
+    assert index.model() == (embedder.model_id, embedder.dim)
+    assert index.count() == len(texts) and index.pending() == 0
 
 
 def test_the_knowledge_base_runs_on_a_store_passed_in(

@@ -86,6 +86,21 @@ def test_a_nested_transaction_cannot_switch_tenant(pg: PostgresStorage) -> None:
         pass
 
 
+def test_switching_tenant_inside_a_transaction_scopes_the_rows_after_it_and_its_nested_blocks(
+        pg: PostgresStorage) -> None:
+    store = open_pack_store(pg)
+    with pg.atomic("acme") as conn:
+        conn.execute("INSERT INTO rule_packs VALUES ('acme', 'a', 'y', 0, 0)")
+        pg.switch_tenant(conn, "globex")
+        conn.execute("INSERT INTO rule_packs VALUES ('globex', 'g', 'y', 0, 0)")  # passes globex's policy
+        assert pg.query("SELECT name FROM rule_packs", tenant="globex") == [("g",)]
+        with pytest.raises(StorageError, match="tenant"), pg.atomic("acme"):
+            pass
+    assert [n for n, _ in store.list("acme")] == ["a"] and [n for n, _ in store.list("globex")] == ["g"]
+    with pg.maintenance() as owner, pytest.raises(StorageError, match="application-role transaction"):
+        pg.switch_tenant(owner, "acme")
+
+
 def test_a_failed_nested_block_rolls_back_to_its_savepoint_only(pg: PostgresStorage) -> None:
     store = open_pack_store(pg)
     with pg.atomic("acme") as conn:

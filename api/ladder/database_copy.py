@@ -3,8 +3,8 @@
 The target is opened as a :class:`~lastline.api.ladder.runtime.Runtime` and every tier is built on
 it, so it carries the current schema before :func:`~lastline.api.ladder.copy_store.copy_tables`
 moves the rows; the SQLite file is only read. The target must be empty; the copy is refused
-otherwise. The knowledge base's keyword index and primary vectors are rebuilt on the target before
-the command returns, and so is the cache's HNSW index of each model when the deployment searches
+otherwise. The knowledge base's keyword index, primary vectors and their HNSW index are rebuilt on the
+target before the command returns, and so is the cache's HNSW index of each model when the deployment searches
 pgvector (``LASTLINE_CACHE_VECTOR_INDEX=store``); what a replica keeps in memory is rebuilt from
 the database when it starts.
 """
@@ -38,13 +38,16 @@ def _target_runtime(target_url: str, owner_url: str | None) -> Runtime:
 
 
 def _reindex_kb(target_url: str, owner_url: str | None) -> None:
-    """Open the target's knowledge base once: it rebuilds its keyword index and primary vectors now.
+    """Open the target's knowledge base once: it rebuilds its keyword index and primary vectors now,
+    then the primary space's HNSW index over them, in one pass (every replica searches it).
 
-    (The KB's background spaces, such as the English one, fill when the service starts.)
+    (The KB's background spaces, such as the English one, fill — and get their index — when the
+    service starts.)
     """
     runtime = _target_runtime(target_url, owner_url)
     try:
         _build(runtime, "kb")
+        runtime.kb.build_search_indexes()
     finally:
         runtime.close()
 

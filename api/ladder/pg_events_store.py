@@ -15,7 +15,7 @@ from dataclasses import asdict
 from itertools import groupby
 from typing import Any
 
-from lastline.postgres import TENANT_SETTING, PostgresStorage, tenant_isolation
+from lastline.postgres import PostgresStorage, tenant_isolation
 from lastline.storage import Migration
 
 from .events_store import EVENT_COLUMNS, INSERT_COLUMNS, Event, NewEvent
@@ -82,7 +82,7 @@ class PostgresEventStore:
                                                                 key=lambda e: e.tenant)]
         with self.storage.atomic(by_tenant[0][0]) as conn:
             for tenant, group in by_tenant:
-                conn.execute("SELECT set_config(%s, %s, true)", (TENANT_SETTING, tenant))
+                self.storage.switch_tenant(conn, tenant)
                 with conn.cursor() as cur:
                     cur.executemany(_INSERT, [[d[c] for c in INSERT_COLUMNS] for d in map(asdict, group)])
 

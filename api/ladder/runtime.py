@@ -64,9 +64,15 @@ class Runtime:
             self.events.record_many([event])
 
     def build(self) -> None:
-        """Load the model and build every tier now (the cache's FAISS index is rebuilt from SQLite)."""
+        """Load the model and build every tier now, as a serving replica does before it says it is ready.
+
+        The cache's FAISS index is rebuilt from the database; on PostgreSQL the KB's HNSW indexes
+        are built over the vectors already there when missing (a CLI process that only writes never
+        builds them: see ``KnowledgeBase.build_search_indexes``).
+        """
         self.embedder.load()
         _ = self.cache, self.rules, self.kb
+        self.kb.build_search_indexes()
 
     @cached_property
     def events(self) -> EventLog:
