@@ -41,7 +41,7 @@ from lastline import normalize_text
 from lastline.rules import find_entities
 
 from ._diff import changes, small_edit
-from ._names import name_clash, swapped_noun_zh
+from ._names import name_clash, swapped_name_zh, swapped_noun_zh
 from ._polarity import antonym_clash, negation_zh_clash, role_swap
 from ._substitution import swapped_stretch_zh, unproven_swap
 
@@ -179,6 +179,9 @@ class SlotGuard:
     changed_negation_zh: bool = True
     role_swaps: bool = True
     names: bool = True
+    #: Chinese names compared on the differing stretches taken whole, out of context
+    #: (``_names.swapped_name_zh``: 微信 / 微博 where jieba cut 「和微博」 as one word).
+    names_zh_spans: bool = True
     swapped_nouns_zh: bool = True
     #: Chinese opposites bridged from CC-CEDICT glosses and WordNet antonyms (升高 / 降低), on top
     #: of the hand-written lists.
@@ -231,8 +234,8 @@ class SlotGuard:
     def _asks_else(self, a: str, b: str) -> str | None:
         """``antonym``, ``negation_zh``, ``role_swap``, ``name``, ``noun_zh`` or ``swap`` when the changed
         words ask something else."""
-        if not (self.antonyms or self.changed_negation_zh or self.role_swaps or self.names or self.swapped_nouns_zh
-                or self.swaps_en or self.swaps_zh or self.stretch_zh):
+        if not (self.antonyms or self.changed_negation_zh or self.role_swaps or self.names or self.names_zh_spans
+                or self.swapped_nouns_zh or self.swaps_en or self.swaps_zh or self.stretch_zh):
             return None
         ta, tb, diff = changes(a, b)
         if not diff:
@@ -245,6 +248,8 @@ class SlotGuard:
         if self.role_swaps and role_swap(ta, tb):
             return "role_swap"
         if self.names and name_clash(ta, tb, diff):
+            return "name"
+        if self.names_zh_spans and swapped_name_zh(a, b):
             return "name"
         if self.swapped_nouns_zh and swapped_noun_zh(ta, tb, diff):
             return "noun_zh"
