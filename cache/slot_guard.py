@@ -42,7 +42,7 @@ from lastline.rules import find_entities
 
 from ._diff import changes, small_edit
 from ._names import name_clash, swapped_name_zh, swapped_noun_zh
-from ._polarity import antonym_clash, negation_zh_clash, role_swap
+from ._polarity import antonym_clash, negation_inserted_zh, negation_zh_clash, role_swap
 from ._substitution import swapped_stretch_zh, unproven_swap
 
 __all__ = ["SlotGuard", "Slots", "extract_slots", "slot_guard_ok"]
@@ -190,6 +190,9 @@ class SlotGuard:
     #: looser rule (any negation in the changed words that attaches to a shared word) vetoed more
     #: labelled BQ duplicates than it saved.
     negation_zh_alone: bool = True
+    #: Chinese negation found character by character: the texts are equal but for negators one side
+    #: adds (``_polarity.negation_inserted_zh``: 谁有 / 谁没有 where jieba cut 斗 / 罗 against 斗罗).
+    negation_zh_chars: bool = True
     #: The minimal-edit rule (``_substitution``): one swapped content word must be shown to be a
     #: paraphrase. Off by default in both languages: on the labelled duplicates above the own-2%
     #: threshold it vetoed 18 QQP duplicates for 9 non-duplicates saved, 31 for 8 on LCQMC and 73
@@ -244,6 +247,8 @@ class SlotGuard:
         if small and self.antonyms and antonym_clash(ta, tb, diff, self.derived_zh):
             return "antonym"
         if small and self.changed_negation_zh and negation_zh_clash(ta, tb, diff, alone=self.negation_zh_alone):
+            return "negation_zh"
+        if self.changed_negation_zh and self.negation_zh_chars and negation_inserted_zh(a, b):
             return "negation_zh"
         if self.role_swaps and role_swap(ta, tb):
             return "role_swap"
