@@ -59,8 +59,8 @@ from lastline.cache._diff import changes, matching_form, tokens
 from lastline.cache._lexicon import antonyms_en, lemmas, names_en, opposites_zh
 from lastline.cache._polarity import antonym_clash
 
-BEFORE = SlotGuard(antonyms=False, changed_negation_zh=False, role_swaps=False, names=False, swapped_nouns_zh=False,
-                   derived_zh=False)
+BEFORE = SlotGuard(antonyms=False, changed_negation_zh=False, role_swaps=False, names=False, names_zh_spans=False,
+                   swapped_nouns_zh=False, derived_zh=False)
 AFTER = SlotGuard()
 #: The default guard plus the minimal-edit rules (off by default: see cache/slot_guard.py).
 SWAPS = SlotGuard(swaps_en=True, swaps_zh=True, stretch_zh=True)

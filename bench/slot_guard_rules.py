@@ -44,7 +44,7 @@ SECTION = "### Slot guard rules (`bench/slot_guard_rules.py`)"
 RULES_SECTION = "## Slot guard: polarity and names"
 
 _CHANGED_OFF = {"antonyms": False, "changed_negation_zh": False, "role_swaps": False, "names": False,
-                "swapped_nouns_zh": False, "derived_zh": False}
+                "names_zh_spans": False, "swapped_nouns_zh": False, "derived_zh": False}
 CONFIGS = {
     "none": None,
     "values, compared only when both carry a kind": SlotGuard(one_sided="both", negation_en=False, **_CHANGED_OFF),
@@ -55,8 +55,9 @@ CONFIGS = {
     "… + ZH opposites bridged from CC-CEDICT": SlotGuard(**{**_CHANGED_OFF, "antonyms": True, "derived_zh": True}),
     "… + ZH negation, when it is all that differs": SlotGuard(**{**_CHANGED_OFF, "antonyms": True, "derived_zh": True,
                                                                  "changed_negation_zh": True}),
-    "… + role swaps": SlotGuard(names=False, swapped_nouns_zh=False),
-    "… + names": SlotGuard(swapped_nouns_zh=False),
+    "… + role swaps": SlotGuard(names=False, names_zh_spans=False, swapped_nouns_zh=False),
+    "… + names": SlotGuard(names_zh_spans=False, swapped_nouns_zh=False),
+    "… + ZH names, differing stretches taken whole": SlotGuard(swapped_nouns_zh=False),
     "… + ZH one-noun swaps (default)": SlotGuard(),
     "default + minimal-edit swaps (EN, ZH) and ZH swapped stretches (off by default)":
         SlotGuard(swaps_en=True, swaps_zh=True, stretch_zh=True),
@@ -74,6 +75,7 @@ RULES = {
     "stretch_zh, one swapped Chinese stretch (off)": SlotGuard(**{**_ALONE, "stretch_zh": True}),
     "role_swap": SlotGuard(**{**_ALONE, "role_swaps": True}),
     "name": SlotGuard(**{**_ALONE, "names": True}),
+    "name_zh, differing stretches taken whole (new)": SlotGuard(**{**_ALONE, "names_zh_spans": True}),
     "noun_zh (one-noun swap)": SlotGuard(**{**_ALONE, "swapped_nouns_zh": True}),
 }
 DEFAULT_OFF = SlotGuard(**_CHANGED_OFF)

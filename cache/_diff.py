@@ -8,6 +8,13 @@ places, people and organisations; its HMM stays on, or words its dictionary lack
 fall apart into characters). The alignment is ``difflib``'s opcodes over the lower-cased
 keys, computed on the pair in one fixed order so that ``changes(a, b)`` and ``changes(b, a)`` are
 mirror images.
+
+jieba's cut of a Chinese run depends on its neighbours: 「和微信的」 gives 和 / 微信 / 的, 「和微博的」
+gives 和微博 / 的, and 「微信查」 may come out as one word. Aligned token by token, such a pair differs
+in stretches that are not the two names. ``word_spans`` aligns the characters instead and widens each
+difference to whole words of *both* cuts, so a differing name is seen whole (微信 / 微博), whichever
+way either side was cut; ``cut_alone`` and ``dictionary_count`` then say what jieba makes of a span
+out of context.
 """
 
 from __future__ import annotations
@@ -21,7 +28,10 @@ from functools import lru_cache
 
 from lastline.text import HAN_CHARS
 
-__all__ = ["Change", "Token", "changes", "matching_form", "small_edit", "tokens"]
+__all__ = [
+    "Change", "Token", "changes", "cut_alone", "dictionary_count", "matching_form", "small_edit", "tokens",
+    "word_spans",
+]
 
 _CJK_RUN = re.compile(f"[{HAN_CHARS}]+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[+#]+")
@@ -121,3 +131,48 @@ def small_edit(ta: tuple[Token, ...], tb: tuple[Token, ...], diff: tuple[Change,
         return True
     total = len(ta) + len(tb)
     return total > 0 and 2 * (len(ta) - changed_a) / total >= min_overlap
+
+
+@lru_cache(maxsize=65_536)
+def word_spans(a: str, b: str) -> tuple[tuple[str, str], ...]:
+    """The stretches where ``a`` and ``b`` differ, character by character (case folded), each widened
+    until it starts and ends on a word boundary of both texts' cuts: 「QQ和微信的微粒贷」 /
+    「QQ和微博的微粒贷」 → (("和微信", "和微博"),) although jieba cut 和微博 as one word and 微信 as
+    another. Stretches that meet after widening are merged."""
+    fa, fb = matching_form(a).casefold(), matching_form(b).casefold()
+    inside_a, inside_b = _inner_offsets(tokens(a)), _inner_offsets(tokens(b))
+    spans: list[tuple[int, int, int, int]] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, fa, fb, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        # the text around a difference is equal on both sides, so both ends move in step
+        while i1 in inside_a or j1 in inside_b:
+            i1, j1 = i1 - 1, j1 - 1
+        while i2 in inside_a or j2 in inside_b:
+            i2, j2 = i2 + 1, j2 + 1
+        if spans and spans[-1][1] >= i1:
+            i1, _, j1, _ = spans.pop()
+        spans.append((i1, i2, j1, j2))
+    return tuple((fa[i1:i2], fb[j1:j2]) for i1, i2, j1, j2 in spans)
+
+
+def _inner_offsets(toks: tuple[Token, ...]) -> frozenset[int]:
+    """Offsets that fall inside a word (a cut there would split it)."""
+    return frozenset(p for t in toks for p in range(t.start + 1, t.start + len(t.text)))
+
+
+@lru_cache(maxsize=65_536)
+def cut_alone(text: str, hmm: bool = True) -> tuple[tuple[str, str], ...]:
+    """jieba's (word, tag) cut of ``text`` on its own, out of any context (``hmm=False``: dictionary
+    words only, no guessed ones)."""
+    return tuple((p.word, p.flag) for p in _posseg().lcut(text, HMM=hmm))  # type: ignore[attr-defined]
+
+
+def dictionary_count(word: str) -> int:
+    """How often jieba's dictionary counts ``word`` as a word (0: not a word it knows)."""
+    import jieba
+
+    if not jieba.dt.initialized:
+        _posseg()
+        jieba.dt.check_initialized()
+    return int(jieba.dt.FREQ.get(word) or 0)

@@ -18,19 +18,29 @@ words. Names are found three ways, all offline:
 Two names agree when their synsets meet, their keys are equal, or one is a prefix of the other
 (India / Indian, 北京 / 北京市), or two Latin names are one typo apart (Callao / Calao) — so a
 possessive, a demonym, a longer official form or a misspelling passes.
+
+Chinese names jieba cuts apart in context (「和微博」, 「拼 / 多多」, 「抖 / 音」) are judged by
+``swapped_name_zh`` on the differing stretches taken whole (``_diff.word_spans``), out of context: a
+Latin brand, a span jieba tags as a proper noun on its own, a word its dictionary lacks that its
+guesser still reads as one noun (微信), or a short coinage its dictionary lacks whose pieces are no
+function words and hold at most one dictionary word (微博, 拼多多). Two spans both of that weakest
+kind do not veto (phrases such as 提额 / 调额 are coined the same way).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
 
-from ._diff import Change, Token
-from ._lexicon import names_en
+from ._diff import Change, Token, cut_alone, dictionary_count, matching_form, tokens, word_spans
+from ._lexicon import names_en, synonyms_zh
+from ._substitution import function_word_zh
 
-__all__ = ["Name", "find_names", "name_clash", "swapped_noun_zh"]
+__all__ = ["Name", "find_names", "name_clash", "span_name_kind", "swapped_name_zh", "swapped_noun_zh"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -157,3 +167,92 @@ def swapped_noun_zh(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Cha
     if min(len(x.key), len(y.key)) < 2 or set(x.key) & set(y.key):
         return False
     return sum(t.tag != "eng" for t in ta) >= len(ta) / 2  # a Chinese question
+
+
+_LATIN_NAME = re.compile(r"[a-z]{2,}")
+_HAN_SPAN = re.compile(r"[\u4e00-\u9fff]{2,4}")
+_NOUNS_ALONE = frozenset({"n", "vn", "nz", "nr", "ns", "nt"})
+_NEGATORS = frozenset("不没沒冇无未非莫勿别")
+
+
+@lru_cache(maxsize=65_536)
+def span_name_kind(span: str) -> str | None:
+    """What makes a differing Chinese span a name, judged out of context: ``latin`` (QQ, vivo),
+    ``proper`` (jieba tags it alone as a place, person, organisation or other proper noun: 支付宝,
+    招商银行), ``coined`` (no dictionary word, yet jieba's guesser reads it as one noun: 微信),
+    ``oov`` (no dictionary word, 2–4 characters cut into pieces that are no function words and hold at
+    most one dictionary word: 微博, 拼多多, 抖音); None for anything else (a dictionary word such as
+    百度 or 苹果, a phrase, negation)."""
+    if _LATIN_NAME.fullmatch(span):
+        return "latin"
+    if not _HAN_SPAN.fullmatch(span) or set(span) & _NEGATORS:
+        return None
+    cut = cut_alone(span)
+    if len(cut) == 1 and cut[0][1] in _ZH_TAGS:
+        return "proper"
+    if dictionary_count(span):
+        return None
+    if len(cut) == 1 and cut[0][1] in _NOUNS_ALONE:
+        return "coined"
+    if any(function_word_zh(word) for word, _ in cut):
+        return None
+    if sum(len(word) >= 2 for word, _ in cut_alone(span, hmm=False)) <= 1:
+        return "oov"
+    return None
+
+
+def _trimmed(x: str, y: str) -> list[tuple[str, str]]:
+    """A span pair as widened, without the function characters both share at its edges (和微信 /
+    和微博 → 微信 / 微博), and without every character both share at its edges (微信查 / 淘宝查 →
+    微信 / 淘宝): a name is one of these."""
+    out = [(x, y)]
+    while x and y and x[0] == y[0] and function_word_zh(x[0]):
+        x, y = x[1:], y[1:]
+    while x and y and x[-1] == y[-1] and function_word_zh(x[-1]):
+        x, y = x[:-1], y[:-1]
+    out.append((x, y))
+    n = 0
+    while n < min(len(x), len(y)) and x[n] == y[n]:
+        n += 1
+    m = 0
+    while m < min(len(x), len(y)) - n and x[-1 - m] == y[-1 - m]:
+        m += 1
+    out.append((x[n:len(x) - m], y[n:len(y) - m]))
+    return list(dict.fromkeys(out))
+
+
+def _abbreviates(short: str, long: str) -> bool:
+    """``short`` is ``long`` with characters left out, in order (微贷 / 微粒贷, 工行 / 工商银行)."""
+    rest = iter(long)
+    return all(ch in rest for ch in short)
+
+
+def swapped_name_zh(a: str, b: str) -> bool:
+    """Chinese: a differing stretch, taken whole, puts one name where the other prompt has another
+    (微信 / 微博, QQ / 拼多多, 微信 / 淘宝) however jieba cut either side in context.
+
+    The two spans must both be names (``span_name_kind``, not both of the weakest ``oov`` kind),
+    each carried more often by its own side, neither inside the other, no abbreviation of the other
+    (工行 / 工商银行), no synonyms, and not one character apart when three or more long (a typo).
+    """
+    ta = tokens(a)
+    if not ta or sum(t.tag != "eng" for t in ta) < len(ta) / 2:
+        return False  # a Chinese question
+    fa, fb = matching_form(a).casefold(), matching_form(b).casefold()
+    groups = synonyms_zh()
+    for wide_x, wide_y in word_spans(a, b):
+        for x, y in _trimmed(wide_x, wide_y):
+            if not x or not y or x in y or y in x:
+                continue
+            kinds = (span_name_kind(x), span_name_kind(y))
+            if None in kinds or kinds == ("oov", "oov"):
+                continue
+            if fa.count(x) <= fb.count(x) or fb.count(y) <= fa.count(y):
+                continue  # both prompts carry both names, in another order
+            short, long = sorted((x, y), key=len)
+            if _abbreviates(short, long) or groups.get(x, frozenset()) & groups.get(y, frozenset()):
+                continue
+            if len(short) >= 3 and Levenshtein.distance(x, y, score_cutoff=1) <= 1:
+                continue
+            return True
+    return False

@@ -27,11 +27,11 @@ from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from ._diff import Change, Token
+from ._diff import Change, Token, matching_form, tokens
 from ._lexicon import antonyms_en, lemmas, opposite_chars_zh, opposites_zh
 from ._substitution import content_words
 
-__all__ = ["antonym_clash", "negation_zh_clash", "role_swap"]
+__all__ = ["antonym_clash", "negation_inserted_zh", "negation_zh_clash", "role_swap"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -195,6 +195,32 @@ def negation_zh_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[C
     if changed_a == changed_b:
         return False
     return sum(_negating(ta, i) for i in range(len(ta))) != sum(_negating(tb, i) for i in range(len(tb)))
+
+
+def negation_inserted_zh(a: str, b: str) -> bool:
+    """Chinese: the two texts are one text, but for negator characters one side adds (谁有 / 谁没有,
+    没有人 / 有人, 还没有接到 / 还有接到), and every word that holds an added negator negates
+    (``_negating``: no A-not-A question, tag question or word such as 非常).
+
+    Compared character by character, so however jieba cut either side (斗 / 罗 against 斗罗, 有人
+    against 没有 / 人) the pair is seen for what it is: the same question, negated.
+    """
+    fa, fb = matching_form(a).casefold(), matching_form(b).casefold()
+    added_a: list[int] = []
+    added_b: list[int] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, fa, fb, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if tag == "replace" or not all(ch in _NEGATORS for ch in fa[i1:i2] + fb[j1:j2]):
+            return False
+        added_a += range(i1, i2)
+        added_b += range(j1, j2)
+    if bool(added_a) == bool(added_b):
+        return False  # nothing added, or negation on both sides
+    text, added = (a, added_a) if added_a else (b, added_b)
+    toks = tokens(text)
+    holders = {i for p in added for i, t in enumerate(toks) if t.start <= p < t.start + len(t.text)}
+    return bool(holders) and all(_negating(toks, i) for i in holders)
 
 
 _CONNECTORS = _words("到 至 去 往 飞 飞往 开往 回 转 to → ->")

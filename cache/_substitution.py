@@ -35,7 +35,7 @@ from rapidfuzz.distance import Levenshtein
 from ._diff import Change, Token
 from ._lexicon import lemmas, synonyms_en, synonyms_zh
 
-__all__ = ["content_words", "swapped_stretch_zh", "unproven_swap"]
+__all__ = ["content_words", "function_word_zh", "swapped_stretch_zh", "unproven_swap"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -67,6 +67,11 @@ _NEGATORS = frozenset("不没沒无未非别莫勿")
 
 def _is_cjk(token: Token) -> bool:
     return token.tag != "eng"
+
+
+def function_word_zh(word: str) -> bool:
+    """A Chinese word that carries the question's form (的, 怎么, 可以), not what it asks about."""
+    return word in _FUNCTION_ZH
 
 
 def _content(token: Token) -> bool:

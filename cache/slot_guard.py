@@ -41,8 +41,8 @@ from lastline import normalize_text
 from lastline.rules import find_entities
 
 from ._diff import changes, small_edit
-from ._names import name_clash, swapped_noun_zh
-from ._polarity import antonym_clash, negation_zh_clash, role_swap
+from ._names import name_clash, swapped_name_zh, swapped_noun_zh
+from ._polarity import antonym_clash, negation_inserted_zh, negation_zh_clash, role_swap
 from ._substitution import swapped_stretch_zh, unproven_swap
 
 __all__ = ["SlotGuard", "Slots", "extract_slots", "slot_guard_ok"]
@@ -179,6 +179,9 @@ class SlotGuard:
     changed_negation_zh: bool = True
     role_swaps: bool = True
     names: bool = True
+    #: Chinese names compared on the differing stretches taken whole, out of context
+    #: (``_names.swapped_name_zh``: 微信 / 微博 where jieba cut 「和微博」 as one word).
+    names_zh_spans: bool = True
     swapped_nouns_zh: bool = True
     #: Chinese opposites bridged from CC-CEDICT glosses and WordNet antonyms (升高 / 降低), on top
     #: of the hand-written lists.
@@ -187,6 +190,9 @@ class SlotGuard:
     #: looser rule (any negation in the changed words that attaches to a shared word) vetoed more
     #: labelled BQ duplicates than it saved.
     negation_zh_alone: bool = True
+    #: Chinese negation found character by character: the texts are equal but for negators one side
+    #: adds (``_polarity.negation_inserted_zh``: 谁有 / 谁没有 where jieba cut 斗 / 罗 against 斗罗).
+    negation_zh_chars: bool = True
     #: The minimal-edit rule (``_substitution``): one swapped content word must be shown to be a
     #: paraphrase. Off by default in both languages: on the labelled duplicates above the own-2%
     #: threshold it vetoed 18 QQP duplicates for 9 non-duplicates saved, 31 for 8 on LCQMC and 73
@@ -231,8 +237,8 @@ class SlotGuard:
     def _asks_else(self, a: str, b: str) -> str | None:
         """``antonym``, ``negation_zh``, ``role_swap``, ``name``, ``noun_zh`` or ``swap`` when the changed
         words ask something else."""
-        if not (self.antonyms or self.changed_negation_zh or self.role_swaps or self.names or self.swapped_nouns_zh
-                or self.swaps_en or self.swaps_zh or self.stretch_zh):
+        if not (self.antonyms or self.changed_negation_zh or self.role_swaps or self.names or self.names_zh_spans
+                or self.swapped_nouns_zh or self.swaps_en or self.swaps_zh or self.stretch_zh):
             return None
         ta, tb, diff = changes(a, b)
         if not diff:
@@ -242,9 +248,13 @@ class SlotGuard:
             return "antonym"
         if small and self.changed_negation_zh and negation_zh_clash(ta, tb, diff, alone=self.negation_zh_alone):
             return "negation_zh"
+        if self.changed_negation_zh and self.negation_zh_chars and negation_inserted_zh(a, b):
+            return "negation_zh"
         if self.role_swaps and role_swap(ta, tb):
             return "role_swap"
         if self.names and name_clash(ta, tb, diff):
+            return "name"
+        if self.names_zh_spans and swapped_name_zh(a, b):
             return "name"
         if self.swapped_nouns_zh and swapped_noun_zh(ta, tb, diff):
             return "noun_zh"

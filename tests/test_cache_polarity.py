@@ -88,3 +88,24 @@ def test_each_rule_has_its_switch() -> None:
 def test_an_opposite_elsewhere_in_the_text_is_not_judged() -> None:
     # both questions carry "best"; what changed (phone → laptop) holds no opposite
     assert SlotGuard(names=False).why("What is the best phone?", "What is the best laptop?") is None
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("谁有斗罗大陆漫画全集", "谁没有斗罗大陆漫画全集"),  # jieba: 有 / 斗 / 罗 against 没有 / 斗罗
+    ("没有人打电话给我", "有人打电话给我"),  # 没有 / 人 against 有人
+    ("为什么我还没有接到电话", "为什么我还有接到电话"),  # 还 / 没有 against 还有
+])
+def test_negation_added_character_by_character_is_seen_however_jieba_cut_it(a: str, b: str) -> None:
+    assert SlotGuard().why(a, b) == "negation_zh"
+    assert SlotGuard().why(b, a) == "negation_zh"
+    assert SlotGuard(negation_zh_chars=False).ok(a, b)  # token by token, the cuts hide it
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("能玩吗", "能不能玩"),  # an A-not-A question
+    ("开通了吗", "开通了没"),  # a tag question
+    ("想借钱", "非常想借钱"),  # 非常 holds a negator and negates nothing
+])
+def test_an_added_negator_that_negates_nothing_passes(a: str, b: str) -> None:
+    assert SlotGuard().ok(a, b), SlotGuard().why(a, b)
+    assert SlotGuard().ok(b, a), SlotGuard().why(b, a)
