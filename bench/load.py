@@ -197,6 +197,8 @@ class Row:
     latencies: dict[str, list[float]] = field(default_factory=dict)
     hits: int = 0
     rss_mb: float = 0.0
+    #: Server CPU (user + system, the server process and its workers, from /proc) per answered
+    #: request over the row: robust to a loaded machine, where wall-clock figures are not.
     cpu_ms: float = 0.0
     load: tuple[float, float] = (0.0, 0.0)
 
@@ -212,10 +214,14 @@ class Row:
         return self.n / self.seconds if self.seconds else 0.0
 
     @property
+    def answers(self) -> int:
+        """Requests the service answered (2xx and 404), shed ones and failures left out."""
+        return sum(len(self.latencies[s]) for s in self.answered())
+
+    @property
     def answered_rps(self) -> float:
         """Answers per second, shed requests (503) and failures left out: the capacity a level shows."""
-        answers = sum(len(self.latencies[s]) for s in self.answered())
-        return answers / self.seconds if self.seconds else 0.0
+        return self.answers / self.seconds if self.seconds else 0.0
 
     def pct(self, q: float, statuses: Sequence[str] | None = None) -> float:
         values = sorted(x for s, v in self.latencies.items() if statuses is None or s in statuses for x in v)
@@ -310,11 +316,12 @@ def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, pa
                                for (_, base), share in zip(servers, shares, strict=True) if share))
 
     asyncio.run(all_servers())
-    row.cpu_ms = 1000 * (sum(cpu_seconds(proc.pid) for proc, _ in servers) - cpu0) / max(1, row.n)
+    row.cpu_ms = 1000 * (sum(cpu_seconds(proc.pid) for proc, _ in servers) - cpu0) / max(1, row.answers)
     row.rss_mb = sum(rss_mb(proc.pid) for proc, _ in servers)
     row.load = (load0, os.getloadavg()[0])
     print(f"{mix:12s} c={clients:5d} {row.rps:8.0f} req/s  p50 {row.pct(0.5):7.1f}  p99 {row.pct(0.99):8.1f}"
-          f"  max {row.pct(1.0):8.1f} ms  {row.statuses()}  rss {row.rss_mb:.0f} MB  load {row.load[1]:.1f}",
+          f"  max {row.pct(1.0):8.1f} ms  cpu {row.cpu_ms:5.2f} ms/answer  {row.statuses()}  rss {row.rss_mb:.0f} MB"
+          f"  load {row.load[1]:.1f}",
           file=sys.stderr)
     return row
 
@@ -428,7 +435,9 @@ def soak(server: tuple[subprocess.Popen[bytes], str], args: argparse.Namespace,
     async def both() -> None:
         await asyncio.gather(drive(base, path, bodies, 64, args.soak, row, rate=rate), sample())
 
+    cpu0 = cpu_seconds(proc.pid)
     asyncio.run(both())
+    row.cpu_ms = 1000 * (cpu_seconds(proc.pid) - cpu0) / max(1, row.answers)
     print(f"soak at {rate:.0f} req/s: {row.rps:.0f} req/s, p99 {row.pct(0.99):.1f} ms, {row.statuses()}, "
           f"RSS {samples[0][1]:.0f} → {samples[-1][1]:.0f} MB", file=sys.stderr)
     return row, samples
@@ -463,17 +472,21 @@ def render(res: Run, args: argparse.Namespace) -> str:
         f"`bench/http_bench.py`, {CLIENT_TIMEOUT_S:g} s timeout). `× bare` is throughput over the bare app's at the",
         f"same concurrency; the burst row is {BURST_FACTOR} × the top level at once. Shed requests (503 overloaded)",
         "are counted in the status column; `p99 ok` covers answers only (2xx, and 404 for no answer),",
-        "`p99 503` the shed ones. RSS is the server's (all workers).",
+        "`p99 503` the shed ones. RSS is the server's (all workers). `CPU ms` is the server's CPU time (user +",
+        "system of the server process and its workers, from `/proc/<pid>/stat`) over the row, per answered",
+        "request: on a loaded machine wall-clock figures move with the load, this one much less.",
         "",
-        "| mix | clients | req/s | × bare | p50 ms | p99 ms | p99 ok | p99 503 | max ms | hits | statuses | RSS MB |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
+        "| mix | clients | req/s | × bare | p50 ms | p99 ms | p99 ok | p99 503 | max ms | CPU ms | hits | statuses "
+        "| RSS MB |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
     for r in res.rows:
         ratio = f"{r.rps / bare[r.clients]:.2f}" if r.clients in bare and r.mix != "bare" else ""
         hits = f"{r.hits / r.n:.0%}" if r.mix in ("exact", "semantic") and r.n else ""
         lines.append(
             f"| {r.mix} | {r.clients} | {r.rps:.0f} | {ratio} | {_f(r.pct(0.5))} | {_f(r.pct(0.99))} | "
-            f"{_f(r.pct(0.99, r.answered()))} | {_f(r.pct(0.99, ['503']))} | {_f(r.pct(1.0))} | {hits} | "
+            f"{_f(r.pct(0.99, r.answered()))} | {_f(r.pct(0.99, ['503']))} | {_f(r.pct(1.0))} | {r.cpu_ms:.2f} | "
+            f"{hits} | "
             f"{r.statuses()} | {r.rss_mb:.0f} |")
     if res.flood:
         a, b, k = res.flood["alone"], res.flood["beside"], res.flood["flood"]
@@ -497,7 +510,8 @@ def render(res: Run, args: argparse.Namespace) -> str:
             "",
             f"Soak: {args.soak:g} s of semantic lookups paced at 80 % of the best semantic row's answers per second "
             f"(shed 503s left out), 64 connections: "
-            f"{s.rps:.0f} req/s, p50 {_f(s.pct(0.5))} ms, p99 {_f(s.pct(0.99))} ms, {s.statuses()}; "
+            f"{s.rps:.0f} req/s, p50 {_f(s.pct(0.5))} ms, p99 {_f(s.pct(0.99))} ms, {s.cpu_ms:.2f} ms server CPU per "
+            f"answer, {s.statuses()}; "
             f"RSS {res.soak[0][1]:.0f} MB at start, {warm:.0f} MB after warm-up (20 %), {end:.0f} MB at the end "
             f"({(end - warm) / warm:+.1%}).",
         ]

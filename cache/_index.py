@@ -29,6 +29,8 @@ import numpy as np
 
 from lastline.hnsw import Selection, exclude_ids, hnsw_graph, one_openmp_thread
 
+from ._neighbours import Nearest
+
 __all__ = ["PartitionIndex", "VectorIndex"]
 
 PartitionKey = tuple[str, str]
@@ -255,10 +257,20 @@ class VectorIndex:
             part.rebuilding = False
 
     def search(self, key: PartitionKey, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        return self.nearest(key, query, k).hits
+
+    def nearest(self, key: PartitionKey, query: np.ndarray, k: int) -> Nearest:
+        """Up to ``k`` (seq, cosine) best first; exhaustive when the partition is flat (exact search).
+
+        Asked under the lock of the search itself: a rebuild may switch a partition between flat
+        and HNSW at any moment in between.
+        """
         one_openmp_thread()
         with self.lock:
             part = self._parts.get(key)
-            return part.search(np.asarray(query, dtype=np.float32), k) if part else []
+            if part is None:
+                return Nearest([], exhaustive=True)
+            return Nearest(part.search(np.asarray(query, dtype=np.float32), k), exhaustive=not part.hnsw)
 
     def cosines(self, key: PartitionKey, query: np.ndarray, seqs: Iterable[int]) -> list[tuple[int, float]]:
         """(id, cosine to ``query``) of those ``seqs`` live in the partition, best first.

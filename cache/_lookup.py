@@ -23,7 +23,7 @@ from lastline import Confidence, Embedder, language_of
 from . import _validate as v
 from ._config import CacheConfig, LookupResult, Mode
 from ._fuzzy import typo_similarity
-from ._neighbours import Neighbours
+from ._neighbours import Nearest, Neighbours
 from ._recorder import LookupRecorder, new_lookup_id
 from ._rows import EntryRow, LookupRecord, context_hash
 from ._store_api import CacheStore
@@ -120,10 +120,15 @@ class LookupPath:
             trace.empty = row is None
             return _stale(trace), None
         vector = self.embedder.encode([q.norm])[0]
-        neighbours = self.index.search(key, vector, self.config.knn_k)
-        neighbours = sorted([*neighbours, *self._value_candidates(q, vector, neighbours)], key=lambda n: -n[1])
+        nearest = self.index.nearest(key, vector, self.config.knn_k)
+        neighbours = nearest.hits
+        if choices is None or _unseen_may_pass(nearest, self.config.knn_k, q.threshold):
+            neighbours = sorted([*neighbours, *self._value_candidates(q, vector, neighbours)], key=lambda n: -n[1])
         best = neighbours[0][1] if neighbours else None
-        rows = self.store.by_seqs(q.tenant, q.ctx, [seq for seq, _ in neighbours])
+        # Rows only for candidates that can be served: the fuzzy pass over neighbours reads them all,
+        # the semantic pass stops at the first one below the threshold.
+        wanted = neighbours if choices is None else [n for n in neighbours if n[1] >= q.threshold]
+        rows = self.store.by_seqs(q.tenant, q.ctx, [seq for seq, _ in wanted])
         if choices is None:
             found = self._first_fuzzy(q, trace, [seq for seq, _ in neighbours], rows)
             if found is not None:
@@ -197,6 +202,25 @@ class LookupPath:
             lookup_id=lookup_id, reason=reason, best_similarity=best, threshold=q.threshold,
             mode=q.mode, metadata=row.metadata if row else None,  # type: ignore[arg-type]
         )
+
+
+#: How far a cosine recomputed for a value candidate (numpy) may differ from FAISS's score of the
+#: same pair (float32 sums in another order: ≈1e-7, bounded well under this).
+_COSINE_SLACK = 1e-4
+
+
+def _unseen_may_pass(nearest: Nearest, k: int, threshold: float) -> bool:
+    """Whether an entry the kNN search did not return could still reach ``threshold``.
+
+    Why: value candidates (``_value_candidates``) cost an entity extraction of the query and a
+    read, and on most lookups none of them can be served. After an exhaustive search every entry
+    left out scores at most the last hit's cosine, and fewer than ``k`` hits means none was left
+    out; so they are looked for only when that last cosine reaches the threshold (less a slack
+    for recomputed cosines), or when the search was approximate.
+    """
+    if not nearest.exhaustive:
+        return True
+    return len(nearest.hits) >= k and nearest.hits[-1][1] >= threshold - _COSINE_SLACK
 
 
 def _stale(trace: _Trace) -> tuple[EntryRow, str, float, bool] | None:

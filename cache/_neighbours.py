@@ -11,11 +11,11 @@ very next lookup. Both return cosines of the same unit vectors, so decisions are
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
-__all__ = ["STORE_EXACT_SCAN_LIMIT", "Neighbours", "StoreNeighbours", "VectorSearchStore"]
+__all__ = ["STORE_EXACT_SCAN_LIMIT", "Nearest", "Neighbours", "StoreNeighbours", "VectorSearchStore"]
 
 PartitionKey = tuple[str, str]
 #: Partitions up to this size are searched exactly in the database, larger ones through the
@@ -23,6 +23,18 @@ PartitionKey = tuple[str, str]
 #: random unit vectors: ≈110 ms exact, ≈14 ms through HNSW, on a 2-core host at load ≈5), not
 #: FAISS's ≈0.1 µs, so the switch comes far sooner than FAISS's ``hnsw_threshold``.
 STORE_EXACT_SCAN_LIMIT = 2_000
+
+
+class Nearest(NamedTuple):
+    """One kNN search: up to ``k`` (seq, cosine) best first, and whether it was exhaustive.
+
+    ``exhaustive`` means the search compared every vector of the partition (FAISS flat): no entry
+    it left out scores above the last one it returned. The lookup path relies on that to skip work
+    for candidates that cannot reach the threshold; an approximate search (HNSW) says False.
+    """
+
+    hits: list[tuple[int, float]]
+    exhaustive: bool
 
 
 class Neighbours(Protocol):
@@ -35,7 +47,11 @@ class Neighbours(Protocol):
     def partition_size(self, key: PartitionKey) -> int: ...
 
     def search(self, key: PartitionKey, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """Up to ``k`` (seq, cosine), best first."""
+        """Up to ``k`` (seq, cosine), best first (the hits of :meth:`nearest`)."""
+        ...
+
+    def nearest(self, key: PartitionKey, query: np.ndarray, k: int) -> Nearest:
+        """:meth:`search`, saying whether it was exhaustive (read under the same lock as the search)."""
         ...
 
     def cosines(self, key: PartitionKey, query: np.ndarray, seqs: Iterable[int]) -> list[tuple[int, float]]:
@@ -78,6 +94,11 @@ class StoreNeighbours:
     def search(self, key: PartitionKey, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         return self.store.nearest(key[0], key[1], self.model_id, query, k, exact_scan_limit=self.exact_scan_limit,
                                   ef_search=self.ef_search)
+
+    def nearest(self, key: PartitionKey, query: np.ndarray, k: int) -> Nearest:
+        # The store picks exact or HNSW search by the partition's size itself; never claiming
+        # exhaustive keeps every lookup over the database on the full candidate path.
+        return Nearest(self.search(key, query, k), exhaustive=False)
 
     def cosines(self, key: PartitionKey, query: np.ndarray, seqs: Iterable[int]) -> list[tuple[int, float]]:
         return self.store.cosines(key[0], key[1], self.model_id, query, seqs)

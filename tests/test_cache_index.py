@@ -173,3 +173,19 @@ def test_every_thread_that_searches_runs_faiss_on_one_openmp_thread() -> None:
     assert seen["after"] == 1
     if seen["before"] == 1:
         pytest.skip("one core: a new thread already defaults to one OpenMP thread, nothing to limit")
+
+
+def test_nearest_says_a_flat_search_is_exhaustive_and_an_hnsw_one_is_not() -> None:
+    """The lookup path skips value candidates only after an exhaustive search (``_unseen_may_pass``)."""
+    rng = np.random.default_rng(4)
+    vecs = _unit(rng, 60, 16)
+    key = ("t", "-")
+    flat = VectorIndex(16, hnsw_threshold=1_000)
+    flat.add(key, list(range(60)), vecs, [""] * 60)
+    graph = VectorIndex(16, hnsw_threshold=10)
+    graph.add(key, list(range(60)), vecs, [""] * 60)
+    assert graph.kind(key) == "hnsw"
+    exact = flat.nearest(key, vecs[5], 8)
+    assert exact.exhaustive and exact.hits == flat.search(key, vecs[5], 8) and exact.hits[0][0] == 5
+    assert not graph.nearest(key, vecs[5], 8).exhaustive
+    assert flat.nearest(("other", "-"), vecs[5], 8) == ([], True)  # an empty partition: nothing left out
