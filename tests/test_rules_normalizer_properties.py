@@ -6,7 +6,7 @@ would hide the failure).
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 
 from hypothesis import given, settings
@@ -168,3 +168,34 @@ def test_english_amounts_of_time_in_words_or_digits_are_durations(n: int, unit: 
 def test_english_time_grammars_never_raise_and_spans_are_inside(text: str) -> None:
     for h in find_en(text, _REF):
         assert 0 <= h.start < h.end <= len(text)
+
+
+# -- English parts of a month and weekdays counted in a month ----------------------------------------
+_EN_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+              "November", "December"]
+_EN_WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+_NTH = ["first", "second", "third", "fourth"]
+
+
+@given(st.integers(min_value=1, max_value=12), st.integers(min_value=1990, max_value=2060),
+       st.sampled_from(["early", "mid", "late", "the beginning of", "the end of", "the middle of"]))
+def test_a_part_of_a_month_lies_inside_that_month(month: int, year: int, mod: str) -> None:
+    text = f"{mod} {_EN_MONTHS[month - 1]} {year}"
+    (entity,) = [e for e in find_dates(f"due {text}.", f"due {text}.", datetime(2024, 6, 12)) if e.type == "daterange"]
+    start, end = (date.fromisoformat(v) for v in entity.value.split("/"))
+    first = date(year, month, 1)
+    following = date(year + month // 12, month % 12 + 1, 1)
+    assert entity.text == text and first <= start < end <= following
+    assert (start == first) == (mod in ("early", "the beginning of"))
+    assert (end == following) == (mod in ("late", "the end of"))
+
+
+@given(st.integers(min_value=1, max_value=12), st.integers(min_value=1990, max_value=2060),
+       st.sampled_from(range(7)), st.sampled_from(range(4)))
+def test_the_nth_weekday_of_a_month_is_that_weekday_in_its_nth_week(month: int, year: int, weekday: int,
+                                                                    n: int) -> None:
+    text = f"the {_NTH[n]} {_EN_WEEKDAYS[weekday]} of {_EN_MONTHS[month - 1]} {year}"
+    (entity,) = [e for e in find_dates(f"on {text}.", f"on {text}.", datetime(2024, 6, 12)) if e.type == "date"]
+    day = date.fromisoformat(entity.value)
+    assert entity.text == text and day.weekday() == weekday and (day.year, day.month) == (year, month)
+    assert 7 * n < day.day <= 7 * (n + 1)
