@@ -78,7 +78,9 @@ _PATTERNS = [
     ("mdr", rf"\b(?:(?P<mon>{MONTH_ALT})\.?\s+(?P<d1>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
             r"\s*(?:-|–|to|through|thru|till|until)"
             rf"\s*(?P<d2>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
-            rf"|(?:(?P<pre>between|from)\s+)?(?:the\s+)?(?<![\d.,/-])(?P<d3>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
+            rf"|(?<![\d.,/-])(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?[ ]?[-–][ ]?(?P<d6>\d{{1,2}})(?:st|nd|rd|th)?"
+            rf"\s+(?:of\s+)?(?P<mon3>{MONTH_ALT})\.?"
+            rf"|(?P<pre>between|from)\s+(?:the\s+)?(?P<d3>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
             r"(?:\s*[-–]\s*|\s+(?P<sep3>and|to|through|till|until)\s+)"
             rf"(?:the\s+)?(?P<d4>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})\s+(?:of\s+)?(?P<mon2>{MONTH_ALT})\.?)"
             r"(?:,?\s*(?P<y>\d{4}))?(?![\d:/]|\s*(?:[ap]\.?m|o'?clock))\b"),
@@ -377,12 +379,12 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             return None  # "to mar it", "this may work": the verb
         return DateHit("date", m.start("mon"), m.end(), f"{today.year:04d}-{MONTHS[g['mon'].lower()]:02d}")
     if name == "mdr":  # november 19-20, april ninth through seventeenth, between 3 and 12 of sept, 1-15 june
-        if g["d3"] and ((g["sep3"] or "").lower() == "and") != ((g["pre"] or "").lower() == "between"):
-            return None  # "3 and 12 May" lists two days; "between" asks for "and"
-        month = MONTHS[(g["mon"] or g["mon2"]).lower()]
+        if g["d3"] and ((g["sep3"] or "").lower() == "and") != (g["pre"].lower() == "between"):
+            return None  # "from 3 and 12 May" lists two days; "between" asks for "and"
+        month = MONTHS[(g["mon"] or g["mon2"] or g["mon3"]).lower()]
         year = int(g["y"]) if g["y"] else today.year
-        first_day, last_day = (safe_date(year, month, _day_number(g[key]))
-                               for key in (("d1", "d2") if g["mon"] else ("d3", "d4")))
+        keys = ("d1", "d2") if g["mon"] else ("d5", "d6") if g["mon3"] else ("d3", "d4")
+        first_day, last_day = (safe_date(year, month, _day_number(g[key])) for key in keys)
         if first_day is None or last_day is None or last_day <= first_day:
             return None
         return DateHit("daterange", m.start(), m.end(), f"{first_day.isoformat()}/{last_day.isoformat()}")

@@ -791,3 +791,43 @@ def test_a_bare_hour_after_at_that_ends_the_clause_is_the_days_hour() -> None:
     assert found("see you Friday at 3.", "datetime") == [("datetime", "Friday at 3", "2024-06-14T03:00:00")]
     assert found("open Friday at 3 locations", "datetime") == []
     assert found("3 and 12 May", "daterange") == []
+
+
+# -- English percent units, currency names and codes, fractions of a scale -------------------------
+@pytest.mark.parametrize(("text", "value"), [
+    ("15 percentage points", "15"), ("four percentage points", "4"), ("2.5 percentum", "2.5"),
+    ("150 basis points", "1.5"), ("150bps", "1.5"), ("5 per cent", "5"),
+])
+def test_english_percent_units_and_basis_points(text: str, value: str) -> None:
+    assert found(f"a rise of {text} a year", "percent") == [("percent", text, value)]
+
+
+def test_a_rate_in_kbps_is_no_basis_point() -> None:
+    assert found("a 320kbps stream", "percent") == []
+
+
+@pytest.mark.parametrize(("text", "amount", "currency"), [
+    ("CHF 200", "200", "CHF"), ("200 Swiss Francs", "200", "CHF"), ("AUD 1,500", "1500", "AUD"),
+    ("50 Australian dollars", "50", "AUD"), ("Rs. 5000", "5000", "INR"), ("INR 2.5 million", "2500000", "INR"),
+    ("3 PLN", "3", "PLN"), ("50 bucks", "50", "USD"), ("3 dollars and 50 cents", "3.5", "USD"),
+    ("12 euros 5 cents", "12.05", "EUR"), ("100 pounds sterling", "100", "GBP"),
+])
+def test_english_currency_codes_and_names_around_an_amount(text: str, amount: str, currency: str) -> None:
+    assert found(f"pay {text} now", "money") == [("money", text, {"amount": amount, "currency": currency})]
+
+
+@pytest.mark.parametrize("text", ["give it 2 try", "5 php files", "3 rub marks"])
+def test_a_lower_case_word_that_spells_a_code_is_no_currency(text: str) -> None:
+    assert found(text, "money") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("half a million", "500000"), ("a quarter of a million", None), ("half a billion", "500000000"),
+    ("two-thirds", "0.666666666666667"), ("five-eighths", "0.625"), ("a dozen", "12"),
+])
+def test_english_half_a_scale_hyphened_fractions_and_a_dozen(text: str, value: str | None) -> None:
+    got = found(f"about {text} of them", "number")
+    if value is None:  # "quarter of a": two numbers as written, never a made-up product
+        assert ("number", text, "250000") not in got
+    else:
+        assert got == [("number", text, value)]

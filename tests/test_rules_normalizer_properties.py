@@ -13,12 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lastline.rules._date_types import add_months
+from lastline.rules._types import format_decimal
 from lastline.rules.dates import find_dates
 from lastline.rules.dates_en import find_en
 from lastline.rules.dates_holidays import find_holidays
 from lastline.rules.dates_zh import ERAS, find_zh
 from lastline.rules.dates_zh_periods import find_periods
-from lastline.rules.money import find_word_money
+from lastline.rules.money import CURRENCY_NAMES, find_money, find_word_money
 from lastline.rules.numbers import find_number_forms
 from lastline.rules.numbers_en import find_word_numbers
 from lastline.rules.percent import find_word_percent
@@ -199,3 +200,13 @@ def test_the_nth_weekday_of_a_month_is_that_weekday_in_its_nth_week(month: int, 
     day = date.fromisoformat(entity.value)
     assert entity.text == text and day.weekday() == weekday and (day.year, day.month) == (year, month)
     assert 7 * n < day.day <= 7 * (n + 1)
+
+
+@given(st.decimals(min_value=0, max_value=10**7, places=2, allow_nan=False, allow_infinity=False),
+       st.sampled_from(sorted(CURRENCY_NAMES)), st.booleans(), st.booleans())
+def test_an_amount_with_an_iso_code_or_its_name_reads_back(amount: Decimal, code: str, code_first: bool,
+                                                            name: bool) -> None:
+    unit = CURRENCY_NAMES[code].title() if name else code
+    text = f"{unit} {amount:,}" if code_first and not name else f"{amount:,} {unit}"
+    (entity,) = [e for e in find_money(f"pay {text} today", f"pay {text} today", False)]
+    assert entity.text == text and entity.value == {"amount": format_decimal(amount), "currency": code}
