@@ -35,6 +35,21 @@ _HOUR_WORDS = alternation(_HOURS)
 _MINUTES = {**_HOURS, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
             "nineteen": 19, "twenty": 20, "twenty five": 25, "twenty-five": 25}
 _MINUTE_WORDS = alternation(re.escape(w) for w in _MINUTES)
+_UNIT_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+#: Minutes of a clock time read in words after the hour: ``oh five``, ``ten`` … ``nineteen``, ``thirty``,
+#: ``forty-five``, ``fifty nine``.
+CLOCK_MINUTES = {
+    **{f"oh {w}": i + 1 for i, w in enumerate(_UNIT_WORDS)}, "ten": 10, "eleven": 11, "twelve": 12,
+    **{w: 13 + i for i, w in enumerate(["thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+                                         "nineteen"])},
+    **{tens: 10 * t for t, tens in ((2, "twenty"), (3, "thirty"), (4, "forty"), (5, "fifty"))},
+    **{f"{tens} {w}": 10 * t + i + 1 for t, tens in ((2, "twenty"), (3, "thirty"), (4, "forty"), (5, "fifty"))
+       for i, w in enumerate(_UNIT_WORDS)},
+}
+_CLOCK_MINUTE_WORDS = alternation(w.replace(" ", "[ -]") for w in CLOCK_MINUTES)
+#: What makes ``nine thirty`` a time and not two numbers: a cue word before it, or a day named just before.
+_CLOCK_CUE = re.compile(rf"(?:\b(?:at|from|to|until|till|between|by|around|about|and)|{MONTH_ALT}|{WEEKDAY_ALT}"
+                        r"|today|tomorrow|tonight|yesterday|(?:st|nd|rd|th))\s*,?\s*$", re.IGNORECASE)
 #: Counts of a unit of time written in words (``few hours`` is three, as the gold reads it).
 COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40,
@@ -110,6 +125,7 @@ _PATTERNS = [
               r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>(?:[ap]\.m\.?|[ap]m)|(?<=\d)[ap])(?![a-z])"),
     ("oclock", rf"\b(?P<th>[01]?\d|2[0-3]|{_HOUR_WORDS})\s*o'?\s?clock\b"),
     ("noon", r"\b(?P<w>noon|midday|midnight|mid night)\b"),
+    ("wclock", rf"(?=[otfsen])\b(?P<hw>{_HOUR_WORDS})[ -]+(?P<mw>{_CLOCK_MINUTE_WORDS})\b(?:\s*(?P<ap>{_AP}))?"),
     ("past", rf"\b(?:(?P<half>half)|(?P<q>(?:a\s+)?quarter)|(?P<mn>[0-5]?\d|{_MINUTE_WORDS})"
              rf"(?P<unit>\s*(?:min|mins|minutes))?)\s+(?P<dir>past|to)\s+(?P<hh>[01]?\d|2[0-3]|{_HOUR_WORDS})\b"),
     ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d|\s*(?:[ap]\.?m|[ap]\b))"),
@@ -136,7 +152,9 @@ _PATTERNS = [
     ("wdn", rf"\b(?P<wd>{WEEKDAY_ALT})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
             r"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%))" + _TIME),
     ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|{WEEKDAY_ALT})\s+(?P<a>1[0-2]|0?[1-9])/"
-           r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/.])"),
+           r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/.])"
+           # a bare month/day whose day is past 12 reads only as a date (3/4 may be a fraction; 11/20 is not)
+           r"|(?<![\w./-])(?P<a2>1[0-2]|0?[1-9])/(?P<b2>1[3-9]|2\d|3[01])(?![\d/]|\.\d)"),
     ("decp", r"\b(?:the\s+)?(?P<which>next|last|this|previous|coming|past|current)\s+decade\b"),
     ("later", r"\b(?P<el>later|earlier)\s+(?:this|in\s+the)\s+(?P<u>week|month|year)\b"),
     ("now", r"\b(?:right\s+)?now\b"),
@@ -161,6 +179,7 @@ _GATES = {
     "digit": _HAS_DIGIT, "month": _HAS_MONTH, "rel": _HAS_REL, "name": _HAS_NAME,
     "clockword": re.compile(r"clock|noon|midday|midnight|mid night|past|to\b|quarter|half", re.IGNORECASE),
     "pod": re.compile(r"morning|afternoon|evening|night|tonight|tonite", re.IGNORECASE),
+    "tens": re.compile(r"\b(?:oh|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty)\b", re.IGNORECASE),
     "unit": re.compile(r"year|yr|month|week|fortnight|day|hour|hr|min|sec|\dh\b", re.IGNORECASE),
     "range": re.compile(r"\b(?:to|and|until|till|through)\b|\d\s*[-–]", re.IGNORECASE),
     "set": re.compile(r"every|each|daily|weekly|monthly|annually|yearly|hourly|nightly|days\b|\bon(?:c)?e\s+a\s"
@@ -179,7 +198,8 @@ _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy"
           "my": "month", "ymd": "month", "rel": "rel", "wd": "rel", "in": "digit", "dur": "digit", "relp": "rel",
           "bwd": "name", "bmon": "name", "yrng": "digit", "pmon": "month", "mdr": "month", "yr": "digit",
           "dec": "digit", "off": "rel", "oclock": "clockword", "noon": "clockword", "past": "clockword",
-          "pod": "pod", "hpod": "pod", "aot": "unit", "trng": "range", "set": "set", "nrng": "rel", "nwk": "week",
+          "pod": "pod", "hpod": "pod", "wclock": "tens", "aot": "unit", "trng": "range", "set": "set", "nrng": "rel",
+          "nwk": "week",
           "wk": "week", "endof": "end", "decp": "decade", "later": "later", "now": "now", "qtr": "quarter",
           "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -189,7 +209,7 @@ _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
 #: The only patterns that can match a text without an ASCII letter (numeric dates, year and hour
 #: ranges): on Chinese text the word grammars are skipped whole, not tried one by one.
-LETTERLESS = frozenset({"iso", "num", "yymd", "yrng", "trng"})
+LETTERLESS = frozenset({"iso", "num", "yymd", "yrng", "trng", "md"})
 _COMPILED_LETTERLESS = [(name, rx) for name, rx in _COMPILED if name in LETTERLESS]
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
 
@@ -410,6 +430,13 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name in ("oclock", "at"):
         hour = _HOURS.get(g["th"].lower()) or int(g["th"])
         return DateHit("time", m.start(), m.end(), f"{hour:02d}:{int(g.get('tm') or 0):02d}:00")
+    if name == "wclock":  # at nine thirty, two forty-five pm, march 18th nine thirty
+        if not g["ap"] and not _CLOCK_CUE.search(m.string, max(0, m.start() - 30), m.start()):
+            return None  # "nine thirty" alone is as often two counts
+        hour = _HOURS[g["hw"].lower()]
+        minute = CLOCK_MINUTES[re.sub(r"[ -]+", " ", g["mw"].lower())]
+        ap = (g["ap"] or "").replace(".", "").lower()[:1]
+        return DateHit("time", m.start(), m.end(), f"{_meridiem(hour, ap):02d}:{minute:02d}:00")
     if name == "noon":
         return DateHit("time", m.start(), m.end(), "12:00:00" if g["w"].lower() in ("noon", "midday") else "00:00:00")
     if name == "past":  # half past seven, a quarter to eight, 20 min past eight
@@ -441,9 +468,14 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             if d is not None and d.weekday() == target and (k or d >= today):
                 return _with_time(m, d)
         return None
-    if name == "md":  # on 6/4, friday 5/12: month/day after a word that announces a date
-        d = safe_date(today.year, int(g["a"]), int(g["b"]))
-        return DateHit("date", m.start("a"), m.end(), d.isoformat()) if d else None
+    if name == "md":  # on 6/4, friday 5/12: month/day after a word that announces a date; 11/20 alone
+        if g["a2"] and day_first:
+            return None  # Chinese text writes the day first: a bare 12/20 is left alone there
+        month, day = int(g["a"] or g["a2"]), int(g["b"] or g["b2"])
+        d = safe_date(today.year, month, day)
+        if d is None and (month, day) == (2, 29):
+            d = next(x for x in (safe_date(today.year + k, 2, 29) for k in range(1, 5)) if x)  # the next leap day
+        return DateHit("date", m.start("a") if g["a"] else m.start(), m.end(), d.isoformat()) if d else None
     if name == "decp":  # the next decade: 2020/2030 from 2016
         start = today.year // 10 * 10 + 10 * {"next": 1, "coming": 1, "last": -1, "previous": -1, "past": -1}.get(
             g["which"].lower(), 0)

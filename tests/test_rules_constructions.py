@@ -831,3 +831,34 @@ def test_english_half_a_scale_hyphened_fractions_and_a_dozen(text: str, value: s
         assert ("number", text, "250000") not in got
     else:
         assert got == [("number", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("see you 11/20", "11/20", "2024-11-20"), ("11/20, 12 of Nov", "11/20", "2024-11-20"),
+    ("born 2/29", "2/29", "2024-02-29"),
+])
+def test_a_bare_month_day_whose_day_is_past_twelve_is_a_date(text: str, span: str, value: str) -> None:
+    assert found(text, "date")[0] == ("date", span, value)
+
+
+def test_a_bare_leap_day_in_a_common_year_is_the_next_leap_day() -> None:
+    assert [e.value for e in find_entities("2/29", reference_time=datetime(2025, 3, 1)) if e.type == "date"] == [
+        "2028-02-29"]
+
+
+@pytest.mark.parametrize("text", ["add 3/4 cup", "价格12/20元", "version 1/13/2"])
+def test_a_small_fraction_a_chinese_text_or_a_longer_run_is_no_bare_month_day(text: str) -> None:
+    assert found(text, "date") == []
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("meet at nine thirty", "time", "09:30:00"), ("three thirty pm", "time", "15:30:00"),
+    ("at twelve oh five am", "time", "00:05:00"), ("tomorrow at seven fifteen", "datetime", "2024-06-13T07:15:00"),
+    ("from two thirty to two forty-five", "timerange", "02:30:00/02:45:00"),
+])
+def test_english_clock_times_in_words_after_a_cue(text: str, type_: str, value: str) -> None:
+    assert [v for t, _, v in found(text) if t == type_] == [value]
+
+
+def test_two_number_words_without_a_cue_are_no_clock_time() -> None:
+    assert found("ten twenty", "time") == [] and found("nine thirty year olds", "time") == []
