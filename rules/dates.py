@@ -270,7 +270,8 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
             continue
         if nxt is not None and h.type == "date" and nxt.type in ("date", "datetime") \
                 and _WEEKDAY.fullmatch(folded[h.start:h.end]) and _DAY_VALUE.match(nxt.value) \
-                and _WEEKDAY_GAP.fullmatch(folded[h.end:nxt.start]):
+                and _WEEKDAY_GAP.fullmatch(folded[h.end:nxt.start]) \
+                and not _WEEKDAY.fullmatch(folded[nxt.start:nxt.end]):  # "wednesday, thursday" lists two days
             end = nxt.end + (folded[nxt.end:nxt.end + 1] == ")" and "(" in folded[h.end:nxt.start])
             out.append(DateHit(nxt.type, h.start, end, nxt.value))  # friday 5/12, this friday (jun-15): the date
             i += 2

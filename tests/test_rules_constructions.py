@@ -862,3 +862,8 @@ def test_english_clock_times_in_words_after_a_cue(text: str, type_: str, value: 
 
 def test_two_number_words_without_a_cue_are_no_clock_time() -> None:
     assert found("ten twenty", "time") == [] and found("nine thirty year olds", "time") == []
+
+
+def test_a_list_of_weekdays_stays_a_list_of_days() -> None:
+    assert found("free on Wednesday, Thursday or Friday", "date") == [
+        ("date", "Wednesday", "2024-06-12"), ("date", "Thursday", "2024-06-13"), ("date", "Friday", "2024-06-14")]
