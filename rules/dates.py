@@ -19,6 +19,7 @@ from lastline.text import HAN_CHARS
 from ._date_types import DateHit, add_durations, add_months
 from ._types import Entity
 from .dates_en import find_en
+from .dates_en_periods import find_en_periods
 from .dates_holidays import find_holidays
 from .dates_zh import find_zh
 from .dates_zh_periods import find_periods
@@ -50,6 +51,7 @@ _DATEISH = ("date", "datetime", "time")
 #: What may join "after A" to "before B" into one range: nothing or 且 (a comma or 、 lists two open ranges).
 _AND_GAP = re.compile(r"\s*(?:且|并且|而且)?\s*")
 _HAN = re.compile(f"[{HAN_CHARS}]")
+_ASCII_LETTER = re.compile("[A-Za-z]")
 
 
 def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> list[DateHit]:
@@ -160,6 +162,13 @@ def _day_at_times(day: str, day_hit: DateHit, times: DateHit, folded: str, start
 
 
 _OFFSET_GAP = re.compile(r"\s+(?P<dir>after|before|from)\s+", re.IGNORECASE)
+#: ``2 weeks starting May 20``: an amount of time laid from a day on.
+_STARTING_GAP = re.compile(r"\s+(?:starting|beginning|commencing)(?:\s+(?:on|from))?\s+", re.IGNORECASE)
+#: ``the week of June 10``, ``the week starting on February 4``: the week (Monday to Monday) holding the day.
+_WEEK_OF = re.compile(r"(?:the\s+)?week\s+(?:of|(?:starting|commencing|beginning)(?:\s+(?:on|from))?)\s+$",
+                      re.IGNORECASE)
+#: What may follow ``friday at 3`` for the 3 to be an hour: the end of a clause.
+_HOUR_END = re.compile(r"\s*(?:$|[,.;:!?)])")
 _FOR_GAP = re.compile(r"\s+for\s+", re.IGNORECASE)
 _FROM_GAP = re.compile(r"\s+(?:from|starting(?:\s+at)?)\s+", re.IGNORECASE)
 _DURATION = re.compile(r"P(?:(\d+)([DWMY])|T(\d+(?:\.\d+)?)([HM]))")
@@ -175,6 +184,12 @@ def _offset_from_day(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | 
     gap = folded[h.end:nxt.start]
     d = _DURATION.fullmatch(h.value) if h.type == "duration" else None
     off = _OFFSET_GAP.fullmatch(gap)
+    if d and d.group(1) and _STARTING_GAP.fullmatch(gap) and nxt.type == "date" and _DAY_VALUE.fullmatch(nxt.value):
+        first = date.fromisoformat(nxt.value)
+        n, unit = int(d.group(1)), d.group(2)
+        last = first + timedelta(days=n * (7 if unit == "W" else 1)) if unit in "DW" \
+            else add_months(first, n * (12 if unit == "Y" else 1))
+        return DateHit("daterange", h.start, nxt.end, f"{first.isoformat()}/{last.isoformat()}")
     if d and d.group(1) and off and nxt.type == "date" and _DAY_VALUE.fullmatch(nxt.value):
         n = int(d.group(1)) * (-1 if off.group("dir").lower() == "before" else 1)
         day = date.fromisoformat(nxt.value)
@@ -231,6 +246,20 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
                 if window:
                     i += 1
                     nxt = hits[i + 1] if i + 1 < len(hits) else None
+        week_of = _WEEK_OF.search(folded, max(0, h.start - 40), h.start) \
+            if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else None
+        if week_of is not None:
+            monday = date.fromisoformat(h.value) - timedelta(days=date.fromisoformat(h.value).weekday())
+            out.append(DateHit("daterange", week_of.start(), h.end,
+                               f"{monday.isoformat()}/{(monday + timedelta(days=7)).isoformat()}"))
+            i += 1
+            continue
+        if h.type == "date" and _DAY_VALUE.fullmatch(h.value):
+            at = _AT_HOUR.match(folded, h.end)
+            if at and not (nxt and nxt.start < at.end()) and _HOUR_END.match(folded, at.end()):
+                out.append(DateHit("datetime", h.start, at.end(), f"{h.value}T{int(at.group(1)):02d}:00:00"))
+                i += 1  # friday at 3: a bare hour after "at" closing the clause is that day's hour
+                continue
         window_day = _day_window(h)
         at = _AT_HOUR.match(folded, h.end) if window_day else None
         if window_day and at and not (nxt and nxt.start < at.end()):
@@ -241,7 +270,8 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
             continue
         if nxt is not None and h.type == "date" and nxt.type in ("date", "datetime") \
                 and _WEEKDAY.fullmatch(folded[h.start:h.end]) and _DAY_VALUE.match(nxt.value) \
-                and _WEEKDAY_GAP.fullmatch(folded[h.end:nxt.start]):
+                and _WEEKDAY_GAP.fullmatch(folded[h.end:nxt.start]) \
+                and not _WEEKDAY.fullmatch(folded[nxt.start:nxt.end]):  # "wednesday, thursday" lists two days
             end = nxt.end + (folded[nxt.end:nxt.end + 1] == ")" and "(" in folded[h.end:nxt.start])
             out.append(DateHit(nxt.type, h.start, end, nxt.value))  # friday 5/12, this friday (jun-15): the date
             i += 2
@@ -337,7 +367,9 @@ def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -
     """
     has_han = _HAN.search(folded) is not None  # worded Chinese periods need Chinese characters
     hits = [*(find_periods(folded, reference) if has_han else ()), *find_zh(folded, reference),
-            *find_en(folded, reference, day_first=cjk), *find_holidays(folded, reference)]
+            *find_en(folded, reference, day_first=cjk),
+            *(find_en_periods(folded, reference) if _ASCII_LETTER.search(folded) else ()),
+            *find_holidays(folded, reference)]
     hits = _join_durations(folded, _drop_overlaps(hits))
     for h in join_ranges(folded, hits, reference.date().isoformat()):
         yield Entity(h.type, text[h.start:h.end], h.start, h.end, h.value)

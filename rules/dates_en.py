@@ -10,15 +10,16 @@ from datetime import date, datetime, timedelta
 from ._date_types import DateHit, add_months, week_of
 from .regexes import alternation
 
-__all__ = ["LETTERLESS", "find_en"]
+__all__ = ["LETTERLESS", "MONTHS", "MONTH_ALT", "ORD_DAYS", "ORD_DAY_ALT", "WEEKDAYS", "WEEKDAY_ALT", "find_en",
+           "safe_date"]
 
-_MONTHS = {m: i + 1 for i, ms in enumerate((
+MONTHS = {m: i + 1 for i, ms in enumerate((
     "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
     "august aug", "september sep sept", "october oct", "november nov", "december dec")) for m in ms.split()}
-_MON = alternation(_MONTHS)
-_DAYS = {d: i for i, ds in enumerate(("monday mon", "tuesday tue tues", "wednesday wed", "thursday thu thurs",
-                                      "friday fri", "saturday sat", "sunday sun")) for d in ds.split()}
-_DAY = alternation(_DAYS)
+MONTH_ALT = alternation(MONTHS)
+WEEKDAYS = {d: i for i, ds in enumerate(("monday mon", "tuesday tue tues", "wednesday wed", "thursday thu thurs",
+                                          "friday fri", "saturday sat", "sunday sun")) for d in ds.split()}
+WEEKDAY_ALT = alternation(WEEKDAYS)
 _AP = r"(?:[ap]\.m\.?|[ap]m)(?![a-z])"
 _ORD_UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"]
 _ORD_TEENS = ["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
@@ -27,13 +28,28 @@ _ORD_TEENS = ["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifte
 ORD_DAYS = {**{w: i + 1 for i, w in enumerate(_ORD_UNITS)}, **{w: i + 10 for i, w in enumerate(_ORD_TEENS)},
             "twentieth": 20, "thirtieth": 30, **{f"twenty {w}": 21 + i for i, w in enumerate(_ORD_UNITS)},
             "thirty first": 31}
-_ORD_DAY_WORDS = alternation(w.replace(" ", "[ -]") for w in ORD_DAYS)
+ORD_DAY_ALT = alternation(w.replace(" ", "[ -]") for w in ORD_DAYS)
 _HOURS = {w: i + 1 for i, w in enumerate(
     ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
 _HOUR_WORDS = alternation(_HOURS)
 _MINUTES = {**_HOURS, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
             "nineteen": 19, "twenty": 20, "twenty five": 25, "twenty-five": 25}
 _MINUTE_WORDS = alternation(re.escape(w) for w in _MINUTES)
+_UNIT_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+#: Minutes of a clock time read in words after the hour: ``oh five``, ``ten`` … ``nineteen``, ``thirty``,
+#: ``forty-five``, ``fifty nine``.
+CLOCK_MINUTES = {
+    **{f"oh {w}": i + 1 for i, w in enumerate(_UNIT_WORDS)}, "ten": 10, "eleven": 11, "twelve": 12,
+    **{w: 13 + i for i, w in enumerate(["thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+                                         "nineteen"])},
+    **{tens: 10 * t for t, tens in ((2, "twenty"), (3, "thirty"), (4, "forty"), (5, "fifty"))},
+    **{f"{tens} {w}": 10 * t + i + 1 for t, tens in ((2, "twenty"), (3, "thirty"), (4, "forty"), (5, "fifty"))
+       for i, w in enumerate(_UNIT_WORDS)},
+}
+_CLOCK_MINUTE_WORDS = alternation(w.replace(" ", "[ -]") for w in CLOCK_MINUTES)
+#: What makes ``nine thirty`` a time and not two numbers: a cue word before it, or a day named just before.
+_CLOCK_CUE = re.compile(rf"(?:\b(?:at|from|to|until|till|between|by|around|about|and)|{MONTH_ALT}|{WEEKDAY_ALT}"
+                        r"|today|tomorrow|tonight|yesterday|(?:st|nd|rd|th))\s*,?\s*$", re.IGNORECASE)
 #: Counts of a unit of time written in words (``few hours`` is three, as the gold reads it).
 COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40,
@@ -52,31 +68,36 @@ _PATTERNS = [
     ("num", r"(?:(?<![\d./-])|(?<=\d{4}-))(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{4}|\d{2})"
             r"(?![\d/]|\.\d|-(?!\d{1,2}[/.]\d))"),
     ("yymd", r"(?<![\d./-])(?P<y>\d{2})-(?P<m>0?[1-9]|1[0-2])-(?P<d>0?[1-9]|[12]\d|3[01])(?![\d./]|-\d)"),
-    ("mdy", rf"\b(?P<mon>{_MON})\.?(?:\s+(?:the\s+)?|/|(?=\d))"
-            rf"(?P<d>\d{{1,2}}(?:st|nd|rd|th)?(?![\d/:])|{_ORD_DAY_WORDS})"
+    ("mdy", rf"\b(?P<mon>{MONTH_ALT})\.?(?:\s+(?:the\s+)?|/|(?=\d))"
+            rf"(?P<d>\d{{1,2}}(?:st|nd|rd|th)?(?![\d/:])|{ORD_DAY_ALT})"
             rf"(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}))?\b" + _TIME),
     ("dmy", rf"\b(?:the\s+)?(?:(?<![$€£¥.,])(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+)?(?:of\s+)?"
-            rf"|(?P<dw>{_ORD_DAY_WORDS})\s+(?:day\s+)?of\s+)(?P<mon>{_MON})\.?(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}))?\b"
+            rf"|(?P<dw>{ORD_DAY_ALT})\s+(?:day\s+)?of\s+)(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}))?\b"
             + _TIME),
-    ("ymd", rf"\b(?P<y>\d{{4}})/(?:(?P<d1>\d{{1,2}})/(?P<mon1>{_MON})|(?P<mon>{_MON})/(?P<d>\d{{1,2}}))\b"),
-    ("my", rf"\b(?P<mon>{_MON})\.?,?\s+(?:in\s+|of\s+)?(?P<y>\d{{4}})\b"),
-    ("rel", r"\b(?P<rel>today|tomorrow|yesterday|the day after tomorrow|the day before yesterday)\b" + _TIME),
-    ("wd", rf"\b(?P<which>next|last|this\s+past|this|coming|previous|following|past)\s+(?P<wd>{_DAY})\b" + _TIME),
+    ("ymd", rf"\b(?P<y>\d{{4}})/(?:(?P<d1>\d{{1,2}})/(?P<mon1>{MONTH_ALT})|(?P<mon>{MONTH_ALT})/(?P<d>\d{{1,2}}))\b"),
+    ("my", rf"\b(?P<mon>{MONTH_ALT})\.?,?\s+(?:in\s+|of\s+)?(?P<y>\d{{4}})\b"),
+    ("rel", r"\b(?P<rel>today|tomorrow|yesterday|(?:the\s+)?day\s+after\s+tomorrow"
+            r"|(?:the\s+)?day\s+before\s+yesterday)\b" + _TIME),
+    ("wd", rf"\b(?P<which>next|last|this\s+past|this|coming|previous|following|past)\s+(?P<wd>{WEEKDAY_ALT})\b"
+           + _TIME),
     ("in", r"\b(?:in\s+(?P<n1>\d+)\s+(?P<u1>day|week|month|year)s?\b"
            r"|(?P<n2>\d+)\s+(?P<u2>day|week|month|year)s?\s+ago\b)"),
     ("dur", r"\b(?P<n>\d+(?:\.\d+)?)\s*(?P<u>years?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"),
-    ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming)\s+(?:calendar\s+(?=year))?"
+    ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming|following)\s+(?:calendar\s+(?=year))?"
              r"(?P<u>week|month|year|weekend)\b"),
     ("bwd", r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)"),
     ("bmon", r"\b(?P<mon>january|february|april|june|july|august|september|october|november|december)\b"),
     ("pmon", r"\b(?:after|since|before|until|till|in|during|from|by|than|early|late|mid|to|through|this|next"
              r"|last)[\s-]+"
              r"(?P<mon>jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec|march|may)\.?(?![\w/-]|\s*\d)"),
-    ("mdr", rf"\b(?:(?P<mon>{_MON})\.?\s+(?P<d1>\d{{1,2}}(?:st|nd|rd|th)?|{_ORD_DAY_WORDS})"
+    ("mdr", rf"\b(?:(?P<mon>{MONTH_ALT})\.?\s+(?P<d1>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
             r"\s*(?:-|–|to|through|thru|till|until)"
-            rf"\s*(?P<d2>\d{{1,2}}(?:st|nd|rd|th)?|{_ORD_DAY_WORDS})"
-            rf"|(?P<pre>between|from)\s+(?:the\s+)?(?P<d3>\d{{1,2}}(?:st|nd|rd|th)?|{_ORD_DAY_WORDS})\s+(?:and|to|-)\s+"
-            rf"(?:the\s+)?(?P<d4>\d{{1,2}}(?:st|nd|rd|th)?|{_ORD_DAY_WORDS})\s+(?:of\s+)?(?P<mon2>{_MON})\.?)"
+            rf"\s*(?P<d2>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
+            rf"|(?<![\d.,/-])(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?[ ]?[-–][ ]?(?P<d6>\d{{1,2}})(?:st|nd|rd|th)?"
+            rf"\s+(?:of\s+)?(?P<mon3>{MONTH_ALT})\.?"
+            rf"|(?P<pre>between|from)\s+(?:the\s+)?(?P<d3>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
+            r"(?:\s*[-–]\s*|\s+(?P<sep3>and|to|through|till|until)\s+)"
+            rf"(?:the\s+)?(?P<d4>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})\s+(?:of\s+)?(?P<mon2>{MONTH_ALT})\.?)"
             r"(?:,?\s*(?P<y>\d{4}))?(?![\d:/]|\s*(?:[ap]\.?m|o'?clock))\b"),
     ("yrng", r"\b(?:(?P<pre>between|from|in)\s+)?(?P<a>(?:1[6-9]|20)\d{2})"
              r"\s*(?:-|–|~|to|and|through|thru|until|till)\s*"
@@ -85,9 +106,9 @@ _PATTERNS = [
            r"(?![\d/:-]|\.\d)"),
     ("set", rf"\b(?:(?P<mult>bi|semi)-?)?(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly)"
             rf"|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
-            rf"(?:(?P<u>day|week|month|year|hour|minute)s?|(?P<swd>{_DAY})|(?P<spod>morning|afternoon|evening|night)"
+            rf"(?:(?P<u>day|week|month|year|hour|minute)s?|(?P<swd>{WEEKDAY_ALT})|(?P<spod>morning|afternoon|evening|night)"
             rf"|(?P<we>weekend))|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year)"
-            rf"|(?P<pwd>{_DAY})s(?:\s+(?P<ppod>morning|afternoon|evening|night)s?)?|(?P<pwd2>{_DAY})\s+(?P<ppod2>mornings"
+            rf"|(?P<pwd>{WEEKDAY_ALT})s(?:\s+(?P<ppod>morning|afternoon|evening|night)s?)?|(?P<pwd2>{WEEKDAY_ALT})\s+(?P<ppod2>mornings"
             r"|afternoons|evenings|nights)|(?P<everyday>everyday))\b"),
     ("aot", rf"\b(?=[0-9afhotsenciw])(?:(?P<pre>in|within|for)\s+)?(?P<n>\d+(?:\.\d+)?|{_COUNT_WORDS})"
             r"(?P<half1>\s+and\s+a\s+half)?\s*(?P<u>years?|yrs?|months?|weeks?|fortnights?|days?|hours?|hrs?|minutes?"
@@ -104,11 +125,12 @@ _PATTERNS = [
               r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>(?:[ap]\.m\.?|[ap]m)|(?<=\d)[ap])(?![a-z])"),
     ("oclock", rf"\b(?P<th>[01]?\d|2[0-3]|{_HOUR_WORDS})\s*o'?\s?clock\b"),
     ("noon", r"\b(?P<w>noon|midday|midnight|mid night)\b"),
+    ("wclock", rf"(?=[otfsen])\b(?P<hw>{_HOUR_WORDS})[ -]+(?P<mw>{_CLOCK_MINUTE_WORDS})\b(?:\s*(?P<ap>{_AP}))?"),
     ("past", rf"\b(?:(?P<half>half)|(?P<q>(?:a\s+)?quarter)|(?P<mn>[0-5]?\d|{_MINUTE_WORDS})"
              rf"(?P<unit>\s*(?:min|mins|minutes))?)\s+(?P<dir>past|to)\s+(?P<hh>[01]?\d|2[0-3]|{_HOUR_WORDS})\b"),
     ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d|\s*(?:[ap]\.?m|[ap]\b))"),
     ("pod", rf"\b(?:(?P<el>early|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
-            rf"(?P<wd>{_DAY})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>in\s+the\s+))"
+            rf"(?P<wd>{WEEKDAY_ALT})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>in\s+the\s+))"
             r"(?P<pod>morning|afternoon|evening|night)\b|\b(?P<tonight>tonight|tonite)\b"),
     ("hpod", rf"\b(?:(?:in\s+the\s+)?(?P<pod0>morning|afternoon|evening|night)\s+at\s+"
              rf"(?P<th0>[01]?\d|{_HOUR_WORDS})(?![\d:]|\.\d)"
@@ -122,16 +144,17 @@ _PATTERNS = [
              rf"|(?P<n2>\d+|{_COUNT_WORDS})\s+(?P<dir2>upcoming|previous|past|next|coming)\s+"
              r"(?P<u2>days?|weeks?|months?|years?|quarters?|hours?|minutes?)"
              r"|(?P<dir3>next|last|past|previous|this)\s+(?P<u3>hour|minute))\b"),
-    ("nwk", rf"\b(?P<which>next|last|this)\s+week(?:\s+on)?\s+(?P<wd>{_DAY})\b"),
+    ("nwk", rf"\b(?P<which>next|last|this)\s+week(?:\s+on)?\s+(?P<wd>{WEEKDAY_ALT})\b"),
     ("wk", r"\b(?:(?:the\s+)?(?P<ord>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+week\s+of\s+"
-           rf"(?:(?P<mon>{_MON})\.?\s+)?(?P<y>(?:19|20)\d{{2}})|week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?![\d:.])"
+           rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<my>(?:19|20)\d{{2}}))?|(?P<y>(?:19|20)\d{{2}}))|week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?![\d:.])"
            r"(?:\s+of\s+(?P<y2>(?:19|20)\d{2}))?)\b"),
-    ("endof", r"\b(?:the\s+)?(?P<el>end|late)\s+(?:of\s+)?(?:(?P<y>(?:19|20)\d{2})|(?P<this>this|the)\s+"
-              r"(?P<u>year|day))\b"),
-    ("wdn", rf"\b(?P<wd>{_DAY})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
+    ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|eod)\b"),
+    ("wdn", rf"\b(?P<wd>{WEEKDAY_ALT})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
             r"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%))" + _TIME),
-    ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|{_DAY})\s+(?P<a>1[0-2]|0?[1-9])/"
-           r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/.])"),
+    ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|{WEEKDAY_ALT})\s+(?P<a>1[0-2]|0?[1-9])/"
+           r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/.])"
+           # a bare month/day whose day is past 12 reads only as a date (3/4 may be a fraction; 11/20 is not)
+           r"|(?<![\w./-])(?P<a2>1[0-2]|0?[1-9])/(?P<b2>1[3-9]|2\d|3[01])(?![\d/]|\.\d)"),
     ("decp", r"\b(?:the\s+)?(?P<which>next|last|this|previous|coming|past|current)\s+decade\b"),
     ("later", r"\b(?P<el>later|earlier)\s+(?:this|in\s+the)\s+(?P<u>week|month|year)\b"),
     ("now", r"\b(?:right\s+)?now\b"),
@@ -145,7 +168,7 @@ _PATTERNS = [
 _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 # Cheap gates: a pattern only runs when the text has what it needs (digits, a month name, a keyword).
 _HAS_DIGIT = re.compile(r"\d")
-_HAS_MONTH = re.compile(rf"\b(?:{_MON})", re.IGNORECASE)
+_HAS_MONTH = re.compile(rf"\b(?:{MONTH_ALT})", re.IGNORECASE)
 _HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|following|past|current|upcoming"
                       r"|every|each"
                       r"|daily|weekly|monthly|annually|yearly|hourly|nightly|a day|a week|now)\b",
@@ -156,12 +179,13 @@ _GATES = {
     "digit": _HAS_DIGIT, "month": _HAS_MONTH, "rel": _HAS_REL, "name": _HAS_NAME,
     "clockword": re.compile(r"clock|noon|midday|midnight|mid night|past|to\b|quarter|half", re.IGNORECASE),
     "pod": re.compile(r"morning|afternoon|evening|night|tonight|tonite", re.IGNORECASE),
+    "tens": re.compile(r"\b(?:oh|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty)\b", re.IGNORECASE),
     "unit": re.compile(r"year|yr|month|week|fortnight|day|hour|hr|min|sec|\dh\b", re.IGNORECASE),
     "range": re.compile(r"\b(?:to|and|until|till|through)\b|\d\s*[-–]", re.IGNORECASE),
     "set": re.compile(r"every|each|daily|weekly|monthly|annually|yearly|hourly|nightly|days\b|\bon(?:c)?e\s+a\s"
                       r"|mornings|afternoons|evenings|nights", re.IGNORECASE),
     "week": re.compile(r"week", re.IGNORECASE),
-    "end": re.compile(r"\b(?:end|late)\b", re.IGNORECASE),
+    "end": re.compile(r"\b(?:end|eod)\b", re.IGNORECASE),
     "decade": re.compile(r"decade", re.IGNORECASE),
     "century": re.compile(r"century", re.IGNORECASE),
     "later": re.compile(r"later|earlier", re.IGNORECASE),
@@ -174,7 +198,8 @@ _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy"
           "my": "month", "ymd": "month", "rel": "rel", "wd": "rel", "in": "digit", "dur": "digit", "relp": "rel",
           "bwd": "name", "bmon": "name", "yrng": "digit", "pmon": "month", "mdr": "month", "yr": "digit",
           "dec": "digit", "off": "rel", "oclock": "clockword", "noon": "clockword", "past": "clockword",
-          "pod": "pod", "hpod": "pod", "aot": "unit", "trng": "range", "set": "set", "nrng": "rel", "nwk": "week",
+          "pod": "pod", "hpod": "pod", "wclock": "tens", "aot": "unit", "trng": "range", "set": "set", "nrng": "rel",
+          "nwk": "week",
           "wk": "week", "endof": "end", "decp": "decade", "later": "later", "now": "now", "qtr": "quarter",
           "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -184,7 +209,7 @@ _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
 #: The only patterns that can match a text without an ASCII letter (numeric dates, year and hour
 #: ranges): on Chinese text the word grammars are skipped whole, not tried one by one.
-LETTERLESS = frozenset({"iso", "num", "yymd", "yrng", "trng"})
+LETTERLESS = frozenset({"iso", "num", "yymd", "yrng", "trng", "md"})
 _COMPILED_LETTERLESS = [(name, rx) for name, rx in _COMPILED if name in LETTERLESS]
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
 
@@ -211,7 +236,8 @@ def _day_number(text: str) -> int:
     return ORD_DAYS.get(re.sub(r"[ -]+", " ", text)) or int(re.sub(r"\D", "", text))
 
 
-def _safe_date(y: int, m: int, d: int) -> date | None:
+def safe_date(y: int, m: int, d: int) -> date | None:
+    """The date, or None when the calendar has no such day (``feb 30``): a grammar then yields nothing."""
     try:
         return date(y, m, d)
     except ValueError:
@@ -240,7 +266,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     g = m.groupdict()
     today = ref.date()
     if name == "iso":
-        d = _safe_date(int(g["y"]), int(g["m"] or g["m2"]), int(g["d"] or g["d2"]))  # 2010 01 29: spaced
+        d = safe_date(int(g["y"]), int(g["m"] or g["m2"]), int(g["d"] or g["d2"]))  # 2010 01 29: spaced
         if d is None:
             return None
         if g["ih"]:
@@ -248,22 +274,22 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             return DateHit("datetime", m.start(), m.end(), f"{d.isoformat()}T{t}")
         return DateHit("date", m.start(), m.end(), d.isoformat())
     if name == "yymd":  # 27-7-3: a two-digit year first, hyphened (12-11-10 is read so by "num" too)
-        d = _safe_date(2000 + int(g["y"]), int(g["m"]), int(g["d"]))
+        d = safe_date(2000 + int(g["y"]), int(g["m"]), int(g["d"]))
         return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
     if name == "num":
         a, b, c = int(g["a"]), int(g["b"]), int(g["c"])
         year = c if len(g["c"]) == 4 else (2000 + c if c < 30 else 1900 + c)  # 05/05/89 → 1989
         if g["sep"] == "-" and len(g["c"]) == 2 and len(g["a"]) == 2:  # 12-11-10: yy-mm-dd
-            d = _safe_date(2000 + a, b, c)
+            d = safe_date(2000 + a, b, c)
             return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
         month, day = (b, a) if g["sep"] == "." or a > 12 or (day_first and b <= 12) else (a, b)
-        d = _safe_date(year, month, day)
+        d = safe_date(year, month, day)
         return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
     if name == "ymd":  # 2019/aug/01, 2020/23/sep
-        d = _safe_date(int(g["y"]), _MONTHS[(g["mon"] or g["mon1"]).lower()], int(g["d"] or g["d1"]))
+        d = safe_date(int(g["y"]), MONTHS[(g["mon"] or g["mon1"]).lower()], int(g["d"] or g["d1"]))
         return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
     if name in ("mdy", "dmy", "my"):
-        month = _MONTHS[g["mon"].lower()]
+        month = MONTHS[g["mon"].lower()]
         if name == "my":
             return DateHit("date", m.start(), m.end(), f"{int(g['y']):04d}-{month:02d}")
         day_text = (g.get("dw") or g["d"] or "").lower()
@@ -271,14 +297,14 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
                 and day_text[:1].isdigit() and name == "mdy" and m.group().count(" ") and "/" not in m.group():
             return None
         day = _day_number(day_text)
-        d = _safe_date(int(g["y"]) if g["y"] else today.year, month, day)
+        d = safe_date(int(g["y"]) if g["y"] else today.year, month, day)
         return _with_time(m, d)
     if name == "rel":
-        shift = {"today": 0, "tomorrow": 1, "yesterday": -1, "the day after tomorrow": 2,
-                 "the day before yesterday": -2}[g["rel"].lower()]
+        rel = re.sub(r"\s+", " ", g["rel"].lower()).removeprefix("the ")
+        shift = {"today": 0, "tomorrow": 1, "yesterday": -1, "day after tomorrow": 2, "day before yesterday": -2}[rel]
         return _with_time(m, today + timedelta(days=shift))
     if name == "wd":
-        target = _DAYS[g["wd"].lower()]
+        target = WEEKDAYS[g["wd"].lower()]
         which = {"this past": "last", "past": "last", "following": "next"}.get(
             re.sub(r"\s+", " ", g["which"].lower()), g["which"].lower())
         delta = (target - today.weekday()) % 7
@@ -301,7 +327,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         else:
             months = n * (12 if unit == "year" else 1) * sign
             y, mo = divmod(today.month - 1 + months, 12)
-            d = _safe_date(today.year + y, mo + 1, min(today.day, 28))
+            d = safe_date(today.year + y, mo + 1, min(today.day, 28))
         return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
     if name == "dur":
         u = g["u"].lower()
@@ -314,7 +340,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return _amount_of_time(m, ref)
     if name == "relp":
         which, unit = g["which"].lower(), g["u"].lower()
-        shift = {"next": 1, "coming": 1, "upcoming": 1, "last": -1, "previous": -1, "past": -1}.get(which, 0)
+        shift = {"next": 1, "coming": 1, "upcoming": 1, "following": 1, "last": -1, "previous": -1, "past": -1}.get(
+            which, 0)
         if unit in ("week", "weekend"):
             monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
             if unit == "weekend":
@@ -339,7 +366,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         elif g["mult"]:
             return None
         elif g["swd"] or g["pwd"] or g["pwd2"]:
-            code = f"XXXX-WXX-{_DAYS[(g['swd'] or g['pwd'] or g['pwd2']).lower()] + 1}{pod_code}"
+            code = f"XXXX-WXX-{WEEKDAYS[(g['swd'] or g['pwd'] or g['pwd2']).lower()] + 1}{pod_code}"
         elif g["spod"]:
             code = pod_code
         elif g["we"]:
@@ -362,20 +389,22 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             d = add_months(base, sign * n * (12 if unit == "year" else 1))
         return DateHit("date", m.start(), m.end(), d.isoformat())
     if name == "bwd":  # a weekday alone: its next occurrence (today counts)
-        delta = (_DAYS[g["wd"].lower()] - today.weekday()) % 7
+        delta = (WEEKDAYS[g["wd"].lower()] - today.weekday()) % 7
         return DateHit("date", m.start(), m.end(), (today + timedelta(days=delta)).isoformat())
     if name == "bmon":  # a month alone: that month of the reference year
-        return DateHit("date", m.start(), m.end(), f"{today.year:04d}-{_MONTHS[g['mon'].lower()]:02d}")
+        return DateHit("date", m.start(), m.end(), f"{today.year:04d}-{MONTHS[g['mon'].lower()]:02d}")
     if name == "pmon":  # after Feb, in May: a month named after a preposition
         if g["mon"].lower() in ("may", "mar") and re.match(r"\s+(?!(?:to|and|through|till|until|in|of)\b)[a-z]",
                                                           m.string[m.end():], re.IGNORECASE):
             return None  # "to mar it", "this may work": the verb
-        return DateHit("date", m.start("mon"), m.end(), f"{today.year:04d}-{_MONTHS[g['mon'].lower()]:02d}")
-    if name == "mdr":  # november 19-20, april ninth through seventeenth, between 3 and 12 of sept
-        month = _MONTHS[(g["mon"] or g["mon2"]).lower()]
+        return DateHit("date", m.start("mon"), m.end(), f"{today.year:04d}-{MONTHS[g['mon'].lower()]:02d}")
+    if name == "mdr":  # november 19-20, april ninth through seventeenth, between 3 and 12 of sept, 1-15 june
+        if g["d3"] and ((g["sep3"] or "").lower() == "and") != (g["pre"].lower() == "between"):
+            return None  # "from 3 and 12 May" lists two days; "between" asks for "and"
+        month = MONTHS[(g["mon"] or g["mon2"] or g["mon3"]).lower()]
         year = int(g["y"]) if g["y"] else today.year
-        first_day, last_day = (_safe_date(year, month, _day_number(g[key]))
-                               for key in (("d1", "d2") if g["mon"] else ("d3", "d4")))
+        keys = ("d1", "d2") if g["mon"] else ("d5", "d6") if g["mon3"] else ("d3", "d4")
+        first_day, last_day = (safe_date(year, month, _day_number(g[key])) for key in keys)
         if first_day is None or last_day is None or last_day <= first_day:
             return None
         return DateHit("daterange", m.start(), m.end(), f"{first_day.isoformat()}/{last_day.isoformat()}")
@@ -401,6 +430,13 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name in ("oclock", "at"):
         hour = _HOURS.get(g["th"].lower()) or int(g["th"])
         return DateHit("time", m.start(), m.end(), f"{hour:02d}:{int(g.get('tm') or 0):02d}:00")
+    if name == "wclock":  # at nine thirty, two forty-five pm, march 18th nine thirty
+        if not g["ap"] and not _CLOCK_CUE.search(m.string, max(0, m.start() - 30), m.start()):
+            return None  # "nine thirty" alone is as often two counts
+        hour = _HOURS[g["hw"].lower()]
+        minute = CLOCK_MINUTES[re.sub(r"[ -]+", " ", g["mw"].lower())]
+        ap = (g["ap"] or "").replace(".", "").lower()[:1]
+        return DateHit("time", m.start(), m.end(), f"{_meridiem(hour, ap):02d}:{minute:02d}:00")
     if name == "noon":
         return DateHit("time", m.start(), m.end(), "12:00:00" if g["w"].lower() in ("noon", "midday") else "00:00:00")
     if name == "past":  # half past seven, a quarter to eight, 20 min past eight
@@ -418,25 +454,28 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name == "nwk":  # next week Monday: that weekday of that week
         monday = today - timedelta(days=today.weekday())
         monday += timedelta(weeks={"next": 1, "last": -1}.get(g["which"].lower(), 0))
-        return DateHit("date", m.start(), m.end(), (monday + timedelta(days=_DAYS[g["wd"].lower()])).isoformat())
+        return DateHit("date", m.start(), m.end(), (monday + timedelta(days=WEEKDAYS[g["wd"].lower()])).isoformat())
     if name == "wk":
         return _week(m, today)
-    if name == "endof":
-        if g["u"] and g["u"].lower() == "day":
-            return DateHit("datetime", m.start(), m.end(), f"{today.isoformat()}T23:59:59")
-        year = int(g["y"]) if g["y"] else today.year
-        return DateHit("daterange", m.start(), m.end(), f"{year:04d}-09-01/{year + 1:04d}-01-01")
+    if name == "endof":  # end of the day, EOD: the day's last second (parts of longer
+        # periods, "the end of 2008", are dates_en_periods')
+        return DateHit("datetime", m.start(), m.end(), f"{today.isoformat()}T23:59:59")
     if name == "wdn":  # sunday 31: the nearest coming month whose 31st is a Sunday
-        target, day = _DAYS[g["wd"].lower()], int(g["d"])
+        target, day = WEEKDAYS[g["wd"].lower()], int(g["d"])
         for k in range(0, 28):
             first = add_months(today.replace(day=1), k)
-            d = _safe_date(first.year, first.month, day)
+            d = safe_date(first.year, first.month, day)
             if d is not None and d.weekday() == target and (k or d >= today):
                 return _with_time(m, d)
         return None
-    if name == "md":  # on 6/4, friday 5/12: month/day after a word that announces a date
-        d = _safe_date(today.year, int(g["a"]), int(g["b"]))
-        return DateHit("date", m.start("a"), m.end(), d.isoformat()) if d else None
+    if name == "md":  # on 6/4, friday 5/12: month/day after a word that announces a date; 11/20 alone
+        if g["a2"] and day_first:
+            return None  # Chinese text writes the day first: a bare 12/20 is left alone there
+        month, day = int(g["a"] or g["a2"]), int(g["b"] or g["b2"])
+        d = safe_date(today.year, month, day)
+        if d is None and (month, day) == (2, 29):
+            d = next(x for x in (safe_date(today.year + k, 2, 29) for k in range(1, 5)) if x)  # the next leap day
+        return DateHit("date", m.start("a") if g["a"] else m.start(), m.end(), d.isoformat()) if d else None
     if name == "decp":  # the next decade: 2020/2030 from 2016
         start = today.year // 10 * 10 + 10 * {"next": 1, "coming": 1, "last": -1, "previous": -1, "past": -1}.get(
             g["which"].lower(), 0)
@@ -526,8 +565,9 @@ def _amount_of_time(m: re.Match[str], ref: datetime) -> DateHit | None:
     return DateHit("date", m.start(), m.end(), d.isoformat())
 
 
-_DAY_BEFORE = re.compile(rf"(?:{_DAY}|today|tomorrow|yesterday|tonight)\s*$", re.IGNORECASE)
-_DAY_AFTER = re.compile(rf"\s*(?:on\s+|,\s*)?(?:{_DAY}|today|tomorrow|yesterday|tonight|\d{{1,2}}/\d)", re.IGNORECASE)
+_DAY_BEFORE = re.compile(rf"(?:{WEEKDAY_ALT}|today|tomorrow|yesterday|tonight)\s*$", re.IGNORECASE)
+_DAY_AFTER = re.compile(rf"\s*(?:on\s+|,\s*)?(?:{WEEKDAY_ALT}|today|tomorrow|yesterday|tonight|\d{{1,2}}/\d)",
+                        re.IGNORECASE)
 
 
 _ORD_WEEK = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4,
@@ -545,9 +585,10 @@ def _week(m: re.Match[str], today: date) -> DateHit | None:
         except ValueError:
             return None
     else:
-        year, ord_ = int(g["y"]), g["ord"].lower()
+        # the first week of july: this year's
+        year, ord_ = int(g["y"] or g["my"] or today.year), g["ord"].lower()
         if g["mon"]:
-            first = date(year, _MONTHS[g["mon"].lower()], 1)
+            first = date(year, MONTHS[g["mon"].lower()], 1)
             if ord_ == "last":
                 first = add_months(first, 1) - timedelta(days=7)
             monday = first - timedelta(days=first.weekday()) + timedelta(weeks=0 if ord_ == "last"
@@ -648,7 +689,7 @@ def _part_of_day(m: re.Match[str], today: date) -> DateHit:
         return DateHit("timerange", m.start(), m.end(), f"{clock[0]}/{clock[1]}")
     rel = (g["rel"] or "today").lower()
     if g["wd"]:
-        day = today + timedelta(days=(_DAYS[g["wd"].lower()] - today.weekday()) % 7)
+        day = today + timedelta(days=(WEEKDAYS[g["wd"].lower()] - today.weekday()) % 7)
     else:
         day = today + timedelta(days={"tomorrow": 1, "next": 1, "yesterday": -1, "last": -1}.get(rel, 0))
     d = day.isoformat()

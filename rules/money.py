@@ -15,7 +15,7 @@ from ._types import Entity, format_decimal
 from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, parse_number
 from .numbers_en import find_word_numbers
 
-__all__ = ["CURRENCIES", "find_money", "parse_money"]
+__all__ = ["CURRENCIES", "CURRENCY_NAMES", "find_money", "parse_money"]
 
 #: Written currency → ISO 4217 code (keys are matched longest first).
 CURRENCIES = {
@@ -34,24 +34,54 @@ CURRENCIES = {
     # Pence sterling: the code the London exchange quotes share prices in (100 GBX = 1 GBP).
     "pence": "GBX",
     "usd": "USD", "rmb": "CNY", "cny": "CNY", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "hkd": "HKD",
+    "bucks": "USD", "buck": "USD",
     "₡": "CRC", "₭": "LAK", "c $": "CAD", "c$": "CAD", "cad$": "CAD", "mxn$": "MXN", "mex$": "MXN", "Mex$": "MXN",
     "个比特币": "BTC", "個比特幣": "BTC", "比特币": "BTC", "比特幣": "BTC",
 }
-_PREFIXES = ["dollars", "dollar", "cad$", "mxn$", "mex$", "Mex$", "c $",
+#: ISO 4217 codes of the currencies English contracts and chats name most (beyond those above), and
+#: their names in English: "CHF 200", "200 Swiss francs", "Rs. 5000".
+CURRENCY_NAMES = {
+    "AUD": "australian dollars", "CAD": "canadian dollars", "CHF": "swiss francs", "SGD": "singapore dollars",
+    "NZD": "new zealand dollars", "SEK": "swedish kronor", "NOK": "norwegian kroner", "DKK": "danish kroner",
+    "INR": "indian rupees", "KRW": "korean won", "BRL": "brazilian reais", "MXN": "mexican pesos",
+    "ZAR": "south african rand", "RUB": "russian rubles", "TRY": "turkish liras", "PLN": "polish zlotys",
+    "THB": "thai baht", "IDR": "indonesian rupiahs", "MYR": "malaysian ringgits", "PHP": "philippine pesos",
+    "AED": "uae dirhams", "SAR": "saudi riyals", "ILS": "israeli shekels", "CZK": "czech korunas",
+    "HUF": "hungarian forints", "TWD": "taiwan dollars", "VND": "vietnamese dong", "NGN": "nigerian naira",
+    "EGP": "egyptian pounds", "PKR": "pakistani rupees",
+}
+for _code, _name in CURRENCY_NAMES.items():
+    CURRENCIES.setdefault(_code, _code)  # upper case only: "try", "php", "rub" are words
+    CURRENCIES.setdefault(_name, _code)  # plural
+    CURRENCIES.setdefault(re.sub(r"(?<=[a-z])s$", "", _name), _code)  # singular
+CURRENCIES.update({"hong kong dollars": "HKD", "hong kong dollar": "HKD", "japanese yen": "JPY",
+                   "british pounds": "GBP", "british pound": "GBP", "pounds sterling": "GBP", "pound sterling": "GBP",
+                   "rs.": "INR", "rs": "INR", "Rs.": "INR", "Rs": "INR"})
+_PREFIXES = ["dollars", "dollar", "cad$", "mxn$", "mex$", "Mex$", "c $", "Rs.", "Rs",
              "US$", "HK$", "NT$", "A$", "C$", "S$", "RMB", "CNY", "USD", "EUR", "GBP", "JPY", "HKD",
              "人民币", "美元", "港币", "港元", "欧元", "英镑", "日元", "$", "€", "£", "¥", "₩", "₹"]
 _SYMBOLS = ("$", "€", "£", "¥", "₩", "₹", "US$", "HK$", "NT$", "A$", "C$", "S$", "c $", "c$", "cad$", "mxn$", "mex$",
             "Mex$")
 _SUFFIXES = sorted((k for k in CURRENCIES if k not in _SYMBOLS), key=len, reverse=True)
+#: Currency names in words match in any case ("200 Swiss Francs"); codes and symbols only as written.
+_NAME_SUFFIXES = [k for k in _SUFFIXES if k.isascii() and k.islower() and (len(k) > 3 or " " in k)]
+_OTHER_SUFFIXES = [k for k in _SUFFIXES if k not in _NAME_SUFFIXES]
 _NUM = (rf"(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[十百千万亿萬億](?:\d+|[{CN_DIGITS}])?)*"
         rf"|[{CN_NUM_CHARS}]+(?:[点點][{CN_DIGITS}]+)?")
 _CENT_DIGIT = f"[0-9{CN_DIGITS}]"
+#: The characters an amount can start with (a digit, a numeral, or a prefix's first character): a
+#: cheap look-ahead so the long prefix alternation is tried only there.
+_STARTS = "".join(sorted({p[0] for p in _PREFIXES} - set("0123456789") - set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")))
 MONEY_RE = re.compile(
-    rf"(?=[0-9{CN_NUM_CHARS}USRCNEGJHAMDuscnegjhmd$€£¥₩₹人美港欧英日])(?<![A-Za-z])"
-    r"(?P<pre>" + "|".join(re.escape(p) for p in _PREFIXES) + r")?[ ]{0,2}"
+    rf"(?=[0-9{CN_NUM_CHARS}A-Z{re.escape(_STARTS)}])(?<![A-Za-z])"
+    # Any other three capitals before digits are tried as a code (one branch, not thirty): parse_money
+    # keeps the ones CURRENCY_NAMES knows ("CHF 200"), drops the rest ("ABC 12").
+    r"(?P<pre>" + "|".join(re.escape(p) for p in _PREFIXES) + r"|[A-Z]{3}(?=[ ]{0,2}\d))?[ ]{0,2}"
     rf"(?P<num>{_NUM})(?P<k>[kKmM](?![A-Za-z])|[ ]?(?:million|billion|thousand|mn|bn)\b)?[ ]{{0,2}}"
-    r"(?P<suf>" + "|".join(re.escape(s) for s in _SUFFIXES) + r"|[$€£](?![ ]{0,2}\d))?(?P<zheng>整|正)?"
-    r"(?(suf)(?:[ ](?P<minor>\d{2})(?!\d|[.,]\d|[ ]?(?:%|[A-Za-z0-9])))?)"
+    r"(?P<suf>(?=[A-Za-z])(?i:" + "|".join(re.escape(s) for s in _NAME_SUFFIXES) + ")|"
+    + "|".join(re.escape(s) for s in _OTHER_SUFFIXES) + r"|[$€£](?![ ]{0,2}\d))?(?P<zheng>整|正)?"
+    r"(?(suf)(?:[ ](?P<minor>\d{2})(?!\d|[.,]\d|[ ]?(?:%|[A-Za-z0-9]))"
+    r"|[ ]+(?:and[ ]+)?(?P<minor_cents>\d{1,2})[ ]?cents?\b)?)"
     rf"(?:(?P<jiao>{_CENT_DIGIT})[角毛])?(?:(?P<fen>{_CENT_DIGIT})分)?"
     rf"(?:[又零]?(?P<cents>[0-9{CN_DIGITS}十]{{1,3}})美分)?"
 )
@@ -63,6 +93,8 @@ _ASCII_SUFFIX = re.compile(r"[A-Za-z]+")
 def parse_money(match: re.Match[str], cjk: bool) -> tuple[Decimal, str] | None:
     """Amount and ISO code of one :data:`MONEY_RE` match, or ``None`` if it names no currency."""
     pre, suf = match.group("pre"), match.group("suf")
+    if pre and pre not in CURRENCIES:
+        pre = None  # three capitals that are no code
     if not pre and not suf:
         return None
     amount = parse_number(match.group("num"))
@@ -77,12 +109,16 @@ def parse_money(match: re.Match[str], cjk: bool) -> tuple[Decimal, str] | None:
     if match.group("minor") and not match.group("jiao") and suf and suf.lower() in (
             "usd", "eur", "gbp", "dollars", "dollar", "euros", "euro", "pounds", "cad", "aud"):
         amount += Decimal(match.group("minor")) / 100  # 17 USD 25, 15 dollars 50
+    if match.group("minor_cents") and suf and CURRENCIES.get(suf.lower(), "") in ("USD", "EUR", "CAD", "AUD"):
+        amount += Decimal(match.group("minor_cents")) / 100  # 3 dollars and 50 cents
     if match.group("cents"):
         cents = parse_number(match.group("cents"))
         if cents is not None and cents < 100:
             amount += cents / 100
-    code = CURRENCIES[suf] if (suf and suf not in ("元", "块", "块钱", "塊", "圆", "圓")) or not pre \
-        else CURRENCIES[pre]
+    if (suf and suf not in ("元", "块", "块钱", "塊", "圆", "圓")) or not pre:
+        code = CURRENCIES.get(suf) or CURRENCIES[suf.lower()]  # a name in any case: "Swiss Francs"
+    else:
+        code = CURRENCIES[pre]
     if pre == "¥" and not cjk and not suf:
         code = "JPY"
     return amount, code
@@ -113,6 +149,8 @@ def find_money(text: str, folded: str, cjk: bool) -> Iterator[Entity]:
             continue
         amount, code = parsed
         start, end = m.span()
+        if m.group("pre") and m.group("pre") not in CURRENCIES:
+            start = m.start("num")  # "ABC 12 dollars": the capitals were no code
         while end > start and folded[end - 1] == " ":
             end -= 1
         yield Entity("money", text[start:end], start, end,

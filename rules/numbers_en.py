@@ -96,6 +96,9 @@ def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
             out.append((occ.start, occ.end, value, bool(occ.is_ordinal)))
     taken = {t for a, b, _, _ in out for t in range(a, b)}
     for t, w in enumerate(words):
+        if w in _DOZEN and t > 0 and words[t - 1] in ("a", "an") and t - 1 not in taken:
+            out.append((t - 1, t, Decimal(1), False))  # a dozen: one dozen
+            continue
         if t not in taken and (w[0].isdigit() or w in ("half", "quarter", "halves", "quarters")):
             if w[0].isdigit():
                 out.append((t, t + 1, Decimal(w), False))
@@ -117,13 +120,13 @@ def _split_fraction_word(m: re.Match[str]) -> list[tuple[int, int]]:
     digits read one by one (``three-nought-four``) and a count joined to its unit (``one-yen``) are
     separate words."""
     parts = [(p.start(), p.end()) for p in re.finditer(r"[A-Za-z]+", m.group())]
-    if len(parts) > 1:
+    tail = _DENOMINATOR_TAIL.search(m.group())
+    if len(parts) > 1 and tail is None:  # two-thirds is a fraction, not a count joined to its unit
         names = [m.group()[a:b].lower() for a, b in parts]
         if all(n in _DIGIT_WORDS for n in names) or (names[0] in _DIGIT_WORDS and not _HAS_WORD.match(names[-1])):
             spans = [(m.start() + a, m.start() + b) for a, b in parts]
             hyphens = [(spans[i][1], spans[i + 1][0]) for i in range(len(spans) - 1)]  # keep them apart
             return sorted([*spans, *hyphens])
-    tail = _DENOMINATOR_TAIL.search(m.group())
     if tail is None:
         return [m.span()]
     cut = m.start() + tail.start()
@@ -196,6 +199,11 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
                 i, value = i - 1, 1 / value  # a third, a half
             elif words[i] in ("half", "quarter") and j < len(words) and words[j] in _SCALE:
                 pass  # half million: the scale word below takes it
+            elif words[i] in ("half", "quarter") and words[j:j + 1] in (["a"], ["an"]) and j + 1 < len(words) \
+                    and words[j + 1] in _SCALE:
+                j += 1  # half a million: a half of the scale word below
+                while k < len(items) and items[k][0] < j + 1:
+                    k += 1  # "a million" read on its own is inside this one
             else:
                 continue
             if words[i] in ("half", "quarter") and j < len(words) and words[j] in _SCALE:

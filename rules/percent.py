@@ -1,4 +1,5 @@
-"""Percentages and rates: ``15%``, ``百分之十五``, ``千分之五``, ``12个百分点``, ``15 percent``,
+"""Percentages and rates: ``15%``, ``百分之十五``, ``千分之五``, ``12个百分点``, ``15 percent``, ``5 per cent``,
+``2 percentage points``, ``150 basis points`` / ``150bps`` (1.5),
 ``八折`` / ``八五折`` (a price rate: 80 / 85) and ``七成`` (70).
 
 The value is the percent number as a decimal string: ``15%`` → ``"15"``, ``千分之五`` → ``"0.5"``.
@@ -27,7 +28,9 @@ _FRACTION: dict[str, Decimal] = {
              "万万": Decimal("0.000001"), "萬萬": Decimal("0.000001")}
 PERCENT_RE = re.compile(
     rf"(?=[-+负負.0-9{CN_NUM_CHARS}对半])(?P<neg>[负負-])?(?P<of>百万|百萬|万万|萬萬|[百佰千仟万萬]){_SP}分{_SP}之{_SP}(?P<n1>{_N}|百)"
-    rf"|(?P<n2>{_N}){_SP}(?:%|[个個]{_SP}百{_SP}分{_SP}[点點]|[ ]?(?:percent|per cent|pct)\b)"
+    rf"|(?P<n2>{_N}){_SP}(?:%|[个個]{_SP}百{_SP}分{_SP}[点點]"
+    r"|[ ]?(?:percentage[ ]points?|percentage|percents?|per[ ]?cent(?:um)?|pct"
+    r"|(?P<bp>basis[ ]points?|(?<![A-Za-z])bps))\b)"
     rf"|(?P<half>对折|半成)"
     rf"|(?P<n3>(?<![0-9{CN_DIGITS}十点點.])[0-9{CN_DIGITS}十](?:[ ]{{0,3}}[0-9{CN_DIGITS}点點.]){{0,6}})"
     rf"{_SP}(?P<unit>[折成])(?P<tail>{_SP}[{CN_DIGITS}])?"
@@ -56,6 +59,8 @@ def _value(m: re.Match[str], folded: str) -> Decimal | None:
         return -n if m.group("neg") else n
     if m.group("n2"):
         n = parse_number(m.group("n2").replace("負", "负"))
+        if n is not None and m.group("bp"):
+            return n / 100  # 150 basis points: 1.5 percent
         return n
     if m.group("half"):
         return Decimal(50) if m.group("half") == "对折" else Decimal(5)
@@ -79,7 +84,8 @@ def _rate(num: str, unit: str, tail: str) -> Decimal | None:
     return value if 0 < value <= 100 else None
 
 
-_WORD_PERCENT = re.compile(r"[ ]?(?:percentages?|percents?|per[ ]cent|pct)\b", re.IGNORECASE)
+_WORD_PERCENT = re.compile(r"[ ]?(?:percentage[ ]points?|percentages?|percents?|per[ ]?cent(?:um)?|pct)\b",
+                           re.IGNORECASE)
 
 
 _PERCENT_OF = re.compile(r"\b(?:percentages?|percents?|per[ ]cent)[ ]+of[ ]+", re.IGNORECASE)

@@ -713,3 +713,157 @@ def test_two_durations_of_one_unit_stay_two() -> None:
 
 def test_a_time_for_a_duration_in_parts_is_the_range_it_covers() -> None:
     assert [v for _, _, v in found("from 10 am for 3 hours 30 minutes")] == ["10:00:00/13:30:00"]
+
+
+# -- English parts of a period, days counted in a period, weekday of a named week ----------------
+@pytest.mark.parametrize(("text", "value"), [
+    ("early June", "2024-06-01/2024-06-16"), ("mid-June", "2024-06-10/2024-06-21"),
+    ("late June", "2024-06-16/2024-07-01"), ("the end of June", "2024-06-16/2024-07-01"),
+    ("the beginning of July 2025", "2025-07-01/2025-07-16"), ("the end of next month", "2024-07-16/2024-08-01"),
+    ("mid-2023", "2023-05-01/2023-09-01"), ("late 2008", "2008-09-01/2009-01-01"),
+    ("the start of next year", "2025-01-01/2025-07-01"), ("the end of the week", "2024-06-13/2024-06-17"),
+    ("early next week", "2024-06-17/2024-06-20"),
+])
+def test_english_early_mid_late_part_of_a_period(text: str, value: str) -> None:
+    assert found(f"due {text}.", "daterange") == [("daterange", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("the first Monday of July", "2024-07-01"), ("the last Friday of June", "2024-06-28"),
+    ("the second Tuesday of next month", "2024-07-09"), ("the third Thursday of November 2025", "2025-11-20"),
+    ("the last day of the month", "2024-06-30"), ("the first day of 2025", "2025-01-01"),
+    ("the last day of February 2024", "2024-02-29"), ("the first day of next month", "2024-07-01"),
+])
+def test_english_day_counted_inside_a_month_or_year(text: str, value: str) -> None:
+    assert found(f"starts {text}.", "date") == [("date", text, value)]
+
+
+def test_a_fifth_weekday_the_month_lacks_is_no_date() -> None:
+    # February 2024 has four Mondays: no day is made up (the weekday and the month still read alone)
+    assert all("fifth" not in t for _, t, _ in found("the fifth Monday of February 2024"))
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("payable on the 15th.", "the 15th", "2024-06-15"),  # still ahead this month
+    ("payable on the 5th.", "the 5th", "2024-07-05"),  # past this month: next month's
+    ("due by the 30th", "the 30th", "2024-06-30"), ("on the 3rd of next month", "the 3rd of next month", "2024-07-03"),
+    ("the twenty-sixth day of the month", "the twenty-sixth day of the month", "2024-06-26"),
+])
+def test_english_ordinal_day_of_month_without_a_month_name(text: str, span: str, value: str) -> None:
+    assert found(text, "date") == [("date", span, value)]
+
+
+@pytest.mark.parametrize("text", ["around the 21st", "the 3rd party", "on the 2nd floor", "the first to arrive",
+                                  "between the 21st and 23rd", "the 15th of each month"])
+def test_an_ordinal_without_a_cue_or_before_a_noun_is_no_day(text: str) -> None:
+    assert found(text, "date", "daterange") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Friday next week", "2024-06-21"), ("tuesday of last week", "2024-06-04"), ("Thursday this week", "2024-06-13"),
+    ("day after tomorrow", "2024-06-14"), ("the next day", "2024-06-13"), ("the previous day", "2024-06-11"),
+])
+def test_english_weekday_of_a_named_week_and_days_named_from_today(text: str, value: str) -> None:
+    assert found(f"see you {text}.", "date") == [("date", text, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("the week after next", "2024-W26"), ("the following week", "2024-W25"), ("the month before last", "2024-04"),
+])
+def test_english_periods_two_steps_away_and_the_following_one(text: str, value: str) -> None:
+    assert found(f"by {text}", "date")[0][2] == value
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("the week of June 19", "2024-06-17/2024-06-24"), ("the week starting on June 10", "2024-06-10/2024-06-17"),
+    ("2 weeks starting June 20th", "2024-06-20/2024-07-04"), ("Mon-Fri", "2024-06-17/2024-06-21"),
+    ("from Tuesday to Thursday", "2024-06-18/2024-06-20"), ("1-15 June", "2024-06-01/2024-06-15"),
+    ("the first week of July", "2024-07-01/2024-07-08"), ("the end of the day", None),
+])
+def test_english_weeks_held_by_a_day_spans_from_a_day_and_ranges_of_weekdays(text: str, value: str | None) -> None:
+    if value is None:
+        assert found(text, "datetime") == [("datetime", text, "2024-06-12T23:59:59")]
+    else:
+        assert found(f"open {text}.", "daterange") == [("daterange", text, value)]
+
+
+def test_a_bare_hour_after_at_that_ends_the_clause_is_the_days_hour() -> None:
+    assert found("see you Friday at 3.", "datetime") == [("datetime", "Friday at 3", "2024-06-14T03:00:00")]
+    assert found("open Friday at 3 locations", "datetime") == []
+    assert found("3 and 12 May", "daterange") == []
+
+
+# -- English percent units, currency names and codes, fractions of a scale -------------------------
+@pytest.mark.parametrize(("text", "value"), [
+    ("15 percentage points", "15"), ("four percentage points", "4"), ("2.5 percentum", "2.5"),
+    ("150 basis points", "1.5"), ("150bps", "1.5"), ("5 per cent", "5"),
+])
+def test_english_percent_units_and_basis_points(text: str, value: str) -> None:
+    assert found(f"a rise of {text} a year", "percent") == [("percent", text, value)]
+
+
+def test_a_rate_in_kbps_is_no_basis_point() -> None:
+    assert found("a 320kbps stream", "percent") == []
+
+
+@pytest.mark.parametrize(("text", "amount", "currency"), [
+    ("CHF 200", "200", "CHF"), ("200 Swiss Francs", "200", "CHF"), ("AUD 1,500", "1500", "AUD"),
+    ("50 Australian dollars", "50", "AUD"), ("Rs. 5000", "5000", "INR"), ("INR 2.5 million", "2500000", "INR"),
+    ("3 PLN", "3", "PLN"), ("50 bucks", "50", "USD"), ("3 dollars and 50 cents", "3.5", "USD"),
+    ("12 euros 5 cents", "12.05", "EUR"), ("100 pounds sterling", "100", "GBP"),
+])
+def test_english_currency_codes_and_names_around_an_amount(text: str, amount: str, currency: str) -> None:
+    assert found(f"pay {text} now", "money") == [("money", text, {"amount": amount, "currency": currency})]
+
+
+@pytest.mark.parametrize("text", ["give it 2 try", "5 php files", "3 rub marks"])
+def test_a_lower_case_word_that_spells_a_code_is_no_currency(text: str) -> None:
+    assert found(text, "money") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("half a million", "500000"), ("a quarter of a million", None), ("half a billion", "500000000"),
+    ("two-thirds", "0.666666666666667"), ("five-eighths", "0.625"), ("a dozen", "12"),
+])
+def test_english_half_a_scale_hyphened_fractions_and_a_dozen(text: str, value: str | None) -> None:
+    got = found(f"about {text} of them", "number")
+    if value is None:  # "quarter of a": two numbers as written, never a made-up product
+        assert ("number", text, "250000") not in got
+    else:
+        assert got == [("number", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("see you 11/20", "11/20", "2024-11-20"), ("11/20, 12 of Nov", "11/20", "2024-11-20"),
+    ("born 2/29", "2/29", "2024-02-29"),
+])
+def test_a_bare_month_day_whose_day_is_past_twelve_is_a_date(text: str, span: str, value: str) -> None:
+    assert found(text, "date")[0] == ("date", span, value)
+
+
+def test_a_bare_leap_day_in_a_common_year_is_the_next_leap_day() -> None:
+    assert [e.value for e in find_entities("2/29", reference_time=datetime(2025, 3, 1)) if e.type == "date"] == [
+        "2028-02-29"]
+
+
+@pytest.mark.parametrize("text", ["add 3/4 cup", "价格12/20元", "version 1/13/2"])
+def test_a_small_fraction_a_chinese_text_or_a_longer_run_is_no_bare_month_day(text: str) -> None:
+    assert found(text, "date") == []
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("meet at nine thirty", "time", "09:30:00"), ("three thirty pm", "time", "15:30:00"),
+    ("at twelve oh five am", "time", "00:05:00"), ("tomorrow at seven fifteen", "datetime", "2024-06-13T07:15:00"),
+    ("from two thirty to two forty-five", "timerange", "02:30:00/02:45:00"),
+])
+def test_english_clock_times_in_words_after_a_cue(text: str, type_: str, value: str) -> None:
+    assert [v for t, _, v in found(text) if t == type_] == [value]
+
+
+def test_two_number_words_without_a_cue_are_no_clock_time() -> None:
+    assert found("ten twenty", "time") == [] and found("nine thirty year olds", "time") == []
+
+
+def test_a_list_of_weekdays_stays_a_list_of_days() -> None:
+    assert found("free on Wednesday, Thursday or Friday", "date") == [
+        ("date", "Wednesday", "2024-06-12"), ("date", "Thursday", "2024-06-13"), ("date", "Friday", "2024-06-14")]

@@ -6,19 +6,20 @@ would hide the failure).
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lastline.rules._date_types import add_months
+from lastline.rules._types import format_decimal
 from lastline.rules.dates import find_dates
 from lastline.rules.dates_en import find_en
 from lastline.rules.dates_holidays import find_holidays
 from lastline.rules.dates_zh import ERAS, find_zh
 from lastline.rules.dates_zh_periods import find_periods
-from lastline.rules.money import find_word_money
+from lastline.rules.money import CURRENCY_NAMES, find_money, find_word_money
 from lastline.rules.numbers import find_number_forms
 from lastline.rules.numbers_en import find_word_numbers
 from lastline.rules.percent import find_word_percent
@@ -168,3 +169,44 @@ def test_english_amounts_of_time_in_words_or_digits_are_durations(n: int, unit: 
 def test_english_time_grammars_never_raise_and_spans_are_inside(text: str) -> None:
     for h in find_en(text, _REF):
         assert 0 <= h.start < h.end <= len(text)
+
+
+# -- English parts of a month and weekdays counted in a month ----------------------------------------
+_EN_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+              "November", "December"]
+_EN_WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+_NTH = ["first", "second", "third", "fourth"]
+
+
+@given(st.integers(min_value=1, max_value=12), st.integers(min_value=1990, max_value=2060),
+       st.sampled_from(["early", "mid", "late", "the beginning of", "the end of", "the middle of"]))
+def test_a_part_of_a_month_lies_inside_that_month(month: int, year: int, mod: str) -> None:
+    text = f"{mod} {_EN_MONTHS[month - 1]} {year}"
+    (entity,) = [e for e in find_dates(f"due {text}.", f"due {text}.", datetime(2024, 6, 12)) if e.type == "daterange"]
+    start, end = (date.fromisoformat(v) for v in entity.value.split("/"))
+    first = date(year, month, 1)
+    following = date(year + month // 12, month % 12 + 1, 1)
+    assert entity.text == text and first <= start < end <= following
+    assert (start == first) == (mod in ("early", "the beginning of"))
+    assert (end == following) == (mod in ("late", "the end of"))
+
+
+@given(st.integers(min_value=1, max_value=12), st.integers(min_value=1990, max_value=2060),
+       st.sampled_from(range(7)), st.sampled_from(range(4)))
+def test_the_nth_weekday_of_a_month_is_that_weekday_in_its_nth_week(month: int, year: int, weekday: int,
+                                                                    n: int) -> None:
+    text = f"the {_NTH[n]} {_EN_WEEKDAYS[weekday]} of {_EN_MONTHS[month - 1]} {year}"
+    (entity,) = [e for e in find_dates(f"on {text}.", f"on {text}.", datetime(2024, 6, 12)) if e.type == "date"]
+    day = date.fromisoformat(entity.value)
+    assert entity.text == text and day.weekday() == weekday and (day.year, day.month) == (year, month)
+    assert 7 * n < day.day <= 7 * (n + 1)
+
+
+@given(st.decimals(min_value=0, max_value=10**7, places=2, allow_nan=False, allow_infinity=False),
+       st.sampled_from(sorted(CURRENCY_NAMES)), st.booleans(), st.booleans())
+def test_an_amount_with_an_iso_code_or_its_name_reads_back(amount: Decimal, code: str, code_first: bool,
+                                                            name: bool) -> None:
+    unit = CURRENCY_NAMES[code].title() if name else code
+    text = f"{unit} {amount:,}" if code_first and not name else f"{amount:,} {unit}"
+    (entity,) = [e for e in find_money(f"pay {text} today", f"pay {text} today", False)]
+    assert entity.text == text and entity.value == {"amount": format_decimal(amount), "currency": code}
