@@ -55,6 +55,7 @@ from lastline import Embedder, get_embedder, open_storage
 from lastline.kb import Filters, KBConfig, KnowledgeBase, ParsedDocument, SQLiteKBStore, chunk_document
 from lastline.kb._ann import AnnConfig
 from lastline.kb._index_text import fts_text
+from lastline.kb._segment import query_terms
 from lastline.kb._spaces import ENGLISH, PRIMARY
 from lastline.kb._store import DocumentWrite
 from lastline.kb._writer import encode_sorted
@@ -234,6 +235,7 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
             kb = KnowledgeBase(store.storage, embedder, KBConfig(ann=AnnConfig(background=False)),
                                english_embedder=english, store=store)
             row["ann"] = latencies(kb, queries)
+            row["stages"] = stage_costs(kb, queries)
             if size <= args.exact_up_to:
                 for space, _ in models:
                     store.vector_index(space).ann = None  # type: ignore[arg-type]
@@ -270,6 +272,14 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
             out(f"| {r['chunks']:,} | {space_name} | " + " | ".join(
                 f"{per[label][0]:.3f} / {per[label][1]:.3f}" for label in labels) + " |")
     out("")
+    stages = list(rows[0]["stages"])  # type: ignore[call-overload]
+    out("Where a hybrid search's time goes: CPU ms per query (`time.process_time`, mean over the queries) by"
+        " stage, which depends far less on the machine's load than the wall times above:\n")
+    out("| chunks | " + " | ".join(stages) + " |")
+    out("|---|" + "---|" * len(stages))
+    for r in rows:
+        out(f"| {r['chunks']:,} | " + " | ".join(f"{r['stages'][name]:.1f}" for name in stages) + " |")  # type: ignore[index]
+    out("")
     out("efSearch curve (primary space, unfiltered, k = 100): recall@100 against exact / p50 ms of the"
         " graph search alone (ids checked alive in the store included, query encoding not):\n")
     out("| chunks | " + " | ".join(f"efSearch {ef}" for ef, _, _ in rows[0]["curve"]) + " |")  # type: ignore[index]
@@ -277,6 +287,43 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
     for r in rows:
         out(f"| {r['chunks']:,} | " + " | ".join(f"{rec:.3f} / {ms:.1f}" for _, rec, ms in r["curve"]) + " |")  # type: ignore[attr-defined]
     out.done(args.write)
+
+
+def stage_costs(kb: KnowledgeBase, queries: list[str]) -> dict[str, float]:
+    """CPU ms per query (``time.process_time``) of each stage of a hybrid search, in the order it runs.
+
+    CPU time rather than wall time: on a shared 2-core machine a stage's wall time is mostly waiting
+    for a core, and how long depends on the neighbours; the CPU a stage burns depends far less on them.
+    ``fuse, hydrate, cosines`` is the whole search's CPU less the stages before it (each measured
+    on its own call, as the search makes it).
+    """
+    depth = kb.config.candidates
+    sums: dict[str, float] = {}
+
+    def add(name: str, since: float) -> float:
+        now = time.process_time()
+        sums[name] = sums.get(name, 0.0) + (now - since) * 1000 / len(queries)
+        return now
+
+    for query in queries:
+        started = clock = time.process_time()
+        terms = query_terms(query, kb.config.segmenter)
+        kb.store.keyword_search(terms, tenant="bench", filters=Filters(), limit=depth)
+        clock = add("keyword (FTS5)", clock)
+        for space, space_embedder in kb.spaces:
+            if space.holds(query):
+                vector = space_embedder.encode([query])[0]
+                clock = add(f"encode {space.name}", clock)
+                kb.store.vector_index(space).search(vector, tenant="bench", filters=Filters(), limit=depth)
+                clock = add(f"kNN {space.name}", clock)
+        parts = time.process_time() - started
+        clock = time.process_time()
+        kb.search(query, tenant="bench", k=10)
+        whole = time.process_time() - clock
+        sums["fuse, hydrate, cosines"] = sums.get("fuse, hydrate, cosines", 0.0) + max(
+            0.0, whole - parts) * 1000 / len(queries)
+        sums["hybrid search, whole"] = sums.get("hybrid search, whole", 0.0) + whole * 1000 / len(queries)
+    return sums
 
 
 def latencies(kb: KnowledgeBase, queries: list[str]) -> dict[str, tuple[float, float]]:
