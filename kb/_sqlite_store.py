@@ -459,7 +459,7 @@ class SQLiteKBStore:
     def keyword_search(self, terms: Sequence[str], *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
         """BM25's best ``limit`` of the tenant's chunks passing ``filters``.
 
-        An OR query over a query's words matches a quarter to a third of a corpus of prose (every
+        An OR query over a query's words matches a quarter to two fifths of a corpus of prose (every
         chunk with "increased" or "patients"): 25k rows at 100k chunks. Joining each match to its
         chunk row to check the tenant and filters cost as much as BM25 itself (≈2 µs a row), so FTS5
         ranks first and only its top rows are checked — ``limit`` rows, then ``_DEEPEN`` times as

@@ -133,6 +133,13 @@ def test_keyword_search_is_full_when_another_tenant_outranks_every_chunk(store: 
     assert set(_keyword(store, "turbine", "acme", 100)) == set(acme)  # fewer matches than asked: all of them
 
 
+def test_keyword_search_looks_deeper_when_the_top_rows_are_another_tenants(store: SQLiteKBStore) -> None:
+    _fill(store, "globex", ["rotor rotor rotor blade"] * 100, prefix="g")  # the first 20 rows are all globex's
+    acme = _fill(store, "acme", [f"the rotor of plant {i} was inspected" for i in range(30)])
+    found = store.keyword_search(["rotor"], tenant="acme", filters=Filters(), limit=20)
+    assert len(found) == 20 and {r.rowid for r in found} <= set(acme)
+
+
 def test_keyword_search_applies_filters_before_the_limit(store: SQLiteKBStore) -> None:
     _fill(store, "acme", ["pump pump pump seal"] * 500, collection="manuals", prefix="m")
     tagged = _fill(store, "acme", [f"the pump in hall {i} leaks" for i in range(40)], collection="faq", prefix="f",
