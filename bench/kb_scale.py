@@ -16,10 +16,13 @@ English chunk is embedded twice and every (English) query encodes twice and runs
 
 ``--scale 100000 1000000`` measures the approximate index instead (its own section): chunks are
 written straight through the store with *synthetic* vectors, so that a million rows take minutes
-rather than days of encoding. Each chunk's text is two SciFact sentences drawn from a pool of
-``--pool`` sentences; its vector in each space is the normalized sum of those two sentences' real
-vectors (encoded once by that space's model) plus a little noise, so queries encoded by the real
-models meet vectors shaped like real ones. Every 10th chunk is in collection ``c0`` (a 10% filter)
+rather than days of encoding. Each chunk's text is 2–6 SciFact sentences (``SENTENCES``; each cut
+to ≤ 200 characters, ≈ 730 characters a chunk) drawn from a pool of ``--pool`` sentences; its
+vector in each space is the normalized sum of those sentences' real vectors (encoded once by that
+space's model) plus a little noise, so queries encoded by the real models meet vectors shaped like
+real ones. The words are real text too: an OR query of a SciFact query's words matches 40% of the
+chunks, as it matches 39% of SciFact's own 1,200-character chunks (what keyword search costs
+follows that share). Every 10th chunk is in collection ``c0`` (a 10% filter)
 and every 200th is tagged ``rare`` (0.5%: exact). Per size: the HNSW build time and the resident
 memory it added (RAM per chunk, both spaces), recall@10 and recall@100 of each space's approximate
 list against the exact kNN over the same rows (unfiltered, collection ``c0``, tag ``rare``), and
@@ -33,6 +36,7 @@ Usage: python bench/kb_scale.py [--sizes 10000 100000] [--queries 200] [--embedd
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import random
@@ -51,6 +55,7 @@ from lastline import Embedder, get_embedder, open_storage
 from lastline.kb import Filters, KBConfig, KnowledgeBase, ParsedDocument, SQLiteKBStore, chunk_document
 from lastline.kb._ann import AnnConfig
 from lastline.kb._index_text import fts_text
+from lastline.kb._segment import query_terms
 from lastline.kb._spaces import ENGLISH, PRIMARY
 from lastline.kb._store import DocumentWrite
 from lastline.kb._writer import encode_sorted
@@ -87,9 +92,16 @@ def percentiles(times: list[float]) -> tuple[float, float]:
     return float(np.percentile(times, 50)), float(np.percentile(times, 99))
 
 
+#: Sentences per synthetic chunk, drawn uniformly: ≈ 730 characters on average (SciFact's own chunks
+#: average 874), so an OR query of a SciFact query's words matches as large a share of the chunks as
+#: it does of SciFact's real ones (40% against 39%; two-sentence chunks matched 25%): keyword search
+#: costs what it would on real prose.
+SENTENCES = (2, 6)
+
+
 def synthetic_store(path: Path, size: int, pool: list[str], models: list[tuple[object, Embedder]],
                     rng: np.random.Generator) -> tuple[SQLiteKBStore, float]:
-    """``size`` chunks of two pool sentences each, with summed real sentence vectors; returns (store, seconds)."""
+    """``size`` chunks of 2–6 pool sentences each, with summed real sentence vectors; returns (store, seconds)."""
     pooled = {space: encode_sorted(embedder, pool) for space, embedder in models}
     store = SQLiteKBStore(open_storage(path), ann=AnnConfig(background=False))  # type: ignore[arg-type]
     for space, embedder in models:
@@ -97,13 +109,15 @@ def synthetic_store(path: Path, size: int, pool: list[str], models: list[tuple[o
         index.reset(embedder.dim, seen=index.model())
     started = time.perf_counter()
     batch = 2_000
+    low, high = SENTENCES
     for start in range(0, size, batch):
         n = min(batch, size - start)
-        pairs = rng.integers(0, len(pool), size=(n, 2))
+        picks = rng.integers(0, len(pool), size=(n, high))
+        used = np.arange(high) < rng.integers(low, high + 1, size=n)[:, None]  # the first k picks of each chunk
         writes = []
-        for i, (a, b) in enumerate(pairs.tolist()):
+        for i, row in enumerate(picks.tolist()):
             number = start + i
-            document = ParsedDocument.plain(f"{pool[a]} {pool[b]}", "")
+            document = ParsedDocument.plain(" ".join(pool[j] for j, on in zip(row, used[i], strict=True) if on), "")
             document.tags = ["rare"] if number % 200 == 0 else []
             chunks = chunk_document(document)
             writes.append(DocumentWrite(
@@ -112,7 +126,7 @@ def synthetic_store(path: Path, size: int, pool: list[str], models: list[tuple[o
                 languages=["en"]))
         vectors = {}
         for space, _ in models:
-            matrix = pooled[space][pairs[:, 0]] + pooled[space][pairs[:, 1]]
+            matrix = np.einsum("nk,nkd->nd", used.astype(np.float32), pooled[space][picks])
             matrix += 0.05 * rng.standard_normal(matrix.shape).astype(np.float32) / np.sqrt(matrix.shape[1])
             matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
             vectors[space] = (list(range(n)), matrix.astype(np.float32))
@@ -130,6 +144,28 @@ def synthetic_store(path: Path, size: int, pool: list[str], models: list[tuple[o
     return store, seconds
 
 
+def scale_store(directory: Path, size: int, pool: list[str], models: list[tuple[object, Embedder]], *,
+                keep: bool) -> tuple[SQLiteKBStore, float]:
+    """The synthetic store of ``size`` chunks and the seconds its writing took.
+
+    With ``keep`` the database stays in ``directory`` and a later run reuses it once complete (a
+    sidecar file, written last, records the write time): writing a million chunks takes an hour here.
+    """
+    models_id = "+".join(embedder.model_id for _, embedder in models)
+    name = f"scale-{size}-pool{len(pool)}x{SENTENCES[0]}-{SENTENCES[1]}-{models_id}"
+    path, done = directory / f"{name}.db", directory / f"{name}.json"
+    if keep and done.exists():
+        print(f"    reusing {path}", file=sys.stderr)
+        return (SQLiteKBStore(open_storage(path), ann=AnnConfig(background=False)),  # type: ignore[arg-type]
+                float(json.loads(done.read_text())["write_s"]))
+    for stale in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        stale.unlink(missing_ok=True)
+    store, seconds = synthetic_store(path, size, pool, models, np.random.default_rng([11, size]))
+    if keep:
+        done.write_text(json.dumps({"write_s": seconds}))
+    return store, seconds
+
+
 def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> None:
     """The approximate index's rows: build time, RAM per chunk, recall against exact, latency per mode."""
     rng = np.random.default_rng(11)
@@ -144,10 +180,12 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
     filters = {"all": Filters(), "collection c0 (10%)": Filters(collections=["c0"]),
                "tag rare (0.5%)": Filters(tags=["rare"])}
     rows = []
-    with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
+    with contextlib.ExitStack() as stack:
+        directory = (Path(args.workdir) if args.keep
+                     else Path(stack.enter_context(tempfile.TemporaryDirectory(dir=args.workdir))))
         for size in args.scale:
             print(f"  {size:,}: writing ({time.strftime('%H:%M:%S')})", file=sys.stderr)
-            store, write_s = synthetic_store(Path(tmp) / f"scale-{size}.db", size, pool, models, rng)
+            store, write_s = scale_store(directory, size, pool, models, keep=args.keep)
             row: dict[str, object] = {"chunks": size, "write_per_s": size / write_s,
                                       "db_mb": store.storage.path.stat().st_size / 1e6}
             before = rss_mb()
@@ -163,12 +201,15 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
             row["ram_per_chunk_b"] = (rss_mb() - before) * 1024 * 1024 / size
             vectors = {space: embedder_.encode(queries) for space, embedder_ in models}
             recall: dict[str, dict[str, tuple[float, float]]] = {}
+            exact_all: list[list[int]] = []  # the primary space's unfiltered exact lists, for the curve below
             for space, _ in models:
                 index = store.vector_index(space)  # type: ignore[arg-type]
                 for label, flt in filters.items():
                     r10, r100 = [], []
                     for q in vectors[space][: args.recall_queries]:
                         exact = [r.rowid for r in index.exact(q, tenant="bench", filters=flt, limit=100)]
+                        if space is PRIMARY and label == "all":
+                            exact_all.append(exact)
                         approx = [r.rowid for r in index.search(q, tenant="bench", filters=flt, limit=100)]
                         approx10 = [r.rowid for r in index.search(q, tenant="bench", filters=flt, limit=10)]
                         r10.append(len(set(approx10) & set(exact[:10])) / max(1, len(exact[:10])))
@@ -183,8 +224,7 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
             for ef in (64, 128, 256, 512):
                 index.ann.config = dataclasses.replace(shipped, ef_search=ef)
                 r100, times = [], []
-                for q in vectors[PRIMARY][: args.recall_queries]:
-                    exact = [r.rowid for r in index.exact(q, tenant="bench", filters=Filters(), limit=100)]
+                for q, exact in zip(vectors[PRIMARY][: args.recall_queries], exact_all, strict=True):
                     t0 = time.perf_counter()
                     approx = [r.rowid for r in index.search(q, tenant="bench", filters=Filters(), limit=100)]
                     times.append((time.perf_counter() - t0) * 1000)
@@ -195,6 +235,7 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
             kb = KnowledgeBase(store.storage, embedder, KBConfig(ann=AnnConfig(background=False)),
                                english_embedder=english, store=store)
             row["ann"] = latencies(kb, queries)
+            row["stages"] = stage_costs(kb, queries)
             if size <= args.exact_up_to:
                 for space, _ in models:
                     store.vector_index(space).ann = None  # type: ignore[arg-type]
@@ -231,6 +272,14 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
             out(f"| {r['chunks']:,} | {space_name} | " + " | ".join(
                 f"{per[label][0]:.3f} / {per[label][1]:.3f}" for label in labels) + " |")
     out("")
+    stages = list(rows[0]["stages"])  # type: ignore[call-overload]
+    out("Where a hybrid search's time goes: CPU ms per query (`time.process_time`, mean over the queries) by"
+        " stage, which depends far less on the machine's load than the wall times above:\n")
+    out("| chunks | " + " | ".join(stages) + " |")
+    out("|---|" + "---|" * len(stages))
+    for r in rows:
+        out(f"| {r['chunks']:,} | " + " | ".join(f"{r['stages'][name]:.1f}" for name in stages) + " |")  # type: ignore[index]
+    out("")
     out("efSearch curve (primary space, unfiltered, k = 100): recall@100 against exact / p50 ms of the"
         " graph search alone (ids checked alive in the store included, query encoding not):\n")
     out("| chunks | " + " | ".join(f"efSearch {ef}" for ef, _, _ in rows[0]["curve"]) + " |")  # type: ignore[index]
@@ -238,6 +287,43 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
     for r in rows:
         out(f"| {r['chunks']:,} | " + " | ".join(f"{rec:.3f} / {ms:.1f}" for _, rec, ms in r["curve"]) + " |")  # type: ignore[attr-defined]
     out.done(args.write)
+
+
+def stage_costs(kb: KnowledgeBase, queries: list[str]) -> dict[str, float]:
+    """CPU ms per query (``time.process_time``) of each stage of a hybrid search, in the order it runs.
+
+    CPU time rather than wall time: on a shared 2-core machine a stage's wall time is mostly waiting
+    for a core, and how long depends on the neighbours; the CPU a stage burns depends far less on them.
+    ``fuse, hydrate, cosines`` is the whole search's CPU less the stages before it (each measured
+    on its own call, as the search makes it).
+    """
+    depth = kb.config.candidates
+    sums: dict[str, float] = {}
+
+    def add(name: str, since: float) -> float:
+        now = time.process_time()
+        sums[name] = sums.get(name, 0.0) + (now - since) * 1000 / len(queries)
+        return now
+
+    for query in queries:
+        started = clock = time.process_time()
+        terms = query_terms(query, kb.config.segmenter)
+        kb.store.keyword_search(terms, tenant="bench", filters=Filters(), limit=depth)
+        clock = add("keyword (FTS5)", clock)
+        for space, space_embedder in kb.spaces:
+            if space.holds(query):
+                vector = space_embedder.encode([query])[0]
+                clock = add(f"encode {space.name}", clock)
+                kb.store.vector_index(space).search(vector, tenant="bench", filters=Filters(), limit=depth)
+                clock = add(f"kNN {space.name}", clock)
+        parts = time.process_time() - started
+        clock = time.process_time()
+        kb.search(query, tenant="bench", k=10)
+        whole = time.process_time() - clock
+        sums["fuse, hydrate, cosines"] = sums.get("fuse, hydrate, cosines", 0.0) + max(
+            0.0, whole - parts) * 1000 / len(queries)
+        sums["hybrid search, whole"] = sums.get("hybrid search, whole", 0.0) + whole * 1000 / len(queries)
+    return sums
 
 
 def latencies(kb: KnowledgeBase, queries: list[str]) -> dict[str, tuple[float, float]]:
@@ -268,11 +354,15 @@ def main() -> None:
     parser.add_argument("--recall-queries", type=int, default=100)
     parser.add_argument("--exact-up-to", type=int, default=100_000, help="also time exact search up to this size")
     parser.add_argument("--workdir", default=None, help="where the scale databases go (default: the temp dir)")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the scale databases in --workdir and reuse complete ones from an earlier run")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--embedder", default="use")
     parser.add_argument("--english-embedder", default="minilm-onnx", help="model of the English space, or none")
     parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
     args = parser.parse_args()
+    if args.keep and not args.workdir:
+        parser.error("--keep needs --workdir")
     rng = random.Random(7)
     pool = sentences()
     queries = [json.loads(line)["text"] for line in (DATA / "kb/scifact/queries_train.jsonl").read_text().splitlines()]

