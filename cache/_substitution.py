@@ -164,8 +164,8 @@ def swapped_stretch_zh(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[
     """Chinese: the prompts differ in one stretch only, and its content words (2–``max_chars``
     characters on each side) share no character, no negation and no CC-CEDICT gloss — another
     thing put in the same place (微信 / 支付宝, 丹东银行 / 日利银行), whatever jieba tagged it."""
-    if len(diff) != 1 or sum(t.tag != "eng" for t in ta) < len(ta) / 2:
-        return False
+    if len(diff) != 1 or any(sum(t.tag != "eng" for t in ts) < len(ts) / 2 for ts in (ta, tb)):
+        return False  # both prompts mostly Chinese: the rule must not depend on which one is stored
     (c,) = diff
     sx = "".join(content_words(ta[c.a0:c.a1]).elements())
     sy = "".join(content_words(tb[c.b0:c.b1]).elements())

@@ -5,7 +5,7 @@ it is a paraphrase."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lastline import Embedder, PostgresStorage, SQLiteStorage
@@ -111,6 +111,7 @@ _TEXT = st.lists(st.sampled_from([*"借款贷还能不没怎么的吗微信 aB?�
 
 @settings(max_examples=200, deadline=None)
 @given(_TEXT, _TEXT)
+@example("fast", "借借")  # once judged Chinese by the first prompt alone
 def test_minimal_edit_rules_are_symmetric_and_reflexive(a: str, b: str) -> None:
     ta, tb = tokens(a), tokens(b)
     assert not unproven_swap(ta, ta, chinese=True)
