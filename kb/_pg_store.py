@@ -117,8 +117,9 @@ def _scalar(conn: Any, query: Any, params: Sequence[Any] = ()) -> Any:
     return row[0]
 
 
-def _table_exists(conn: Any, table: str) -> bool:
-    return bool(_scalar(conn, "SELECT to_regclass(%s) IS NOT NULL", (table,)))
+def _relation_exists(conn: Any, name: str) -> bool:
+    """Whether a table or index of that name exists."""
+    return bool(_scalar(conn, "SELECT to_regclass(%s) IS NOT NULL", (name,)))
 
 
 def _hnsw_name(space: VectorSpace) -> str:
@@ -157,13 +158,13 @@ class PostgresVectorIndex:
 
     def _model(self, conn: Any) -> tuple[str, int] | None:
         model_id, dim = _get_meta(conn, self.space.model_key), _get_meta(conn, self.space.dim_key)
-        if not model_id or dim is None or not _table_exists(conn, self.space.table):
+        if not model_id or dim is None or not _relation_exists(conn, self.space.table):
             return None
         return model_id, int(dim)
 
     def exists(self) -> bool:
         with self.storage.maintenance() as conn:
-            return _table_exists(conn, self.space.table)
+            return _relation_exists(conn, self.space.table)
 
     def building(self) -> int | None:
         with self.storage.maintenance() as conn:
@@ -171,7 +172,7 @@ class PostgresVectorIndex:
 
     def _building(self, conn: Any) -> int | None:
         model_id, dim = _get_meta(conn, self.space.model_key), _get_meta(conn, self.space.dim_key)
-        return int(dim) if model_id == "" and dim is not None and _table_exists(conn, self.space.table) else None
+        return int(dim) if model_id == "" and dim is not None and _relation_exists(conn, self.space.table) else None
 
     def reset(self, dim: int, *, seen: tuple[str, int] | None) -> bool:
         """Compare-and-reset under the space's lock (see :meth:`VectorIndex.reset`).
@@ -189,7 +190,7 @@ class PostgresVectorIndex:
             self._lock_space(conn)  # one resetter per space at a time, and the look under the same lock
             if self._model(conn) != seen or self._building(conn) == int(dim):
                 return False
-            if _table_exists(conn, name):
+            if _relation_exists(conn, name):
                 conn.execute(pgsql.SQL("TRUNCATE {}").format(self.table))
                 conn.execute(pgsql.SQL("DROP INDEX IF EXISTS {}").format(pgsql.Identifier(_hnsw_name(self.space))))
                 conn.execute(pgsql.SQL("ALTER TABLE {} ALTER COLUMN embedding TYPE vector({})").format(
@@ -216,7 +217,7 @@ class PostgresVectorIndex:
     def has_search_index(self) -> bool:
         """Whether the space's HNSW index exists (kNN is an exact scan until it does)."""
         with self.storage.maintenance() as conn:
-            return bool(_scalar(conn, "SELECT to_regclass(%s) IS NOT NULL", (_hnsw_name(self.space),)))
+            return _relation_exists(conn, _hnsw_name(self.space))
 
     def ensure_search_index(self) -> bool:
         """Build the space's HNSW index over the vectors there, when the space is complete and has none.
@@ -234,7 +235,7 @@ class PostgresVectorIndex:
             return False
         with self.storage.maintenance() as conn:
             self._lock_space(conn)
-            if self._model(conn) is None or _scalar(conn, "SELECT to_regclass(%s) IS NOT NULL", (index,)):
+            if self._model(conn) is None or _relation_exists(conn, index):
                 return False
             build_index_in_memory(conn, pgsql.SQL("CREATE INDEX {} ON {} USING hnsw (embedding vector_cosine_ops)")
                                   .format(pgsql.Identifier(index), self.table))
@@ -300,7 +301,7 @@ class PostgresVectorIndex:
 
     def count(self) -> int:
         with self.storage.maintenance() as conn:
-            if not _table_exists(conn, self.space.table):
+            if not _relation_exists(conn, self.space.table):
                 return 0
             return int(_scalar(conn, pgsql.SQL("SELECT count(*) FROM {}").format(self.table)))
 
@@ -314,7 +315,7 @@ class PostgresVectorIndex:
     def pending(self) -> int:
         where, params = self._missing_sql()
         with self.storage.maintenance() as conn:
-            if not _table_exists(conn, self.space.table):  # a space not made yet lacks every chunk it holds
+            if not _relation_exists(conn, self.space.table):  # a space not made yet lacks every chunk it holds
                 languages = " WHERE c.lang = ANY(%s)" if self.space.languages is not None else ""
                 return int(_scalar(conn, "SELECT count(*) FROM kb_chunks c" + languages, params))
             return int(_scalar(conn, pgsql.SQL("SELECT count(*) FROM kb_chunks c") + where, params))
