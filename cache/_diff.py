@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -29,8 +30,8 @@ from functools import lru_cache
 from lastline.text import HAN_CHARS
 
 __all__ = [
-    "Change", "Token", "changes", "cut_alone", "dictionary_count", "matching_form", "small_edit", "tokens",
-    "word_spans",
+    "Change", "Token", "changes", "cut_alone", "dictionary_count", "is_cjk", "matching_form", "mostly_chinese",
+    "small_edit", "tokens", "word_spans",
 ]
 
 _CJK_RUN = re.compile(f"[{HAN_CHARS}]+")
@@ -115,6 +116,16 @@ def _aligned(a: str, b: str) -> tuple[Change, ...]:
     kb = [t.key for t in tokens(b)]
     ops = SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
     return tuple(Change(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in ops if tag != "equal")
+
+
+def is_cjk(token: Token) -> bool:
+    """A word of Chinese text (jieba tags every Latin-letter or digit run ``eng``)."""
+    return token.tag != "eng"
+
+
+def mostly_chinese(toks: Sequence[Token]) -> bool:
+    """At least half the words are Chinese: the Chinese-only rules apply to such a prompt."""
+    return sum(is_cjk(t) for t in toks) >= len(toks) / 2
 
 
 def small_edit(ta: tuple[Token, ...], tb: tuple[Token, ...], diff: tuple[Change, ...], min_overlap: float) -> bool:

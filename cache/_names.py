@@ -36,7 +36,7 @@ from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
 
-from ._diff import Change, Token, cut_alone, dictionary_count, matching_form, tokens, word_spans
+from ._diff import Change, Token, cut_alone, dictionary_count, matching_form, mostly_chinese, tokens, word_spans
 from ._lexicon import names_en, synonyms_zh
 from ._substitution import function_word_zh
 
@@ -166,7 +166,7 @@ def swapped_noun_zh(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Cha
         return False
     if min(len(x.key), len(y.key)) < 2 or set(x.key) & set(y.key):
         return False
-    return sum(t.tag != "eng" for t in ta) >= len(ta) / 2  # a Chinese question
+    return mostly_chinese(ta)  # a Chinese question
 
 
 _LATIN_NAME = re.compile(r"[a-z]{2,}")
@@ -236,7 +236,7 @@ def swapped_name_zh(a: str, b: str) -> bool:
     (工行 / 工商银行), no synonyms, and not one character apart when three or more long (a typo).
     """
     ta = tokens(a)
-    if not ta or sum(t.tag != "eng" for t in ta) < len(ta) / 2:
+    if not ta or not mostly_chinese(ta):
         return False  # a Chinese question
     fa, fb = matching_form(a).casefold(), matching_form(b).casefold()
     groups = synonyms_zh()

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from ._diff import Change, Token, matching_form, tokens
+from ._diff import Change, Token, is_cjk, matching_form, tokens
 from ._lexicon import antonyms_en, lemmas, opposite_chars_zh, opposites_zh
 from ._substitution import content_words
 
@@ -39,10 +39,6 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-def _is_cjk(token: Token) -> bool:
-    return token.tag != "eng"
-
-
 def _side(tokens: Sequence[Token], lo: int, hi: int) -> Sequence[Token]:
     return tokens[lo:hi]
 
@@ -50,11 +46,11 @@ def _side(tokens: Sequence[Token], lo: int, hi: int) -> Sequence[Token]:
 def _english_antonym(xs: Sequence[Token], ys: Sequence[Token], a_keys: Counter[str], b_keys: Counter[str]) -> bool:
     pairs = antonyms_en()
     for x in xs:
-        if _is_cjk(x):
+        if is_cjk(x):
             continue
         lx = lemmas(x.key)
         for y in ys:
-            if _is_cjk(y) or x.key == y.key:
+            if is_cjk(y) or x.key == y.key:
                 continue
             ly = lemmas(y.key)
             if a_keys[x.key] <= b_keys[x.key] or b_keys[y.key] <= a_keys[y.key]:
@@ -93,16 +89,16 @@ def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Chang
     opposites from the CC-CEDICT × WordNet bridge too)."""
     a_keys = Counter(t.key for t in ta)
     b_keys = Counter(t.key for t in tb)
-    whole_a = "".join(t.key for t in ta if _is_cjk(t))
-    whole_b = "".join(t.key for t in tb if _is_cjk(t))
+    whole_a = "".join(t.key for t in ta if is_cjk(t))
+    whole_b = "".join(t.key for t in tb if is_cjk(t))
     for c in diff:
         xs, ys = _side(ta, c.a0, c.a1), _side(tb, c.b0, c.b1)
         if not xs or not ys:
             continue
         if _english_antonym(xs, ys, a_keys, b_keys):
             return True
-        sa = "".join(t.key for t in xs if _is_cjk(t))
-        sb = "".join(t.key for t in ys if _is_cjk(t))
+        sa = "".join(t.key for t in xs if is_cjk(t))
+        sb = "".join(t.key for t in ys if is_cjk(t))
         if sa and sb and _chinese_antonym(sa, sb, whole_a, whole_b, derived_zh):
             return True
     return False
@@ -126,7 +122,7 @@ _A_NOT_A = re.compile(r"(.)[不没]\1")
 def _negating(tokens: Sequence[Token], i: int) -> bool:
     tok = tokens[i]
     word = tok.key
-    if not _is_cjk(tok) or word in _NOT_NEGATION:
+    if not is_cjk(tok) or word in _NOT_NEGATION:
         return False
     if word in _NEGATIVE:
         return True
@@ -162,7 +158,7 @@ def _negated_heads(tokens: Sequence[Token], i: int) -> set[str]:
     for ending in ("不了", "不到", "不上", "不起", "不动"):
         if word.endswith(ending) and len(word) > len(ending):
             heads.add(word[: -len(ending)])
-    if i + 1 < len(tokens) and _is_cjk(tokens[i + 1]):
+    if i + 1 < len(tokens) and is_cjk(tokens[i + 1]):
         heads.add(tokens[i + 1].key)
     return heads
 

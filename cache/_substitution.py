@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 from rapidfuzz.distance import Levenshtein
 
-from ._diff import Change, Token
+from ._diff import Change, Token, is_cjk, mostly_chinese
 from ._lexicon import lemmas, synonyms_en, synonyms_zh
 
 __all__ = ["content_words", "function_word_zh", "swapped_stretch_zh", "unproven_swap"]
@@ -65,10 +65,6 @@ _FUNCTION_ZH = _words(
 _NEGATORS = frozenset("不没沒无未非别莫勿")
 
 
-def _is_cjk(token: Token) -> bool:
-    return token.tag != "eng"
-
-
 def function_word_zh(word: str) -> bool:
     """A Chinese word that carries the question's form (的, 怎么, 可以), not what it asks about."""
     return word in _FUNCTION_ZH
@@ -78,7 +74,7 @@ def _content(token: Token) -> bool:
     key = token.key
     if key.isdigit() or not any(ch.isalpha() for ch in key):
         return False
-    if _is_cjk(token):
+    if is_cjk(token):
         return key not in _FUNCTION_ZH
     return key not in _FUNCTION_EN
 
@@ -130,9 +126,9 @@ def _chinese_paraphrase(x: str, y: str, shared_char: bool) -> bool:
 
 
 def _paraphrase(x: Token, y: Token, shared_char: bool) -> bool:
-    if _is_cjk(x) != _is_cjk(y):
+    if is_cjk(x) != is_cjk(y):
         return False
-    if not _is_cjk(x):
+    if not is_cjk(x):
         return _english_paraphrase(x.key, y.key)
     return _chinese_paraphrase(x.key, y.key, shared_char)
 
@@ -154,7 +150,7 @@ def unproven_swap(ta: Sequence[Token], tb: Sequence[Token], max_words: int = 1,
     by_key = {t.key: t for t in [*ta, *tb]}
     xs = [by_key[k] for k in lost]
     ys = [by_key[k] for k in new]
-    if not chinese and any(_is_cjk(t) for t in [*xs, *ys]):
+    if not chinese and any(is_cjk(t) for t in [*xs, *ys]):
         return False
     return not (all(any(_paraphrase(x, y, shared_char) for y in ys) for x in xs)
                 and all(any(_paraphrase(y, x, shared_char) for x in xs) for y in ys))
@@ -164,7 +160,7 @@ def swapped_stretch_zh(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[
     """Chinese: the prompts differ in one stretch only, and its content words (2–``max_chars``
     characters on each side) share no character, no negation and no CC-CEDICT gloss — another
     thing put in the same place (微信 / 支付宝, 丹东银行 / 日利银行), whatever jieba tagged it."""
-    if len(diff) != 1 or any(sum(t.tag != "eng" for t in ts) < len(ts) / 2 for ts in (ta, tb)):
+    if len(diff) != 1 or not (mostly_chinese(ta) and mostly_chinese(tb)):
         return False  # both prompts mostly Chinese: the rule must not depend on which one is stored
     (c,) = diff
     sx = "".join(content_words(ta[c.a0:c.a1]).elements())
