@@ -18,12 +18,14 @@ from ._config import (
     Mode,
     Threshold,
 )
+from ._pg_schema import COPIED_TABLES
 from ._rows import context_hash
 from ._sync import SyncReport
 from .slot_guard import SlotGuard, extract_slots, slot_guard_ok
 from .thresholds import SHIPPED_THRESHOLDS, default_threshold
 
 __all__ = [
+    "COPIED_TABLES",
     "DEFAULT_FUZZY_MIN_RATIO",
     "DEFAULT_HNSW_THRESHOLD",
     "DEFAULT_KNN_K",

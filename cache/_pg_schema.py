@@ -24,10 +24,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from lastline.postgres import tenant_isolation
+from lastline.postgres import TableCopySpec, TierTables, tenant_isolation
 from lastline.storage import Migration
 
-__all__ = ["MIGRATIONS", "TENANT_TABLES", "hnsw_index_ddl", "hnsw_index_name"]
+__all__ = ["COPIED_TABLES", "MIGRATIONS", "TENANT_TABLES", "hnsw_index_ddl", "hnsw_index_name"]
 
 _SECURED_BY_0004 = ("cache_entries", "cache_entry_tags", "cache_usage", "cache_deletions", "cache_lookups",
                     "cache_feedback", "cache_counters", "cache_thresholds")
@@ -286,6 +286,18 @@ MIGRATIONS = [
     Migration("cache_pg_0004_row_level_security", _row_level_security),
     Migration("cache_pg_0005_entry_hits", _entry_hits),
 ]
+
+#: What ``lastline db copy`` moves from a SQLite file. Rebuilt instead: the per-tenant usage and the
+#: hit rows (the triggers make them, hit counts included, as the entries arrive), the seq counter
+#: (moved past the copied seqs) and the replicas' deletion log and sync row, which start empty.
+COPIED_TABLES = TierTables(
+    (TableCopySpec("cache_entries", expressions={"embedding": "vector"}), TableCopySpec("cache_entry_tags"),
+     TableCopySpec("cache_lookups"), TableCopySpec("cache_feedback"), TableCopySpec("cache_counters"),
+     TableCopySpec("cache_thresholds")),
+    # the next entry's seq follows the copied ones (the cache hands seqs out from this row)
+    after=("UPDATE cache_seq SET next = (SELECT coalesce(max(seq), 0) + 1 FROM cache_entries)",),
+    rebuilt=("cache_usage", "cache_entry_hits", "cache_seq", "cache_deletions", "cache_sync"),
+)
 
 
 def hnsw_index_name(model_id: str, dim: int) -> str:

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
@@ -42,6 +43,8 @@ __all__ = [
     "INDEX_BUILD_MEMORY",
     "TENANT_SETTING",
     "PostgresStorage",
+    "TableCopySpec",
+    "TierTables",
     "build_index_in_memory",
     "is_postgres_url",
     "redacted_url",
@@ -54,6 +57,34 @@ TENANT_SETTING = "lastline.tenant"
 #: 100k 512-d vectors and their graph take ≈300 MB; the server default (64 MB) sends the build to
 #: disk, several times slower.
 INDEX_BUILD_MEMORY = "1GB"
+
+
+
+@dataclass(frozen=True)
+class TableCopySpec:
+    """One table (the same name on both backends) and how ``lastline db copy`` fills it from a SQLite file.
+
+    Declared by the store that creates the table, so a tier that adds a table says in the same
+    module how an existing SQLite file's rows reach it.
+    """
+
+    table: str
+    #: Target column → SQLite expression, for the columns whose names or presence differ.
+    expressions: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TierTables:
+    """A tier's tables to copy, parents before children, and what to run on the target once they are in."""
+
+    tables: tuple[TableCopySpec, ...]
+    #: Statements run as the owner after the copy (a sequence moved past the copied rows, derived
+    #: state the tier rebuilds from them reset).
+    after: tuple[str, ...] = ()
+    #: The tier's other tables: filled by the tier itself from the copied rows (triggers, re-indexing)
+    #: or holding nothing a copy should carry.
+    rebuilt: tuple[str, ...] = ()
+
 
 _BEGIN = pgsql.SQL("BEGIN")
 _BEGIN_AS = pgsql.SQL("BEGIN; SELECT set_config({}, {}, true)")

@@ -12,6 +12,7 @@ from ._ingest import IngestReport
 from ._kb import KnowledgeBase
 from ._parsed import ParsedDocument, ParseError, Section
 from ._parsers import PARSERS, parse_bytes, parse_file
+from ._pg_schema import COPIED_TABLES
 from ._pg_store import PostgresKBStore
 from ._results import SearchResult
 from ._segment import SEGMENTERS, match_expression
@@ -19,6 +20,7 @@ from ._sqlite_store import SQLiteKBStore
 from ._store import DocumentStore, KBStore, KeywordIndex, VectorIndex
 
 __all__ = [
+    "COPIED_TABLES",
     "DEFAULT_K",
     "DEFAULT_SEGMENTER",
     "MAX_K",

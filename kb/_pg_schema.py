@@ -20,10 +20,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from lastline.postgres import tenant_isolation
+from lastline.postgres import TableCopySpec, TierTables, tenant_isolation
 from lastline.storage import Migration
 
-__all__ = ["MIGRATIONS", "TENANT_TABLES"]
+from ._spaces import ENGLISH, PRIMARY
+
+__all__ = ["COPIED_TABLES", "MIGRATIONS", "TENANT_TABLES"]
 
 #: Every KB table with a tenant column (each gets a row-level security policy).
 TENANT_TABLES = ("kb_documents", "kb_doc_tags", "kb_chunks", "kb_faq", "kb_files")
@@ -104,3 +106,16 @@ def _tables(conn: Any) -> None:
 
 
 MIGRATIONS = [Migration("kb_pg_0001_documents_chunks_tsvector", _tables)]
+
+#: What ``lastline db copy`` moves from a SQLite file: documents, chunks, FAQ and file records. The
+#: keyword index (``tsv``) and the vector spaces' tables are rebuilt: the knowledge base re-indexes
+#: and re-embeds a store whose ``kb_meta`` does not say how it was built, so the copy empties it.
+COPIED_TABLES = TierTables(
+    (TableCopySpec("kb_documents"),
+     TableCopySpec("kb_doc_tags",
+                   expressions={"tenant": "(SELECT tenant FROM kb_documents d WHERE d.id = kb_doc_tags.doc)"}),
+     TableCopySpec("kb_chunks", expressions={"tsv": "''", "kw_len": "0"}),  # re-indexed by the KB
+     TableCopySpec("kb_faq"), TableCopySpec("kb_files")),
+    after=("DELETE FROM kb_meta",),
+    rebuilt=("kb_meta", PRIMARY.table, ENGLISH.table),
+)

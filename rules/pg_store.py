@@ -11,10 +11,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from lastline.postgres import PostgresStorage, tenant_isolation
+from lastline.postgres import PostgresStorage, TableCopySpec, TierTables, tenant_isolation
 from lastline.storage import Migration
 
-__all__ = ["MIGRATIONS", "PostgresPackStore"]
+__all__ = ["COPIED_TABLES", "MIGRATIONS", "PostgresPackStore"]
 
 
 def _create_packs(conn: Any) -> None:
@@ -29,6 +29,8 @@ def _create_packs(conn: Any) -> None:
 
 
 MIGRATIONS = [Migration("rules_0001_packs", _create_packs)]
+#: What ``lastline db copy`` moves from a SQLite file: the uploaded packs, as they are.
+COPIED_TABLES = TierTables((TableCopySpec("rule_packs"),))
 
 
 class PostgresPackStore:

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from lastline import Embedder, load_settings
 from lastline.api import Runtime
 from lastline.api.cli.main import app
+from lastline.api.ladder.database_copy import TIER_TABLES
 from lastline.api.ladder.defaults import DeclaredDefault
 from lastline.api.ladder.events_store import NewEvent
 from lastline.cache import Threshold
@@ -137,3 +138,20 @@ def test_bad_arguments_name_the_option(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(app, ["db", "copy", *args])
     assert result.exit_code != 0 and message in str(result.exception)
+
+
+def test_every_table_the_postgresql_stores_create_is_copied_or_rebuilt_by_its_tier(
+        tmp_path: Path, pg_urls: tuple[str, str]) -> None:
+    """A tier that adds a table must say how ``db copy`` fills it, or the copy silently leaves it empty."""
+    app_url, owner_url = pg_urls
+    source = tmp_path / "old.db"
+    _fill(source, cache_and_kb=True)
+    _copy(source, app_url, owner_url)
+    with psycopg.connect(owner_url) as conn:
+        created = {str(name) for (name,) in conn.execute(
+            "SELECT table_name FROM information_schema.tables"
+            " WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'").fetchall()}
+    copied = {spec.table for tier in TIER_TABLES.values() for spec in tier.tables}
+    rebuilt = {name for tier in TIER_TABLES.values() for name in tier.rebuilt}
+    assert created - {"schema_migrations"} - copied - rebuilt == set()
+    assert copied <= created and not copied & rebuilt

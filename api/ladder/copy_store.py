@@ -2,8 +2,9 @@
 
 Each tier's rows are read from the SQLite file and written, as the owner role
 (:meth:`~lastline.postgres.PostgresStorage.maintenance`: across tenants, the tenant column copied as
-is), to the tables the tier's PostgreSQL store created on the target. Columns are matched by name
-(:class:`TableCopySpec` names the few that differ); values are converted by the target column's type
+is), to the tables the tier's PostgreSQL store created on the target. Which tables, and the few columns
+whose names differ, each tier declares beside its PostgreSQL schema
+(:class:`~lastline.postgres.TierTables`). Columns are matched by name; values are converted by the target column's type
 (SQLite's 0/1 to ``boolean``, a float32 blob to pgvector's ``vector``, JSON text to ``jsonb``).
 Identity and serial columns keep their values and their sequences move past them.
 
@@ -18,8 +19,8 @@ A target that already holds rows in any table to copy is refused: a copy never m
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,56 +28,15 @@ from psycopg import sql as pgsql
 from psycopg.types.json import Jsonb
 
 from lastline import Conflict
-from lastline.postgres import PostgresStorage
+from lastline.postgres import PostgresStorage, TableCopySpec, TierTables
 from lastline.storage import SQLiteStorage
 
-__all__ = ["TIER_TABLES", "Progress", "TableCopy", "TableCopySpec", "TierTables", "copy_tables", "count_rows"]
+__all__ = ["Progress", "TableCopy", "copy_tables", "count_rows"]
 
 _BATCH = 1000
 
 #: Called after each batch with (table, rows copied of that table so far, that table's row count).
 Progress = Callable[[str, int, int], None]
-
-
-@dataclass(frozen=True)
-class TableCopySpec:
-    """One table (the same name on both backends) and how its columns come from the SQLite file's."""
-
-    table: str
-    #: Target column → SQLite expression, for the columns whose names or presence differ.
-    expressions: Mapping[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class TierTables:
-    """A tier's tables, parents before children, and what to reset once they are copied."""
-
-    tables: tuple[TableCopySpec, ...]
-    after: tuple[str, ...] = ()
-
-
-#: Every tier's tables. Not copied: SQLite's own replica machinery (the cache's deletion log and
-#: counters, FTS5 and sqlite-vec tables), which each backend keeps its own way.
-TIER_TABLES: dict[str, TierTables] = {
-    "rules": TierTables((TableCopySpec("rule_packs"),)),
-    "defaults": TierTables((TableCopySpec("api_defaults"),)),
-    "events": TierTables((TableCopySpec("api_events"),)),
-    "cache": TierTables(
-        (TableCopySpec("cache_entries", expressions={"embedding": "vector"}), TableCopySpec("cache_entry_tags"),
-         TableCopySpec("cache_lookups"), TableCopySpec("cache_feedback"), TableCopySpec("cache_counters"),
-         TableCopySpec("cache_thresholds")),
-        # the next entry's seq follows the copied ones (the cache hands seqs out from this row)
-        after=("UPDATE cache_seq SET next = (SELECT coalesce(max(seq), 0) + 1 FROM cache_entries)",),
-    ),
-    "kb": TierTables(
-        (TableCopySpec("kb_documents"),
-         TableCopySpec("kb_doc_tags",
-                       expressions={"tenant": "(SELECT tenant FROM kb_documents d WHERE d.id = kb_doc_tags.doc)"}),
-         TableCopySpec("kb_chunks", expressions={"tsv": "''", "kw_len": "0"}),  # re-indexed by the KB
-         TableCopySpec("kb_faq"), TableCopySpec("kb_files")),
-        after=("DELETE FROM kb_meta",),  # the KB rebuilds its keyword index and vector spaces
-    ),
-}
 
 
 @dataclass(frozen=True)

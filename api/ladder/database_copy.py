@@ -14,11 +14,25 @@ from __future__ import annotations
 from pathlib import Path
 
 from lastline import ConfigError, PostgresStorage, SQLiteStorage, load_settings
+from lastline.cache import COPIED_TABLES as CACHE_TABLES
+from lastline.kb import COPIED_TABLES as KB_TABLES
+from lastline.postgres import TierTables
+from lastline.rules.pg_store import COPIED_TABLES as RULES_TABLES
 
-from .copy_store import TIER_TABLES, Progress, TableCopy, copy_tables
+from . import pg_defaults_store, pg_events_store
+from .copy_store import Progress, TableCopy, copy_tables
 from .runtime import Runtime
 
-__all__ = ["copy_database"]
+__all__ = ["TIER_TABLES", "copy_database"]
+
+#: Every tier, named as its :class:`Runtime` property, with the tables its PostgreSQL store declares.
+TIER_TABLES: dict[str, TierTables] = {
+    "rules": RULES_TABLES,
+    "defaults": pg_defaults_store.COPIED_TABLES,
+    "events": pg_events_store.COPIED_TABLES,
+    "cache": CACHE_TABLES,
+    "kb": KB_TABLES,
+}
 
 
 def _build(runtime: Runtime, tier: str) -> None:
@@ -62,18 +76,14 @@ def copy_database(source: Path, target_url: str, *, owner_url: str | None = None
         dst = _target_runtime(target_url, owner_url)
         try:
             assert isinstance(dst.storage, PostgresStorage)
-            tiers = []
-            for tier, tables in TIER_TABLES.items():
+            for tier in TIER_TABLES:
                 _build(dst, tier)  # every tier has a store on PostgreSQL: this migrates its tables
-                tiers.append(tables)
-            copied = copy_tables(src, dst.storage, tiers, progress=progress)
-            if any(tier is TIER_TABLES["cache"] for tier in tiers) and load_settings(
-                    database_url=target_url, database_owner_url=owner_url).cache_vector_index == "store":
+            copied = copy_tables(src, dst.storage, list(TIER_TABLES.values()), progress=progress)
+            if load_settings(database_url=target_url, database_owner_url=owner_url).cache_vector_index == "store":
                 dst.cache.store.build_vector_indexes()  # replicas search pgvector: its graph, in one pass
         finally:
             dst.close()
-        if any(tier is TIER_TABLES["kb"] for tier in tiers):
-            _reindex_kb(target_url, owner_url)
+        _reindex_kb(target_url, owner_url)
         return copied
     finally:
         src.close()

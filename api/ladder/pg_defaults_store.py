@@ -11,12 +11,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from lastline.postgres import PostgresStorage, tenant_isolation
+from lastline.postgres import PostgresStorage, TableCopySpec, TierTables, tenant_isolation
 from lastline.storage import Migration
 
 from .defaults_store import DefaultRow
 
-__all__ = ["MIGRATIONS", "PostgresDefaultsStore"]
+__all__ = ["COPIED_TABLES", "MIGRATIONS", "PostgresDefaultsStore"]
 
 
 def _create_defaults(conn: Any) -> None:
@@ -35,6 +35,8 @@ def _create_defaults(conn: Any) -> None:
 
 
 MIGRATIONS = [Migration("api_0002_defaults", _create_defaults)]
+#: What ``lastline db copy`` moves from a SQLite file: the declared defaults, as they are.
+COPIED_TABLES = TierTables((TableCopySpec("api_defaults"),))
 
 
 class PostgresDefaultsStore:

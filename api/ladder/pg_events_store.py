@@ -15,12 +15,12 @@ from dataclasses import asdict
 from itertools import groupby
 from typing import Any
 
-from lastline.postgres import PostgresStorage, tenant_isolation
+from lastline.postgres import PostgresStorage, TableCopySpec, TierTables, tenant_isolation
 from lastline.storage import Migration
 
 from .events_store import EVENT_COLUMNS, INSERT_COLUMNS, Event, NewEvent
 
-__all__ = ["MIGRATIONS", "PRUNE_BATCH", "PostgresEventStore"]
+__all__ = ["COPIED_TABLES", "MIGRATIONS", "PRUNE_BATCH", "PostgresEventStore"]
 
 #: Rows deleted per pruning transaction: short locks, bounded WAL per step.
 PRUNE_BATCH = 5000
@@ -54,6 +54,8 @@ def _create_events(conn: Any) -> None:
 
 
 MIGRATIONS = [Migration("api_0001_events", _create_events)]
+#: What ``lastline db copy`` moves from a SQLite file: the degradation events, as they are.
+COPIED_TABLES = TierTables((TableCopySpec("api_events"),))
 
 _INSERT = (f"INSERT INTO api_events ({', '.join(INSERT_COLUMNS)})"
            f" VALUES ({', '.join(['%s'] * len(INSERT_COLUMNS))})")
