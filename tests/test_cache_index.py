@@ -189,3 +189,16 @@ def test_nearest_says_a_flat_search_is_exhaustive_and_an_hnsw_one_is_not() -> No
     assert exact.exhaustive and exact.hits == flat.search(key, vecs[5], 8) and exact.hits[0][0] == 5
     assert not graph.nearest(key, vecs[5], 8).exhaustive
     assert flat.nearest(("other", "-"), vecs[5], 8) == ([], True)  # an empty partition: nothing left out
+
+
+def test_the_store_hands_back_each_vector_bit_for_bit_as_embedded(storage: Storage, embedder: Embedder) -> None:
+    """The index a replica rebuilds from the store must hold the vectors the writer embedded (binary read)."""
+    cache = SemanticCache(storage, embedder)
+    prompts = ["How do I reset my password?", "我的快递到哪里了？", "What is 2.5% of 1,200 EUR?"]
+    for prompt in prompts:
+        cache.put(prompt, "x")
+    rows = [r for batch in cache.store.vectors(embedder.model_id, batch=2) for r in batch]
+    expected = np.concatenate([embedder.encode([normalize_text(p)]) for p in prompts]).astype(np.float32)
+    got = np.stack([np.frombuffer(r.vector, dtype=np.float32) for r in rows])
+    assert [r.prompt_norm for r in rows] == [normalize_text(p) for p in prompts]
+    assert np.array_equal(got, expected)
