@@ -62,6 +62,17 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
     while i < len(hits):
         h = hits[i]
         nxt = hits[i + 1] if i + 1 < len(hits) else None
+        joined = _join_periods(folded, h, nxt) if nxt is not None else None
+        if joined is not None:  # from 2017 q1 to 2018 q1, from 2007 to the end of 2008
+            out.append(joined)
+            i += 2
+            continue
+        if h.type == "daterange" and _DAY_SPAN.fullmatch(h.value):
+            h = _open_period(folded, h)  # since late july, before the end of this year
+        elif h.type == "date" and _PAST_OFFSET.search(folded, h.start, h.end):
+            more = _MORE_THAN.search(folded, max(0, h.start - 12), h.start)
+            if more is not None:  # more than 2 weeks ago: any day up to then
+                h = DateHit("daterange", more.start(), h.end, f"../{h.value}")
         if nxt and h.type in _DATEISH and nxt.type in _DATEISH and (
                 _JOIN.fullmatch(folded[h.end:nxt.start])
                 or (_AND.fullmatch(folded[h.end:nxt.start])
@@ -119,6 +130,68 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
 
 
 _DAY_VALUE = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: A span of whole days (``2008-09-01/2009-01-01``): a period that can be one end of a longer range.
+_DAY_SPAN = re.compile(r"(\d{4}-\d{2}-\d{2})/(\d{4}-\d{2}-\d{2})")
+#: A period named by its end (``the end of 2008``): as a point it is the moment the period is over.
+_END_OF = re.compile(r"(?:the\s+)?end\s+of\b", re.IGNORECASE)
+#: A reduced-precision date (a year, a month, an ISO week) that may stand at one end of a range of days.
+_REDUCED = re.compile(r"\d{4}(?:-\d{2}|-W\d{2})?")
+_MORE_THAN = re.compile(r"(?i:more\s+than|over)\s+$")
+_PAST_OFFSET = re.compile(r"(?i:\bago|before\s+(?:today|now))$")
+
+
+def _first_day(value: str) -> str:
+    """The first day of a year, month or ISO week (``2007`` → ``2007-01-01``); a day stays itself."""
+    if re.fullmatch(r"\d{4}", value):
+        return f"{value}-01-01"
+    if re.fullmatch(r"\d{4}-\d{2}", value):
+        return f"{value}-01"
+    w = re.fullmatch(r"(\d{4})-W(\d{2})", value)
+    return date.fromisocalendar(int(w.group(1)), int(w.group(2)), 1).isoformat() if w else value
+
+
+def _period_point(folded: str, h: DateHit) -> str | None:
+    """Where a period stands as one end of a range: its first day (``2017 q1`` → 2017-01-01), or its
+    end when it is named by its end (``the end of 2008`` → 2009-01-01); a year, month or day alone
+    (``2007``) its first day. None for anything else (times, open ranges, durations)."""
+    span = _DAY_SPAN.fullmatch(h.value) if h.type == "daterange" else None
+    if span:
+        return span.group(2) if _END_OF.match(folded, h.start) else span.group(1)
+    if h.type == "date" and (_REDUCED.fullmatch(h.value) or _DAY_VALUE.fullmatch(h.value)):
+        return _first_day(h.value)
+    return None
+
+
+def _join_periods(folded: str, h: DateHit, nxt: DateHit) -> DateHit | None:
+    """``from A to B`` / ``between A and B`` where one end is a period of days (a quarter, a part of a
+    year): the range from A's point to B's point (:func:`_period_point`). Two plain days or months are
+    the point grammar's (``join_ranges``)."""
+    if "daterange" not in (h.type, nxt.type):
+        return None
+    gap = folded[h.end:nxt.start]
+    between = _BETWEEN_PREFIX.search(folded, max(0, h.start - 12), h.start)
+    opener = _FROM.search(folded, max(0, h.start - 10), h.start)
+    if not ((_JOIN.fullmatch(gap) and opener) or (_AND.fullmatch(gap) and between)) or len(gap.strip()) > 7:
+        return None
+    first, last = _period_point(folded, h), _period_point(folded, nxt)
+    if first is None or last is None or last <= first:
+        return None
+    return DateHit("daterange", opener.start() if opener else h.start, nxt.end, f"{first}/{last}")
+
+
+#: ``before the end of this year`` / ``until next week`` close a range at the period's point;
+#: ``since late july`` opens one at its start and ``after the end of 2019`` at its end.
+def _open_period(folded: str, h: DateHit) -> DateHit:
+    point = _period_point(folded, h)
+    before = _BEFORE_PREFIX.search(folded, max(0, h.start - 20), h.start)
+    since = _SINCE_PREFIX.search(folded, max(0, h.start - 20), h.start)
+    if point is None or (before is None and since is None):
+        return h
+    if before is not None:
+        return DateHit("daterange", before.start(), h.end, f"../{point}")
+    assert since is not None
+    start = h.value.split("/")[1] if since.group("after") else point
+    return DateHit("daterange", since.start(), h.end, f"{start}/..")
 _TIME_VALUE = re.compile(r"(\d{2}):(\d{2}):(\d{2})")
 #: What may stand between a day and its time: ``tomorrow at 8:45``, ``June 3, 10am``, ``3pm on Friday``.
 _DAY_TIME_GAP = re.compile(r"\s*(?:,|at|on|by|around|about|@|-|from|between)?\s*", re.IGNORECASE)

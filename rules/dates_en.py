@@ -84,7 +84,7 @@ _PATTERNS = [
            r"|(?P<n2>\d+)\s+(?P<u2>day|week|month|year)s?\s+ago\b)"),
     ("dur", r"\b(?P<n>\d+(?:\.\d+)?)\s*(?P<u>years?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"),
     ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming|following)\s+(?:calendar\s+(?=year))?"
-             r"(?P<u>week|month|year|weekend)\b"),
+             r"(?P<u>week|month|year|weekend|fortnight|(?P<work>work(?:ing)?|business)\s+week)\b"),
     ("bwd", r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)"),
     ("bmon", r"\b(?P<mon>january|february|april|june|july|august|september|october|november|december)\b"),
     ("pmon", r"\b(?:after|since|before|until|till|in|during|from|by|than|early|late|mid|to|through|this|next"
@@ -156,7 +156,6 @@ _PATTERNS = [
            # a bare month/day whose day is past 12 reads only as a date (3/4 may be a fraction; 11/20 is not)
            r"|(?<![\w./-])(?P<a2>1[0-2]|0?[1-9])/(?P<b2>1[3-9]|2\d|3[01])(?![\d/]|\.\d)"),
     ("decp", r"\b(?:the\s+)?(?P<which>next|last|this|previous|coming|past|current)\s+decade\b"),
-    ("later", r"\b(?P<el>later|earlier)\s+(?:this|in\s+the)\s+(?P<u>week|month|year)\b"),
     ("now", r"\b(?:right\s+)?now\b"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
             r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2}))?"
@@ -188,7 +187,6 @@ _GATES = {
     "end": re.compile(r"\b(?:end|eod)\b", re.IGNORECASE),
     "decade": re.compile(r"decade", re.IGNORECASE),
     "century": re.compile(r"century", re.IGNORECASE),
-    "later": re.compile(r"later|earlier", re.IGNORECASE),
     "now": re.compile(r"now", re.IGNORECASE),
     "quarter": re.compile(r"quarter|half|\b[qh][1-4]|\d[qh][1-4]", re.IGNORECASE),
     "slash": re.compile(r"\d/\d"),
@@ -200,7 +198,7 @@ _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy"
           "dec": "digit", "off": "rel", "oclock": "clockword", "noon": "clockword", "past": "clockword",
           "pod": "pod", "hpod": "pod", "wclock": "tens", "aot": "unit", "trng": "range", "set": "set", "nrng": "rel",
           "nwk": "week",
-          "wk": "week", "endof": "end", "decp": "decade", "later": "later", "now": "now", "qtr": "quarter",
+          "wk": "week", "endof": "end", "decp": "decade", "now": "now", "qtr": "quarter",
           "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
@@ -342,6 +340,12 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         which, unit = g["which"].lower(), g["u"].lower()
         shift = {"next": 1, "coming": 1, "upcoming": 1, "following": 1, "last": -1, "previous": -1, "past": -1}.get(
             which, 0)
+        if unit == "fortnight":  # the two weeks from this Monday; next fortnight: the two after them
+            monday = today - timedelta(days=today.weekday()) + timedelta(weeks=2 * shift)
+            return DateHit("daterange", m.start(), m.end(), f"{monday.isoformat()}/{monday + timedelta(days=14)}")
+        if g["work"]:  # this working week: Monday to Saturday
+            monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
+            return DateHit("daterange", m.start(), m.end(), f"{monday.isoformat()}/{monday + timedelta(days=5)}")
         if unit in ("week", "weekend"):
             monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
             if unit == "weekend":
@@ -480,19 +484,6 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         start = today.year // 10 * 10 + 10 * {"next": 1, "coming": 1, "last": -1, "previous": -1, "past": -1}.get(
             g["which"].lower(), 0)
         return DateHit("daterange", m.start(), m.end(), f"{start:04d}/{start + 10:04d}")
-    if name == "later":  # later this week: from today to the end of the week; earlier: from its start
-        unit = g["u"].lower()
-        if g["el"].lower() == "earlier":
-            first = (today - timedelta(days=today.weekday()) if unit == "week" else today.replace(day=1)
-                     if unit == "month" else date(today.year, 1, 1))
-            return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{today.isoformat()}")
-        if unit == "week":
-            end = today - timedelta(days=today.weekday()) + timedelta(days=7)
-        elif unit == "month":
-            end = add_months(today.replace(day=1), 1)
-        else:
-            end = date(today.year + 1, 1, 1)
-        return DateHit("daterange", m.start(), m.end(), f"{today.isoformat()}/{end.isoformat()}")
     if name == "trng":
         return _time_range(m)
     if name == "hpod":  # 5 in the afternoon, in the morning at 7

@@ -1,6 +1,7 @@
 """English days and spans named by their place in a period: ``early June``, ``mid-2024``, ``the end of
 next month``, ``the first Monday of July``, ``the 15th`` (of this or the next month), ``Friday next
-week``, ``the next day``, ``the week after next`` and ranges of weekdays (``Mon-Fri``).
+week``, ``the next day``, ``the week after next``, ranges of weekdays (``Mon-Fri``) and parts of the
+current period cut at today (``later this week``, ``the rest of the month``, ``year to date``).
 
 Where a part of a period is meant, the spans follow one convention (the one the Recognizers-Text gold
 uses, so the bench measures the grammar and not a different split): a month is early on the 1st–15th,
@@ -40,11 +41,14 @@ _PATTERNS = [
                r"|\bthe\s+day\s+(?P<ba>before|after)\b(?=\s*(?:$|[,.;:!?)]))"),
     ("after", r"\b(?:the\s+)?(?P<u>week|month|year)\s+(?P<ba>after\s+next|before\s+last)\b"),
     ("wdr", rf"\b(?:from\s+)?(?P<a>{WEEKDAY_ALT})\.?\s*(?:-|–|to|through|thru|till|until)\s*(?P<b>{WEEKDAY_ALT})\b"),
+    ("later", r"\b(?P<el>later|earlier)\s+(?:in\s+)?(?:(?:this|the)\s+(?P<u>week|month|year|day)|today)\b"),
+    ("rest", r"\b(?:the\s+)?(?:rest|remainder|remaining|balance)\s+of\s+(?:the\s+|this\s+)?(?P<u>week|month|year)\b"),
+    ("todate", r"\b(?:(?:the\s+)?(?P<u>year|quarter|month|week)[\s-]+to[\s-]+date|(?P<abbr>ytd|qtd|mtd|wtd))\b"),
 ]
 #: The first letters each pattern can start with: a look-ahead the regex engine tests before the
 #: rest (it halves the scan of a 2 KB text), as cheap as the gates below.
 _FIRST = {"mod": "tembls", "nthwd": "tfsl1-5", "dom": "obuatfs", "edge": "tfl", "wdwk": "tmwfs", "relday": "tnfp",
-          "after": "twmy", "wdr": "fmtws"}
+          "after": "twmy", "wdr": "fmtws", "later": "le", "rest": "tr", "todate": "tyqmw"}
 _COMPILED = [(name, re.compile(f"(?=[{_FIRST[name]}])" + pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 _WEEKDAY_WORDS = tuple(WEEKDAYS)
 _RELATIVE_WEEKS = tuple(f"{w} week" for w in _REL.split("|"))
@@ -60,6 +64,9 @@ _GATES: dict[str, Callable[[str], bool]] = {
     "relday": lambda low: any(w in low for w in ("next day", "following day", "previous day", "prior day",
                                                  "day before", "day after")),
     "after": lambda low: "after next" in low or "before last" in low,
+    "later": lambda low: "later " in low or "earlier " in low,
+    "rest": lambda low: any(w in low for w in ("rest of", "remainder of", "remaining of", "balance of")),
+    "todate": lambda low: "to date" in low or "to-date" in low or "td" in low,
     "wdr": lambda low: any(f"{d}{sep}" in low for d in _WEEKDAY_WORDS for sep in ("-", " -", "–", " to ", " thr",
                                                                                  " till", " until")),
 }
@@ -186,6 +193,52 @@ def _edge_day(m: re.Match[str], today: date) -> DateHit:
     return DateHit("date", m.start(), m.end(), day.isoformat())
 
 
+_TO_DATE_UNIT = {"y": "year", "q": "quarter", "m": "month", "w": "week"}
+
+
+def _period_of(unit: str, today: date) -> tuple[date, date]:
+    """The week (Monday on), month, quarter or year holding ``today`` as ``[first, next first)``."""
+    if unit == "week":
+        first = today - timedelta(days=today.weekday())
+        return first, first + timedelta(days=7)
+    if unit == "month":
+        first = today.replace(day=1)
+        return first, add_months(first, 1)
+    if unit == "quarter":
+        first = date(today.year, (today.month - 1) // 3 * 3 + 1, 1)
+        return first, add_months(first, 3)
+    return date(today.year, 1, 1), date(today.year + 1, 1, 1)
+
+
+#: Where the early part of a period ends (its late part starts): a week on Thursday, a month on the
+#: 16th, a year on July 1st — the cuts :func:`_part` uses for ``late``.
+_MIDDLE = {"week": lambda first: first + timedelta(days=3), "month": lambda first: first.replace(day=16),
+           "year": lambda first: first.replace(month=7)}
+
+
+def _relative_to_today(name: str, m: re.Match[str], today: date) -> DateHit | None:
+    """Parts of the current period cut at today: ``later this week`` (today to its end), ``earlier this
+    month`` (its start to today, no further than its middle: said on the 28th it is the first half),
+    ``later today`` (the afternoon on), ``the rest of the week`` (today to Sunday, the month or the year
+    to its last day) and ``year to date`` / ``YTD`` (its start to today)."""
+    g = m.groupdict()
+    if name == "todate":
+        unit = g["u"].lower() if g["u"] else _TO_DATE_UNIT[g["abbr"][0].lower()]
+        return _span(m, _period_of(unit, today)[0], today)
+    unit = (g["u"] or "day").lower()
+    if name == "rest":
+        return _span(m, today, _period_of(unit, today)[1] - timedelta(days=1))
+    later = g["el"].lower() == "later"
+    if unit == "day":  # later today: noon to midnight; earlier today: midnight to noon
+        d = today.isoformat()
+        value = f"{d}T12:00:00/{today + timedelta(days=1)}T00:00:00" if later else f"{d}T00:00:00/{d}T12:00:00"
+        return DateHit("daterange", m.start(), m.end(), value)
+    first, end = _period_of(unit, today)
+    if later:
+        return _span(m, today, end)
+    return _span(m, first, min(today, _MIDDLE[unit](first)))
+
+
 def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
     g = m.groupdict()
     if name == "mod":
@@ -211,6 +264,8 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
             first = add_months(today.replace(day=1), shift)
             return DateHit("date", m.start(), m.end(), f"{first.year:04d}-{first.month:02d}")
         return DateHit("date", m.start(), m.end(), f"{today.year + shift:04d}")
+    if name in ("later", "rest", "todate"):
+        return _relative_to_today(name, m, today)
     if name == "wdr":  # mon-fri, from tuesday to thursday: the next such run of days (today counts)
         start = today + timedelta(days=(WEEKDAYS[g["a"].lower()] - today.weekday()) % 7)
         end = start + timedelta(days=(WEEKDAYS[g["b"].lower()] - start.weekday()) % 7)

@@ -1,0 +1,116 @@
+"""English date constructions, one test each: periods cut at today, ranges whose ends are periods,
+open ranges of periods, fortnights and working weeks.
+
+The texts are written for the construction (not copied from the benchmark specs), so a grammar that
+learned one spec string instead of the kind of expression fails here.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lastline.rules import find_entities
+
+REF = datetime(2024, 6, 12, 10, 0)  # a Wednesday
+
+
+def dates(text: str, ref: datetime = REF) -> list[tuple[str, str, object]]:
+    kinds = ("date", "datetime", "time", "daterange", "timerange", "duration", "set")
+    return [(e.type, e.text, e.value) for e in find_entities(text, reference_time=ref) if e.type in kinds]
+
+
+# -- parts of the current period, cut at today ------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the courier comes later today", "later today", "2024-06-12T12:00:00/2024-06-13T00:00:00"),
+    ("she rang earlier today", "earlier today", "2024-06-12T00:00:00/2024-06-12T12:00:00"),
+    ("we expect it later in the week", "later in the week", "2024-06-12/2024-06-17"),
+    ("the quote was sent earlier this month", "earlier this month", "2024-06-01/2024-06-12"),
+])
+def test_later_and_earlier_in_a_period_run_from_or_to_today(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_earlier_this_month_late_in_the_month_is_its_first_half() -> None:
+    assert dates("I asked earlier this month", datetime(2024, 6, 27)) == [
+        ("daterange", "earlier this month", "2024-06-01/2024-06-16")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("please rest for the remainder of the week", "the remainder of the week", "2024-06-12/2024-06-16"),
+    ("rates are fixed for the rest of the month", "the rest of the month", "2024-06-12/2024-06-30"),
+    ("closed for the balance of this year", "the balance of this year", "2024-06-12/2024-12-31"),
+])
+def test_the_rest_of_a_period_runs_from_today_to_its_last_day(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("returns year-to-date are flat", "year-to-date", "2024-01-01/2024-06-12"),
+    ("the QTD numbers", "QTD", "2024-04-01/2024-06-12"),
+    ("spend month to date", "month to date", "2024-06-01/2024-06-12"),
+])
+def test_a_period_to_date_runs_from_its_start_to_today(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+# -- fortnights and working weeks -----------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the delivery is planned for next fortnight", "next fortnight", "2024-06-24/2024-07-08"),
+    ("it was busy this fortnight", "this fortnight", "2024-06-10/2024-06-24"),
+    ("book it for the next work week", "next work week", "2024-06-17/2024-06-22"),
+    ("during this business week", "this business week", "2024-06-10/2024-06-15"),
+])
+def test_fortnights_and_working_weeks(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+# -- ranges whose ends are periods --------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("revenue from Q2 2021 to Q4 2021", "from Q2 2021 to Q4 2021", "2021-04-01/2021-10-01"),
+    ("we lived there from 2011 to the end of 2013", "from 2011 to the end of 2013", "2011-01-01/2014-01-01"),
+    ("between the start of 2019 and mid-2020", "between the start of 2019 and mid-2020",
+     "2019-01-01/2020-05-01"),
+    ("from early March to late April", "from early March to late April", "2024-03-01/2024-04-16"),
+])
+def test_a_range_between_two_periods_runs_from_point_to_point(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_two_periods_listed_with_and_stay_two() -> None:
+    assert [t for _, t, _ in dates("compare Q1 2020 and Q1 2021")] == ["Q1 2020", "Q1 2021"]
+
+
+# -- open ranges whose point is a period ------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("sales have grown since early May", "since early May", "2024-05-01/.."),
+    ("finish before the end of next month", "before the end of next month", "../2024-08-01"),
+    ("nothing is due until the end of the year", "until the end of the year", "../2025-01-01"),
+    ("prices rise after the end of 2025", "after the end of 2025", "2026-01-01/.."),
+    ("it broke more than 3 days ago", "more than 3 days ago", "../2024-06-09"),
+])
+def test_an_open_range_from_or_to_a_period(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+# -- properties -------------------------------------------------------------------------------------
+_days = st.dates(min_value=date(1990, 1, 1), max_value=date(2060, 12, 31))
+
+
+@given(_days)
+def test_the_rest_of_the_week_ends_on_the_sunday_of_that_week(today: date) -> None:
+    ref = datetime(today.year, today.month, today.day, 9)
+    [(_, _, value)] = dates("for the rest of the week", ref)
+    start, end = (date.fromisoformat(x) for x in str(value).split("/"))
+    assert start == today and end.weekday() == 6 and timedelta(0) <= end - start < timedelta(days=7)
+
+
+@given(_days)
+def test_earlier_this_month_never_passes_today_or_the_16th(today: date) -> None:
+    ref = datetime(today.year, today.month, today.day, 9)
+    [(_, _, value)] = dates("earlier this month", ref)
+    start, end = (date.fromisoformat(x) for x in str(value).split("/"))
+    assert start == today.replace(day=1) and end == min(today, today.replace(day=16))
