@@ -18,7 +18,7 @@ from lastline.text import HAN_CHARS
 
 from ._date_types import DateHit, add_durations, add_months
 from ._types import Entity
-from .dates_en import find_en
+from .dates_en import POD_HOURS, find_en
 from .dates_en_periods import find_en_periods
 from .dates_holidays import find_holidays
 from .dates_zh import find_zh
@@ -220,7 +220,7 @@ def _at_part_of_day(time_value: str, window: str, time_text: str) -> str:
         return time_value
     t = _TIME_VALUE.fullmatch(time_value)
     start = int(window[11:13]) if len(window) > 13 else int(window[:2])
-    if t and int(t.group(1)) < 12 and start >= 12:
+    if t and 0 < int(t.group(1)) < 12 and start >= 12:  # midnight (00) is no hour of the afternoon
         return f"{int(t.group(1)) + 12:02d}:{t.group(2)}:{t.group(3)}"
     return time_value
 
@@ -300,6 +300,30 @@ def _set_at(repeat: str, clock: str) -> str | None:
     return None
 
 
+_POD_WORD = r"(?P<pod>morning|afternoon|evening|night)"
+#: ``last tuesday morning``, ``june 5 in the evening``: the part of the day right after a day.
+_POD_TAIL = re.compile(r"\s+(?:in\s+the\s+)?" + _POD_WORD + r"\b", re.IGNORECASE)
+#: ``the morning of june 5``, ``on the evening of the 3rd``: the part of the day named before it.
+_POD_OF = re.compile(r"(?:the\s+)?" + _POD_WORD + r"\s+of\s+$", re.IGNORECASE)
+
+
+def _day_part(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | None:
+    """A day with its part of the day (:data:`POD_HOURS`) as that window of datetimes, or None."""
+    if h.type != "date" or not _DAY_VALUE.fullmatch(h.value):
+        return None
+    tail = _POD_TAIL.match(folded, h.end)
+    before = _POD_OF.search(folded, max(0, h.start - 20), h.start)
+    if tail is not None and not (nxt is not None and nxt.start < tail.end()):
+        start, end, pod = h.start, tail.end(), tail.group("pod")
+    elif before is not None:
+        start, end, pod = before.start(), h.end, before.group("pod")
+    else:
+        return None
+    first, last = POD_HOURS[pod.lower()]
+    closing = "23:59:59" if last == 24 else f"{last:02d}:00:00"
+    return DateHit("daterange", start, end, f"{h.value}T{first:02d}:00:00/{h.value}T{closing}")
+
+
 def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
     """A day next to a time of day is one ``datetime``: ``tomorrow at 8:45``, ``3pm today``,
     ``8am this morning``, ``tonight at 2am``, ``2010.01.29晚上六点``; ``5 in the afternoon`` is 17:00."""
@@ -319,6 +343,9 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
                 if window:
                     i += 1
                     nxt = hits[i + 1] if i + 1 < len(hits) else None
+        part = _day_part(folded, h, nxt)
+        if part is not None:  # last tuesday morning, the evening of june 5: a window, composed on
+            h = part
         week_of = _WEEK_OF.search(folded, max(0, h.start - 40), h.start) \
             if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else None
         if week_of is not None:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit, add_months, week_of
+from .dates_en_years import WORDED_YEAR, year_value
 from .regexes import alternation
 
 __all__ = ["LETTERLESS", "MONTHS", "MONTH_ALT", "ORD_DAYS", "ORD_DAY_ALT", "WEEKDAYS", "WEEKDAY_ALT", "find_en",
@@ -58,7 +59,7 @@ COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
 _COUNT_WORDS = alternation(re.escape(w).replace("\\ ", "\\s+") for w in COUNTS)
 #: Parts of the day as the Recognizers-Text gold resolves them: (start, end) hours, end exclusive
 #: (night ends a second before midnight); ``early``/``late`` take the first/second half.
-POD_HOURS = {"morning": (8, 12), "afternoon": (12, 16), "evening": (16, 20), "night": (20, 24)}
+POD_HOURS = {"morning": (8, 12), "afternoon": (12, 16), "evening": (16, 20), "night": (20, 24), "daytime": (8, 18)}
 _TIME = (r"(?:\s*(?:at\s+)?(?P<th>[01]?\d|2[0-3])(?::(?P<tm>[0-5]\d))?(?::(?P<ts>[0-5]\d))?"
          r"\s*(?P<ap>(?:[ap]\.m\.?|[ap]m))?(?![\w:]))?")
 _PATTERNS = [
@@ -70,12 +71,14 @@ _PATTERNS = [
     ("yymd", r"(?<![\d./-])(?P<y>\d{2})-(?P<m>0?[1-9]|1[0-2])-(?P<d>0?[1-9]|[12]\d|3[01])(?![\d./]|-\d)"),
     ("mdy", rf"\b(?P<mon>{MONTH_ALT})\.?(?:\s+(?:the\s+)?|/|(?=\d))"
             rf"(?P<d>\d{{1,2}}(?:st|nd|rd|th)?(?![\d/:])|{ORD_DAY_ALT})"
-            rf"(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}))?\b" + _TIME),
+            rf"(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}|{WORDED_YEAR}))?\b" + _TIME),
     ("dmy", rf"\b(?:the\s+)?(?:(?<![$€£¥.,])(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+)?(?:of\s+)?"
-            rf"|(?P<dw>{ORD_DAY_ALT})\s+(?:day\s+)?of\s+)(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}))?\b"
+            rf"|(?P<dw>{ORD_DAY_ALT})\s+(?:day\s+)?of\s+)(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}|{WORDED_YEAR}))?\b"
             + _TIME),
+    ("mry", rf"\b(?:(?P<mon>{MONTH_ALT})\.?,?\s+(?:of\s+)?(?P<rel>this|next|last|previous|the\s+following)\s+year"
+            rf"|(?P<rel2>this|next|last)\s+year\s+in\s+(?P<mon2>{MONTH_ALT}))\b"),
     ("ymd", rf"\b(?P<y>\d{{4}})/(?:(?P<d1>\d{{1,2}})/(?P<mon1>{MONTH_ALT})|(?P<mon>{MONTH_ALT})/(?P<d>\d{{1,2}}))\b"),
-    ("my", rf"\b(?P<mon>{MONTH_ALT})\.?,?\s+(?:in\s+|of\s+)?(?P<y>\d{{4}})\b"),
+    ("my", rf"\b(?P<mon>{MONTH_ALT})\.?,?\s+(?:in\s+|of\s+)?(?P<y>\d{{4}}|{WORDED_YEAR})\b"),
     ("rel", r"\b(?P<rel>today|tomorrow|yesterday|(?:the\s+)?day\s+after\s+tomorrow"
             r"|(?:the\s+)?day\s+before\s+yesterday)\b" + _TIME),
     ("wd", rf"\b(?P<which>next|last|this\s+past|this|coming|previous|following|past)\s+(?P<wd>{WEEKDAY_ALT})\b"
@@ -104,6 +107,9 @@ _PATTERNS = [
              r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
     ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until|than)\s+(?P<y>(?:1[6-9]|20)\d{2})\b"
            r"(?![\d/:-]|\.\d)"),
+    # a year in words after a preposition ends the phrase: "in two thousand boxes" counts boxes
+    ("wyr", rf"\b(?:in|during|since|by|of|year|from|before|after|until|than)\s+(?P<y>{WORDED_YEAR})"
+            r"(?=\s*(?:$|[,.;:!?)])|\s+(?:and|or|to|until|till|when|while|at|in|on|for|the|we|i|he|she|they|it)\b)"),
     ("set", rf"\b(?:(?P<mult>bi|semi)-?)?(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly)"
             rf"|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
             rf"(?:(?P<u>day|week|month|year|hour|minute)s?|(?P<swd>{WEEKDAY_ALT})|(?P<spod>morning|afternoon|evening|night)"
@@ -120,7 +126,9 @@ _PATTERNS = [
             r"(?P<dir>from|after|before)\s+(?P<base>today|tomorrow|yesterday|now)\b"),
     ("cent", r"\b(?:the\s+)?(?P<c>[1-9]|1\d|2[01])(?:st|nd|rd|th)\s+century\b"),
     ("cy", r"\b(?:cy|calendar\s+year)\s?(?P<y>(?:1[6-9]|20)\d{2}|\d{2})\b(?![\d/:.-])"),
-    ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s)\b"),
+    ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s"
+            r"|(?<=the\s)(?:(?P<cw>nineteen|eighteen)[ -]?)?'?(?P<word>twenties|thirties|forties|fifties|sixties"
+            r"|seventies|eighties|nineties))\b"),
     ("clock", r"(?<![\d:.,])(?:(?P<hm>(?:0?\d|1[0-2])[0-5]\d)|(?P<th>[01]?\d|2[0-3])(?:[:.](?P<tm>[0-5]\d))?"
               r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>(?:[ap]\.m\.?|[ap]m)|(?<=\d)[ap])(?![a-z])"),
     ("oclock", rf"\b(?P<th>[01]?\d|2[0-3]|{_HOUR_WORDS})\s*o'?\s?clock\b"),
@@ -130,8 +138,8 @@ _PATTERNS = [
              rf"(?P<unit>\s*(?:min|mins|minutes))?)\s+(?P<dir>past|to)\s+(?P<hh>[01]?\d|2[0-3]|{_HOUR_WORDS})\b"),
     ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d|\s*(?:[ap]\.?m|[ap]\b))"),
     ("pod", rf"\b(?:(?P<el>early|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
-            rf"(?P<wd>{WEEKDAY_ALT})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>in\s+the\s+))"
-            r"(?P<pod>morning|afternoon|evening|night)\b|\b(?P<tonight>tonight|tonite)\b"),
+            rf"(?P<wd>{WEEKDAY_ALT})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>(?:in|during)\s+the\s+))"
+            r"(?P<pod>morning|afternoon|evening|night|daytime)\b|\b(?P<tonight>tonight|tonite)\b"),
     ("hpod", rf"\b(?:(?:in\s+the\s+)?(?P<pod0>morning|afternoon|evening|night)\s+at\s+"
              rf"(?P<th0>[01]?\d|{_HOUR_WORDS})(?![\d:]|\.\d)"
              rf"|(?<![\d:.])(?P<th>[01]?\d|{_HOUR_WORDS})(?::(?P<tm>[0-5]\d))?\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night))\b"),
@@ -150,13 +158,13 @@ _PATTERNS = [
            r"(?:\s+of\s+(?P<y2>(?:19|20)\d{2}))?)\b"),
     ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|eod)\b"),
     ("wdn", rf"\b(?P<wd>{WEEKDAY_ALT})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
-            r"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%))" + _TIME),
+            rf"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%)|\s+(?:of\s+)?(?:{MONTH_ALT})\b)" + _TIME),
     ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|{WEEKDAY_ALT})\s+(?P<a>1[0-2]|0?[1-9])/"
            r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/.])"
            # a bare month/day whose day is past 12 reads only as a date (3/4 may be a fraction; 11/20 is not)
            r"|(?<![\w./-])(?P<a2>1[0-2]|0?[1-9])/(?P<b2>1[3-9]|2\d|3[01])(?![\d/]|\.\d)"),
     ("decp", r"\b(?:the\s+)?(?P<which>next|last|this|previous|coming|past|current)\s+decade\b"),
-    ("now", r"\b(?:right\s+)?now\b"),
+    ("now", r"\b(?:(?:right\s+)?now|at\s+present)\b"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
             r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2}))?"
             r"|(?P<y2>(?:19|20)\d{2})\s*[-/ ]?\s*(?P<hq>[qh])(?P<q2>[1-4])"
@@ -177,7 +185,7 @@ _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
 _GATES = {
     "digit": _HAS_DIGIT, "month": _HAS_MONTH, "rel": _HAS_REL, "name": _HAS_NAME,
     "clockword": re.compile(r"clock|noon|midday|midnight|mid night|past|to\b|quarter|half", re.IGNORECASE),
-    "pod": re.compile(r"morning|afternoon|evening|night|tonight|tonite", re.IGNORECASE),
+    "pod": re.compile(r"morning|afternoon|evening|night|tonight|tonite|daytime", re.IGNORECASE),
     "tens": re.compile(r"\b(?:oh|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty)\b", re.IGNORECASE),
     "unit": re.compile(r"year|yr|month|week|fortnight|day|hour|hr|min|sec|\dh\b", re.IGNORECASE),
     "range": re.compile(r"\b(?:to|and|until|till|through)\b|\d\s*[-–]", re.IGNORECASE),
@@ -187,19 +195,23 @@ _GATES = {
     "end": re.compile(r"\b(?:end|eod)\b", re.IGNORECASE),
     "decade": re.compile(r"decade", re.IGNORECASE),
     "century": re.compile(r"century", re.IGNORECASE),
-    "now": re.compile(r"now", re.IGNORECASE),
+    "now": re.compile(r"now|present", re.IGNORECASE),
     "quarter": re.compile(r"quarter|half|\b[qh][1-4]|\d[qh][1-4]", re.IGNORECASE),
     "slash": re.compile(r"\d/\d"),
+    "decades": re.compile(r"\d|ties\b", re.IGNORECASE),
+    "yearword": re.compile(r"teen|twenty|thousand", re.IGNORECASE),
 }
 #: The gate each pattern needs; patterns not listed run on every text.
 _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy": "month", "dmy": "month",
-          "my": "month", "ymd": "month", "rel": "rel", "wd": "rel", "in": "digit", "dur": "digit", "relp": "rel",
+          "my": "month", "ymd": "month", "mry": "month", "rel": "rel", "wd": "rel", "in": "digit", "dur": "digit",
+          "relp": "rel",
           "bwd": "name", "bmon": "name", "yrng": "digit", "pmon": "month", "mdr": "month", "yr": "digit",
-          "dec": "digit", "off": "rel", "oclock": "clockword", "noon": "clockword", "past": "clockword",
+          "dec": "decades", "off": "rel", "oclock": "clockword", "noon": "clockword", "past": "clockword",
           "pod": "pod", "hpod": "pod", "wclock": "tens", "aot": "unit", "trng": "range", "set": "set", "nrng": "rel",
           "nwk": "week",
           "wk": "week", "endof": "end", "decp": "decade", "now": "now", "qtr": "quarter",
-          "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit"}
+          "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit",
+          "wyr": "yearword"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
@@ -289,14 +301,21 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name in ("mdy", "dmy", "my"):
         month = MONTHS[g["mon"].lower()]
         if name == "my":
-            return DateHit("date", m.start(), m.end(), f"{int(g['y']):04d}-{month:02d}")
+            return DateHit("date", m.start(), m.end(), f"{year_value(g['y']):04d}-{month:02d}")
         day_text = (g.get("dw") or g["d"] or "").lower()
         if g["mon"].lower() in ("may", "mar", "sun", "sat") and not g["y"] and g["mon"].islower() \
                 and day_text[:1].isdigit() and name == "mdy" and m.group().count(" ") and "/" not in m.group():
             return None
         day = _day_number(day_text)
-        d = safe_date(int(g["y"]) if g["y"] else today.year, month, day)
+        d = safe_date(year_value(g["y"]) if g["y"] else today.year, month, day)
         return _with_time(m, d)
+    if name == "mry":  # may last year, june of next year, this year in march: that month of that year
+        mon = g["mon"] or g["mon2"]
+        if mon.lower() in ("may", "mar") and mon.islower():
+            return None  # "you may next year": the verb
+        rel = (g["rel"] or g["rel2"]).split()[-1].lower()
+        year = today.year + {"next": 1, "following": 1, "last": -1, "previous": -1}.get(rel, 0)
+        return DateHit("date", m.start(), m.end(), f"{year:04d}-{MONTHS[mon.lower()]:02d}")
     if name == "rel":
         rel = re.sub(r"\s+", " ", g["rel"].lower()).removeprefix("the ")
         shift = {"today": 0, "tomorrow": 1, "yesterday": -1, "day after tomorrow": 2, "day before yesterday": -2}[rel]
@@ -419,14 +438,21 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("daterange", m.start(), m.end(), f"{a:04d}/{b:04d}")
     if name == "yr":
         return DateHit("date", m.start("y"), m.end("y"), g["y"])
+    if name == "wyr":  # in nineteen eighty-four
+        return DateHit("date", m.start("y"), m.end("y"), f"{year_value(g['y']):04d}")
     if name == "cent":  # the 15th century: 1400 up to 1500
         c = int(g["c"])
         return DateHit("daterange", m.start(), m.end(), f"{(c - 1) * 100:04d}/{c * 100:04d}")
     if name == "cy":  # cy 2008, cy18, calendar year 2008: that year
         cy: str = g["y"]
         return DateHit("date", m.start(), m.end(), cy if len(cy) == 4 else f"20{cy}")
-    if name == "dec":  # the 1990s, the 90s
-        start = int(g["full"]) if g["full"] else (1900 if int(g["short"]) >= 30 else 2000) + int(g["short"])
+    if name == "dec":  # the 1990s, the 90s, the nineties, the nineteen-eighties
+        if g["word"]:
+            tens = _DECADE_WORDS.index(g["word"].lower()) * 10 + 20
+            century = 1800 if (g["cw"] or "").lower() == "eighteen" else 1900
+            start = century + tens
+        else:
+            start = int(g["full"]) if g["full"] else (1900 if int(g["short"]) >= 30 else 2000) + int(g["short"])
         return DateHit("daterange", m.start(), m.end(), f"{start:04d}/{start + 10:04d}")
     if name == "clock":
         clock = _clock(m)
@@ -499,6 +525,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     return None
 
 
+#: The decades of a century in words, from the twenties: ``the nineties`` are 1990 up to 2000.
+_DECADE_WORDS = ("twenties", "thirties", "forties", "fifties", "sixties", "seventies", "eighties", "nineties")
 _UNIT_CODE = {"y": "Y", "mo": "M", "w": "W", "f": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
 
@@ -647,7 +675,9 @@ def _time_range(m: re.Match[str]) -> DateHit | None:
         ap1 = ap1 or "p"
         ap2 = ap2 or "p"
     if ap2 and not ap1:
-        ap1 = ap2 if (h1 % 12) <= (h2 % 12) or h2 == 12 else ("a" if ap2 == "p" else "p")
+        # 2 to 4 pm: both afternoon; 11 to 1 pm or 2:30 to 2:15 pm: the start is before noon
+        later = (h1 % 12, int(g["m1"] or 0)) <= (h2 % 12, int(g["m2"] or 0))
+        ap1 = ap2 if later or h2 == 12 else ("a" if ap2 == "p" else "p")
     h1, h2 = _meridiem(h1, ap1), _meridiem(h2, ap2)
     if not ap1 and not ap2 and h2 < h1 <= 12:
         h2 += 12  # 11-4: until four in the afternoon

@@ -32,11 +32,13 @@ _PATTERNS = [
               rf"(?P<wd>{WEEKDAY_ALT})\s+(?:of|in)\s+(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<y>{_YEAR}))?"
               rf"|(?:the\s+)?(?P<rel>{_REL})\s+month|the\s+month)\b"),
     ("dom", rf"\b(?P<pre>(?:on|by|before|after|until|till|from|since|through)\s+)?the\s+"
-            rf"(?:(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)|(?P<dw>{ORD_DAY_ALT}))\b(?P<day>\s+day)?"
+            rf"(?:(?P<d>[12]?\d|3[01])(?:st|nd|rd|th|(?=\s+(?:at|from|between)\s+\d))|(?P<dw>{ORD_DAY_ALT}))\b"
+            r"(?P<day>\s+day)?"
             rf"(?:\s+of\s+(?:the\s+)?(?:(?P<rel>{_REL})\s+)?(?P<month>month))?"),
     ("edge", rf"\b(?:the\s+)?(?P<fl>first|last)\s+day\s+of\s+(?:the\s+)?"
              rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<y>{_YEAR}))?|(?:(?P<rel>{_REL})\s+)?(?P<u>week|month|year)|(?P<y2>{_YEAR}))\b"),
     ("wdwk", rf"\b(?:the\s+)?(?P<wd>{WEEKDAY_ALT})\.?,?\s+(?:of\s+)?(?:the\s+)?(?P<which>{_REL})\s+week\b"),
+    ("wdan", rf"\b(?:the\s+)?(?P<wd>{WEEKDAY_ALT})\s+after\s+next\b"),
     ("relday", r"\b(?:the\s+)?(?P<which>next|following|previous|prior)\s+day\b"
                r"|\bthe\s+day\s+(?P<ba>before|after)\b(?=\s*(?:$|[,.;:!?)]))"),
     ("after", r"\b(?:the\s+)?(?P<u>week|month|year)\s+(?P<ba>after\s+next|before\s+last)\b"),
@@ -47,7 +49,8 @@ _PATTERNS = [
 ]
 #: The first letters each pattern can start with: a look-ahead the regex engine tests before the
 #: rest (it halves the scan of a 2 KB text), as cheap as the gates below.
-_FIRST = {"mod": "tembls", "nthwd": "tfsl1-5", "dom": "obuatfs", "edge": "tfl", "wdwk": "tmwfs", "relday": "tnfp",
+_FIRST = {"mod": "tembls", "nthwd": "tfsl1-5", "dom": "obuatfs", "edge": "tfl", "wdwk": "tmwfs", "wdan": "tmwfs",
+          "relday": "tnfp",
           "after": "twmy", "wdr": "fmtws", "later": "le", "rest": "tr", "todate": "tyqmw"}
 _COMPILED = [(name, re.compile(f"(?=[{_FIRST[name]}])" + pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 _WEEKDAY_WORDS = tuple(WEEKDAYS)
@@ -61,6 +64,7 @@ _GATES: dict[str, Callable[[str], bool]] = {
     "dom": lambda low: any(w in low for w in _DAY_STARTS),
     "edge": lambda low: "day of" in low,
     "wdwk": lambda low: any(w in low for w in _RELATIVE_WEEKS),
+    "wdan": lambda low: "after next" in low,
     "relday": lambda low: any(w in low for w in ("next day", "following day", "previous day", "prior day",
                                                  "day before", "day after")),
     "after": lambda low: "after next" in low or "before last" in low,
@@ -252,6 +256,9 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
     if name == "wdwk":  # friday next week, tuesday of last week: that weekday of that week
         monday = today - timedelta(days=today.weekday()) + timedelta(weeks=_SHIFT.get(g["which"].lower(), 0))
         return DateHit("date", m.start(), m.end(), (monday + timedelta(days=WEEKDAYS[g["wd"].lower()])).isoformat())
+    if name == "wdan":  # friday after next: the friday after the coming one
+        coming = today + timedelta(days=(WEEKDAYS[g["wd"].lower()] - today.weekday()) % 7 or 7)
+        return DateHit("date", m.start(), m.end(), (coming + timedelta(days=7)).isoformat())
     if name == "relday":  # the next day, the previous day, the day before
         forward = (g["which"] or "").lower() in ("next", "following") or (g["ba"] or "").lower() == "after"
         return DateHit("date", m.start(), m.end(), (today + timedelta(days=1 if forward else -1)).isoformat())

@@ -114,3 +114,106 @@ def test_earlier_this_month_never_passes_today_or_the_16th(today: date) -> None:
     [(_, _, value)] = dates("earlier this month", ref)
     start, end = (date.fromisoformat(x) for x in str(value).split("/"))
     assert start == today.replace(day=1) and end == min(today, today.replace(day=16))
+
+
+# -- years in words -------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("she was born on 4 July nineteen eighty-one", "4 July nineteen eighty-one", "1981-07-04"),
+    ("the mill closed in March eighteen oh five", "March eighteen oh five", "1805-03"),
+    ("it opened in two thousand and nine", "two thousand and nine", "2009"),
+    ("due August 3, twenty twenty-six", "August 3, twenty twenty-six", "2026-08-03"),
+    ("we met in December two thousand", "December two thousand", "2000-12"),
+])
+def test_a_year_in_words_after_a_month_or_a_preposition(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("date", span, value)]
+
+
+def test_two_thousand_of_something_is_no_year() -> None:
+    assert dates("in two thousand boxes") == []
+
+
+_ONES = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_TEENS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+          "nineteen"]
+_TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+
+
+def _say_year(year: int) -> str:
+    """How a year is read aloud (written here independently of the grammar)."""
+    century, rest = divmod(year, 100)
+    if century == 20 and rest < 10:
+        return "two thousand" + (f" and {_ONES[rest]}" if rest else "")
+    if rest == 0:
+        tail = "hundred"
+    elif rest < 10:
+        tail = f"oh {_ONES[rest]}"
+    elif rest < 20:
+        tail = _TEENS[rest - 10]
+    else:
+        tail = _TENS[rest // 10] + (f"-{_ONES[rest % 10]}" if rest % 10 else "")
+    return f"{_TEENS[century - 10]} {tail}" if century < 20 else f"twenty {tail}"
+
+
+@given(st.dates(min_value=date(1600, 1, 1), max_value=date(2099, 12, 31)))
+def test_any_date_with_its_year_in_words_reads_back(day: date) -> None:
+    text = f"{day.strftime('%B')} {day.day}, {_say_year(day.year)}"
+    assert [v for _, _, v in dates(f"signed on {text}")] == [day.isoformat()]
+
+
+# -- parts of the day, decades, now ---------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("it rained last Tuesday morning", "last Tuesday morning", "2024-06-11T08:00:00/2024-06-11T12:00:00"),
+    ("on the evening of June 20", "the evening of June 20", "2024-06-20T16:00:00/2024-06-20T20:00:00"),
+    ("June 20 in the afternoon", "June 20 in the afternoon", "2024-06-20T12:00:00/2024-06-20T16:00:00"),
+])
+def test_a_day_with_its_part_of_the_day_is_that_window(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("music of the seventies", "the seventies", "1970/1980"),
+    ("in the nineteen-twenties", "the nineteen-twenties", "1920/1930"),
+])
+def test_decades_in_words(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_an_age_in_the_nineties_is_not_a_decade() -> None:
+    assert dates("she is in her nineties") == []
+
+
+def test_daytime_and_at_present() -> None:
+    assert dates("deliveries only during the daytime") == [("timerange", "during the daytime",
+                                                            "08:00:00/18:00:00")]
+    assert dates("at present the office is shut") == [("datetime", "at present", "2024-06-12T10:00:00")]
+
+
+# -- a month of a relative year, weekdays after next, a day number before its times ----------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the audit was in April last year", "April last year", "2023-04"),
+    ("renewal is due October of next year", "October of next year", "2025-10"),
+    ("this year in September", "this year in September", "2024-09"),
+])
+def test_a_month_of_a_relative_year(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("date", span, value)]
+
+
+def test_may_the_verb_before_a_relative_year_is_no_month() -> None:
+    assert ("date", "may next year", "2025-05") not in dates("prices may next year rise")
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("see you Thursday after next", "Thursday after next", "2024-06-20"),
+    ("the Wednesday after next", "the Wednesday after next", "2024-06-26"),
+])
+def test_a_weekday_after_next_is_the_one_after_the_coming_one(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("date", span, value)]
+
+
+def test_a_day_number_on_its_own_before_clock_times() -> None:
+    assert dates("the hall is booked on the 19 from 1pm to 3pm") == [
+        ("daterange", "the 19 from 1pm to 3pm", "2024-06-19T13:00:00/2024-06-19T15:00:00")]
+
+
+def test_a_time_range_ending_earlier_on_the_clock_starts_before_noon() -> None:
+    assert dates("closed from 9:45 to 9:30 pm") == [("timerange", "from 9:45 to 9:30 pm", "09:45:00/21:30:00")]
