@@ -18,7 +18,7 @@ from lastline.text import HAN_CHARS
 
 from ._date_types import DateHit, add_durations, add_months
 from ._types import Entity
-from .dates_en import POD_HOURS, find_en
+from .dates_en import MONTH_ALT, POD_HOURS, find_en, safe_date
 from .dates_en_periods import find_en_periods
 from .dates_holidays import find_holidays
 from .dates_zh import find_zh
@@ -46,7 +46,8 @@ _BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|(?i:before|until
 #: ``since August`` / ``starting on January 7th`` open at the start of the period; ``after Feb`` /
 #: ``later than 2018`` at its end (after a day or a time: that day, that time, as the gold reads it).
 _SINCE_PREFIX = re.compile(r"(?i:(?P<since>since|starting(?:\s+(?:on|from))?|beginning(?:\s+(?:on|from))?|as\s+of"
-                           r"|as\s+early\s+as)|(?P<after>after|later\s+than))" + _ABOUT + r"\s+(?:the\s+year\s+)?$")
+                           r"|as\s+early\s+as|no\s+earlier\s+than|not\s+before)|(?P<after>after|later\s+than))"
+                           + _ABOUT + r"\s+(?:the\s+year\s+)?$")
 _DATEISH = ("date", "datetime", "time")
 #: What may join "after A" to "before B" into one range: nothing or 且 (a comma or 、 lists two open ranges).
 _AND_GAP = re.compile(r"\s*(?:且|并且|而且)?\s*")
@@ -90,7 +91,9 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
                 end = b.end()
             kind = "timerange" if h.type == nxt.type == "time" else "daterange"
             second = _inherit(folded[nxt.start:nxt.end], h.value, nxt.value)
-            first = h.value
+            first = h.value if _RELATIVE_BEFORE.search(folded, max(0, h.start - 12), h.start) else \
+                _year_from_end(folded[h.start:h.end], folded[nxt.start:nxt.end], h.value, second)
+            second = _weekday_after(first, second, folded[nxt.start:nxt.end])
             if today and h.type == "time" and nxt.type == "datetime":
                 first = f"{today}T{first}"  # 2:00-明天4:00: the start is today's
             if {h.type, nxt.type} == {"datetime", "date"}:  # between now and june 3: from today
@@ -105,6 +108,8 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
             b = _BEFORE.match(folded, h.end)
             p = _BEFORE_PREFIX.search(folded, max(0, h.start - 20), h.start)
             q = _SINCE_PREFIX.search(folded, max(0, h.start - 20), h.start)
+            if p and q and q.start() < p.start():
+                p = None  # "no earlier than", "not before": the longer prefix opens the range
             if a and nxt is not None and nxt.type in _DATEISH and _AND_GAP.fullmatch(folded[a.end():nxt.start]):
                 closing = _BEFORE.match(folded, nxt.end)
                 if closing:  # 2010年之后2018年之前: one range between the two points
@@ -187,7 +192,7 @@ def _open_period(folded: str, h: DateHit) -> DateHit:
     since = _SINCE_PREFIX.search(folded, max(0, h.start - 20), h.start)
     if point is None or (before is None and since is None):
         return h
-    if before is not None:
+    if before is not None and (since is None or before.start() <= since.start()):
         return DateHit("daterange", before.start(), h.end, f"../{point}")
     assert since is not None
     start = h.value.split("/")[1] if since.group("after") else point
@@ -434,6 +439,41 @@ def _is_relative_offset(folded: str, h: DateHit) -> bool:
         and not re.search(r"[日号號]$", folded[h.start:h.end])
 
 
+_YEAR_DIGITS = re.compile(r"\d{4}|[/.-]\d{2}\b|年")
+#: ``this may``, ``next june``: a start relative to today keeps its own year.
+_RELATIVE_BEFORE = re.compile(r"\b(?:this|next|last|coming|previous)\s+$", re.IGNORECASE)
+_MONTH_VALUE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+_BARE_WEEKDAY = re.compile(r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\b", re.IGNORECASE)
+#: A start named by its month (``January 10``, ``10 Jan``, ``1/10``), which may borrow the end's year.
+_CALENDAR_DAY = re.compile(rf"\b(?:{MONTH_ALT})\b|\d{{1,2}}/\d{{1,2}}", re.IGNORECASE)
+
+
+def _year_from_end(first_text: str, second_text: str, first: str, second: str) -> str:
+    """``from January 10 to January 12, 2016``: a start that names no year takes the end's (the year
+    before, when that would put it after the end: ``from December 20 to January 3, 2017``)."""
+    if not (_MONTH_VALUE.match(first) and _MONTH_VALUE.match(second)) or _YEAR_DIGITS.search(first_text) \
+            or not _CALENDAR_DAY.search(first_text) or not re.search(r"\d{4}", second_text) \
+            or first[:4] == second[:4]:
+        return first  # "from tomorrow to June 3, 2030": a relative start keeps its own year
+    year = int(second[:4]) - (first[5:10] > second[5:10])
+    if not _DAY_VALUE.match(first):  # june through august 2020: a month
+        return f"{year:04d}{first[4:]}"
+    moved = safe_date(year, int(first[5:7]), int(first[8:10]))
+    return moved.isoformat() + first[10:] if moved else first
+
+
+def _weekday_after(first: str, second: str, second_text: str) -> str:
+    """``from monday 9am to friday 5pm``: an end named by its weekday alone is the first such day on or
+    after the start (the weekday grammar alone takes the coming one, which may be before it)."""
+    if not (_DAY_VALUE.match(first) and _DAY_VALUE.match(second)) or second[:10] >= first[:10] \
+            or not _BARE_WEEKDAY.match(second_text):
+        return second
+    day = date.fromisoformat(second[:10])
+    while day.isoformat() < first[:10]:
+        day += timedelta(days=7)
+    return day.isoformat() + second[10:]
+
+
 def _inherit(second_text: str, first: str, second: str) -> str:
     """The end of ``2016年1月10日到12日`` takes its year and month from the start, not from today;
     ``下午5:00到6:00`` ends at 18:00; ``8月至2月`` ends in the next year."""
@@ -479,12 +519,80 @@ def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -
 _DURATION_GAP = re.compile(r"(?:\s*,)?\s+(?:and\s+)?", re.IGNORECASE)
 
 
+_OFFSET_PARTS_GAP = re.compile(r"(?:\s*,)?\s+")
+_OFFSET_TAIL = re.compile(r"\s+(?P<dir>ago|later|from\s+now|hence|before\s+(?:today|now)|from\s+today)$", re.IGNORECASE)
+_ISO_PARTS = re.compile(r"P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?")
+
+
+def _move(value: str, duration: str, sign: int) -> str | None:
+    """A date or datetime moved by a whole ISO duration (years and months first, as a calendar does)."""
+    parts = _ISO_PARTS.fullmatch(duration)
+    if not parts or not _DAY_VALUE.match(value):
+        return None
+    y, mo, w, d, hh, mi, ss = (int(x or 0) for x in parts.groups())
+    if "T" in value:
+        moved = datetime.fromisoformat(value)
+        day = add_months(moved.date(), sign * (12 * y + mo))
+        moved = datetime.combine(day, moved.time()) + sign * timedelta(weeks=w, days=d, hours=hh, minutes=mi,
+                                                                       seconds=ss)
+        return moved.isoformat()
+    if hh or mi or ss:
+        return None
+    day = add_months(date.fromisoformat(value), sign * (12 * y + mo)) + sign * timedelta(weeks=w, days=d)
+    return day.isoformat()
+
+
+def _compound_offset(folded: str, prev: DateHit, h: DateHit) -> DateHit | None:
+    """``1 week 2 days ago``, ``2 years 1 month 21 days later``: the larger parts read as durations
+    before the last part's offset move its day (or time) further the same way."""
+    if prev.type != "duration" or h.type not in ("date", "datetime") or not _OFFSET_PARTS_GAP.fullmatch(
+            folded[prev.end:h.start]):
+        return None  # "3 hours and 2 days ago" lists two spans: only parts written side by side join
+    tail = _OFFSET_TAIL.search(folded, h.start, h.end)
+    if tail is None:
+        return None
+    own = re.match(r"\s*(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(\w+)", folded[h.start:h.end])
+    if own is None or not _ISO_PARTS.fullmatch(prev.value):
+        return None
+    word = own.group(1).lower()
+    count = int(word) if word.isdigit() else _SMALL_COUNTS[word]
+    unit = _unit_duration(own.group(2))
+    if not _finer(prev.value, unit):
+        return None
+    part = unit.replace("1", str(count), 1)
+    sign = -1 if tail.group("dir").lower().startswith(("ago", "before")) else 1
+    base = _move(h.value, part, -sign)  # the day the offset counts from (today, or now)
+    moved = _move(base, add_durations(prev.value, part), sign) if base else None
+    return DateHit(h.type, prev.start, h.end, moved) if moved else None
+
+
+_SMALL_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10}
+
+
+def _unit_duration(word: str) -> str:
+    """``days`` → ``P1D``, ``hours`` → ``PT1H``: the unit of the last part, to test the order of parts."""
+    w = word.lower()
+    if w.startswith(("hour", "hr")):
+        return "PT1H"
+    if w.startswith("min"):
+        return "PT1M"
+    if w.startswith("sec"):
+        return "PT1S"
+    return "P1" + {"y": "Y", "m": "M", "w": "W", "d": "D", "f": "W"}.get(w[:1], "D")
+
+
 def _join_durations(folded: str, hits: list[DateHit]) -> list[DateHit]:
     """Adjacent durations written apart (``3 hours 30 minutes``) as one; a part already in the
-    first (``3 hours 2 hours``) leaves them two."""
+    first (``3 hours 2 hours``) leaves them two; durations right before an offset (``1 week 2 days
+    ago``) move its point."""
     out: list[DateHit] = []
     for h in hits:
         prev = out[-1] if out else None
+        offset = _compound_offset(folded, prev, h) if prev is not None else None
+        if offset is not None:
+            out[-1] = offset
+            continue
         if prev is not None and prev.type == h.type == "duration" \
                 and _DURATION_GAP.fullmatch(folded[prev.end:h.start]) and _finer(prev.value, h.value):
             out[-1] = DateHit("duration", prev.start, h.end, add_durations(prev.value, h.value))

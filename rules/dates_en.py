@@ -69,7 +69,7 @@ _PATTERNS = [
     ("num", r"(?:(?<![\d./-])|(?<=\d{4}-))(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{4}|\d{2})"
             r"(?![\d/]|\.\d|-(?!\d{1,2}[/.]\d))"),
     ("yymd", r"(?<![\d./-])(?P<y>\d{2})-(?P<m>0?[1-9]|1[0-2])-(?P<d>0?[1-9]|[12]\d|3[01])(?![\d./]|-\d)"),
-    ("mdy", rf"\b(?P<mon>{MONTH_ALT})\.?(?:\s+(?:the\s+)?|/|(?=\d))"
+    ("mdy", rf"\b(?P<mon>{MONTH_ALT})\.?(?:\s+(?:the\s+)?|/|-(?=\d{{1,2}}\b(?!-))|(?=\d))"
             rf"(?P<d>\d{{1,2}}(?:st|nd|rd|th)?(?![\d/:])|{ORD_DAY_ALT})"
             rf"(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}|{WORDED_YEAR}))?\b" + _TIME),
     ("dmy", rf"\b(?:the\s+)?(?:(?<![$€£¥.,])(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+)?(?:of\s+)?"
@@ -132,14 +132,17 @@ _PATTERNS = [
     ("clock", r"(?<![\d:.,])(?:(?P<hm>(?:0?\d|1[0-2])[0-5]\d)|(?P<th>[01]?\d|2[0-3])(?:[:.](?P<tm>[0-5]\d))?"
               r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>(?:[ap]\.m\.?|[ap]m)|(?<=\d)[ap])(?![a-z])"),
     ("oclock", rf"\b(?P<th>[01]?\d|2[0-3]|{_HOUR_WORDS})\s*o'?\s?clock\b"),
-    ("noon", r"\b(?P<w>noon|midday|midnight|mid night)\b"),
+    ("noon", r"\b(?P<w>noon|midday|mid-day|midnight|mid night)\b"),
     ("wclock", rf"(?=[otfsen])\b(?P<hw>{_HOUR_WORDS})[ -]+(?P<mw>{_CLOCK_MINUTE_WORDS})\b(?:\s*(?P<ap>{_AP}))?"),
     ("past", rf"\b(?:(?P<half>half)|(?P<q>(?:a\s+)?quarter)|(?P<mn>[0-5]?\d|{_MINUTE_WORDS})"
              rf"(?P<unit>\s*(?:min|mins|minutes))?)\s+(?P<dir>past|to)\s+(?P<hh>[01]?\d|2[0-3]|{_HOUR_WORDS})\b"),
     ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d|\s*(?:[ap]\.?m|[ap]\b))"),
     ("pod", rf"\b(?:(?P<el>early|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
-            rf"(?P<wd>{WEEKDAY_ALT})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>(?:in|during)\s+the\s+))"
+            rf"(?P<wd>{WEEKDAY_ALT})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>(?:in|during)\s+the\s+)|(?<=early\s)|(?<=late\s))"
             r"(?P<pod>morning|afternoon|evening|night|daytime)\b|\b(?P<tonight>tonight|tonite)\b"),
+    # eight tonight, 7 this evening: a bare hour before the window it falls in (composed with it)
+    ("hwin", rf"\b(?P<th>1[0-2]|0?[1-9]|{_HOUR_WORDS})(?=\s+(?:tonight|tonite|this\s+(?:morning|afternoon|evening)"
+             r"|(?:tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))\b)"),
     ("hpod", rf"\b(?:(?:in\s+the\s+)?(?P<pod0>morning|afternoon|evening|night)\s+at\s+"
              rf"(?P<th0>[01]?\d|{_HOUR_WORDS})(?![\d:]|\.\d)"
              rf"|(?<![\d:.])(?P<th>[01]?\d|{_HOUR_WORDS})(?::(?P<tm>[0-5]\d))?\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night))\b"),
@@ -154,9 +157,11 @@ _PATTERNS = [
              r"|(?P<dir3>next|last|past|previous|this)\s+(?P<u3>hour|minute))\b"),
     ("nwk", rf"\b(?P<which>next|last|this)\s+week(?:\s+on)?\s+(?P<wd>{WEEKDAY_ALT})\b"),
     ("wk", r"\b(?:(?:the\s+)?(?P<ord>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+week\s+of\s+"
-           rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<my>(?:19|20)\d{{2}}))?|(?P<y>(?:19|20)\d{{2}}))|week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?![\d:.])"
+           rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<my>(?:19|20)\d{{2}}))?|(?P<y>(?:19|20)\d{{2}})"
+           r"|(?:the\s+)?(?:(?P<rm>this|next|last|previous|following)\s+)?month)"
+           r"|week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?![\d:.])"
            r"(?:\s+of\s+(?P<y2>(?:19|20)\d{2}))?)\b"),
-    ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|eod)\b"),
+    ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|today)|eod)\b"),
     ("wdn", rf"\b(?P<wd>{WEEKDAY_ALT})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
             rf"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%)|\s+(?:of\s+)?(?:{MONTH_ALT})\b)" + _TIME),
     ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|{WEEKDAY_ALT})\s+(?P<a>1[0-2]|0?[1-9])/"
@@ -170,7 +175,8 @@ _PATTERNS = [
             r"|(?P<y2>(?:19|20)\d{2})\s*[-/ ]?\s*(?P<hq>[qh])(?P<q2>[1-4])"
             r"|h(?P<h>[12])\s*[-/ ]\s*(?P<y4>(?:19|20)\d{2})"
             r"|(?:the\s+)?(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)\s+(?P<qh>quarter|half)"
-            r"(?:\s+of\s+(?:(?P<y3>(?:19|20)\d{2})|(?P<oy>the\s+year|this\s+year|next\s+year|last\s+year)))?)\b"),
+            r"(?:\s+of\s+(?:(?P<y3>(?:19|20)\d{2})|(?P<oy>the\s+year|this\s+year|next\s+year|last\s+year))"
+            r"|,?\s+(?P<y5>(?:19|20)\d{2}))?)\b"),
 ]
 _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 # Cheap gates: a pattern only runs when the text has what it needs (digits, a month name, a keyword).
@@ -184,7 +190,7 @@ _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
 #: Cheap gates: a pattern only runs when the text has a word it needs (checked once per text, lazily).
 _GATES = {
     "digit": _HAS_DIGIT, "month": _HAS_MONTH, "rel": _HAS_REL, "name": _HAS_NAME,
-    "clockword": re.compile(r"clock|noon|midday|midnight|mid night|past|to\b|quarter|half", re.IGNORECASE),
+    "clockword": re.compile(r"clock|noon|midday|mid-day|midnight|mid night|past|to\b|quarter|half", re.IGNORECASE),
     "pod": re.compile(r"morning|afternoon|evening|night|tonight|tonite|daytime", re.IGNORECASE),
     "tens": re.compile(r"\b(?:oh|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty)\b", re.IGNORECASE),
     "unit": re.compile(r"year|yr|month|week|fortnight|day|hour|hr|min|sec|\dh\b", re.IGNORECASE),
@@ -207,7 +213,8 @@ _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy"
           "relp": "rel",
           "bwd": "name", "bmon": "name", "yrng": "digit", "pmon": "month", "mdr": "month", "yr": "digit",
           "dec": "decades", "off": "rel", "oclock": "clockword", "noon": "clockword", "past": "clockword",
-          "pod": "pod", "hpod": "pod", "wclock": "tens", "aot": "unit", "trng": "range", "set": "set", "nrng": "rel",
+          "pod": "pod", "hpod": "pod", "hwin": "pod", "wclock": "tens", "aot": "unit", "trng": "range", "set": "set",
+          "nrng": "rel",
           "nwk": "week",
           "wk": "week", "endof": "end", "decp": "decade", "now": "now", "qtr": "quarter",
           "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit",
@@ -468,7 +475,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         ap = (g["ap"] or "").replace(".", "").lower()[:1]
         return DateHit("time", m.start(), m.end(), f"{_meridiem(hour, ap):02d}:{minute:02d}:00")
     if name == "noon":
-        return DateHit("time", m.start(), m.end(), "12:00:00" if g["w"].lower() in ("noon", "midday") else "00:00:00")
+        noon = g["w"].lower() in ("noon", "midday", "mid-day")
+        return DateHit("time", m.start(), m.end(), "12:00:00" if noon else "00:00:00")
     if name == "past":  # half past seven, a quarter to eight, 20 min past eight
         if g["dir"].lower() == "to" and g["mn"] and not g["unit"]:
             return None  # "two to four people" is a range of counts, not 3:58
@@ -512,6 +520,9 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("daterange", m.start(), m.end(), f"{start:04d}/{start + 10:04d}")
     if name == "trng":
         return _time_range(m)
+    if name == "hwin":
+        hour = _HOURS.get(g["th"].lower()) or int(g["th"])
+        return DateHit("time", m.start(), m.end(), f"{hour:02d}:00:00")
     if name == "hpod":  # 5 in the afternoon, in the morning at 7
         word = (g["th"] or g["th0"]).lower()
         hour = _HOURS.get(word) or int(word)
@@ -606,8 +617,9 @@ def _week(m: re.Match[str], today: date) -> DateHit | None:
     else:
         # the first week of july: this year's
         year, ord_ = int(g["y"] or g["my"] or today.year), g["ord"].lower()
-        if g["mon"]:
-            first = date(year, MONTHS[g["mon"].lower()], 1)
+        if g["mon"] or not g["y"]:  # a named month, or the month: this one, the next, the last
+            shift = {"next": 1, "following": 1, "last": -1, "previous": -1}.get((g["rm"] or "").lower(), 0)
+            first = date(year, MONTHS[g["mon"].lower()], 1) if g["mon"] else add_months(today.replace(day=1), shift)
             if ord_ == "last":
                 first = add_months(first, 1) - timedelta(days=7)
             monday = first - timedelta(days=first.weekday()) + timedelta(weeks=0 if ord_ == "last"
@@ -661,8 +673,9 @@ def _time_range(m: re.Match[str]) -> DateHit | None:
     bare hours (``11-4``, ``from 2 to 4``) only beside a day, else they are counts."""
     g = m.groupdict()
     sep = g["sep"].lower()
-    if (sep == "and") != (g["pre"] or "").lower().startswith("between"):
-        return None
+    between = (g["pre"] or "").lower().startswith("between")
+    if (sep == "and" and not between) or (between and sep not in ("and", "-", "–")):
+        return None  # "between" asks for "and" (or a dash: between 4-5pm); "and" alone lists
     marked = g["ap1"] or g["ap2"] or g["pod"] or g["m1"] or g["m2"]
     if not marked and not (_DAY_BEFORE.search(m.string, 0, m.start()) or _DAY_AFTER.match(m.string, m.end())):
         return None
@@ -695,7 +708,7 @@ def _meridiem(hour: int, ap: str) -> int:
     return hour
 
 
-def _part_of_day(m: re.Match[str], today: date) -> DateHit:
+def _part_of_day(m: re.Match[str], today: date) -> DateHit | None:
     """``tomorrow night`` / ``this afternoon`` / ``tonight`` → that day's window; ``in the morning`` → hours."""
     g = m.groupdict()
     pod = "night" if g["tonight"] else g["pod"].lower()
@@ -706,7 +719,10 @@ def _part_of_day(m: re.Match[str], today: date) -> DateHit:
     elif early_late == "late":
         start = (start + end) // 2
     clock = f"{start:02d}:00:00", ("23:59:59" if end == 24 else f"{end:02d}:00:00")
-    if g["inthe"]:
+    bare = g["inthe"] is None and not (g["rel"] or g["wd"] or g["tonight"])
+    if bare and re.match(r"\s+at\s+\d", m.string[m.end():]):
+        return None  # early morning at 8:00: the clock time says when
+    if g["inthe"] is not None or bare:  # in the morning, early morning
         return DateHit("timerange", m.start(), m.end(), f"{clock[0]}/{clock[1]}")
     rel = (g["rel"] or "today").lower()
     if g["wd"]:
@@ -731,7 +747,7 @@ def _quarter(m: re.Match[str], today: date) -> DateHit:
         if (g["y2"] and g["hq"].lower() == "h") or g["h"] or (g["qh"] or "").lower() == "half":
             months = 6
         n = int(g["q"] or g["q2"] or g["h"] or 0) or _ORD[g["ord"].lower()]
-        y = g["y"] or g["y2"] or g["y3"] or g["y4"]
+        y = g["y"] or g["y2"] or g["y3"] or g["y4"] or g["y5"]
         if y:
             year = int(y)
         elif g["oy"]:

@@ -43,6 +43,9 @@ _PATTERNS = [
                r"|\bthe\s+day\s+(?P<ba>before|after)\b(?=\s*(?:$|[,.;:!?)]))"),
     ("after", r"\b(?:the\s+)?(?P<u>week|month|year)\s+(?P<ba>after\s+next|before\s+last)\b"),
     ("wdr", rf"\b(?:from\s+)?(?P<a>{WEEKDAY_ALT})\.?\s*(?:-|–|to|through|thru|till|until)\s*(?P<b>{WEEKDAY_ALT})\b"),
+    ("domr", rf"\b(?:(?P<pre>from|between)\s+)?(?:the\s+)?(?P<d1>(?:[12]?\d|3[01])(?:st|nd|rd|th)|{ORD_DAY_ALT})"
+             r"\s*(?:-|–|to|through|till|until|and)\s*(?:the\s+)?"
+             rf"(?P<d2>(?:[12]?\d|3[01])(?:st|nd|rd|th)?|{ORD_DAY_ALT})\s+of\s+(?:the\s+)?(?:(?P<rel>{_REL})\s+)?month\b"),
     ("later", r"\b(?P<el>later|earlier)\s+(?:in\s+)?(?:(?:this|the)\s+(?P<u>week|month|year|day)|today)\b"),
     ("rest", r"\b(?:the\s+)?(?:rest|remainder|remaining|balance)\s+of\s+(?:the\s+|this\s+)?(?P<u>week|month|year)\b"),
     ("todate", r"\b(?:(?:the\s+)?(?P<u>year|quarter|month|week)[\s-]+to[\s-]+date|(?P<abbr>ytd|qtd|mtd|wtd))\b"),
@@ -51,7 +54,7 @@ _PATTERNS = [
 #: rest (it halves the scan of a 2 KB text), as cheap as the gates below.
 _FIRST = {"mod": "tembls", "nthwd": "tfsl1-5", "dom": "obuatfs", "edge": "tfl", "wdwk": "tmwfs", "wdan": "tmwfs",
           "relday": "tnfp",
-          "after": "twmy", "wdr": "fmtws", "later": "le", "rest": "tr", "todate": "tyqmw"}
+          "after": "twmy", "wdr": "fmtws", "later": "le", "domr": "fbt0-9", "rest": "tr", "todate": "tyqmw"}
 _COMPILED = [(name, re.compile(f"(?=[{_FIRST[name]}])" + pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 _WEEKDAY_WORDS = tuple(WEEKDAYS)
 _RELATIVE_WEEKS = tuple(f"{w} week" for w in _REL.split("|"))
@@ -68,6 +71,7 @@ _GATES: dict[str, Callable[[str], bool]] = {
     "relday": lambda low: any(w in low for w in ("next day", "following day", "previous day", "prior day",
                                                  "day before", "day after")),
     "after": lambda low: "after next" in low or "before last" in low,
+    "domr": lambda low: " month" in low and " of " in low,
     "later": lambda low: "later " in low or "earlier " in low,
     "rest": lambda low: any(w in low for w in ("rest of", "remainder of", "remaining of", "balance of")),
     "todate": lambda low: "to date" in low or "to-date" in low or "td" in low,
@@ -271,6 +275,14 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
             first = add_months(today.replace(day=1), shift)
             return DateHit("date", m.start(), m.end(), f"{first.year:04d}-{first.month:02d}")
         return DateHit("date", m.start(), m.end(), f"{today.year + shift:04d}")
+    if name == "domr":  # from the 10th to the 15th of this month, the 20th-25th of next month
+        if (g["pre"] or "").lower() == "between" and not re.search(r"\band\b|[-–]", m.group(), re.IGNORECASE):
+            return None
+        first = add_months(today.replace(day=1), _SHIFT.get((g["rel"] or "this").lower(), 0))
+        days = [int(x) if x.isdigit() else ORD_DAYS[re.sub(r"[ -]+", " ", x)]
+                for x in (re.sub(r"(?<=\d)(?:st|nd|rd|th)$", "", g[k].lower()) for k in ("d1", "d2"))]
+        start, end = (safe_date(first.year, first.month, d) for d in days)
+        return _span(m, start, end) if start and end and end > start else None
     if name in ("later", "rest", "todate"):
         return _relative_to_today(name, m, today)
     if name == "wdr":  # mon-fri, from tuesday to thursday: the next such run of days (today counts)

@@ -217,3 +217,65 @@ def test_a_day_number_on_its_own_before_clock_times() -> None:
 
 def test_a_time_range_ending_earlier_on_the_clock_starts_before_noon() -> None:
     assert dates("closed from 9:45 to 9:30 pm") == [("timerange", "from 9:45 to 9:30 pm", "09:45:00/21:30:00")]
+
+
+# -- ranges that share a year, weekday ends, compound offsets -----------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("open from March 2 to March 9, 2027", "from March 2 to March 9, 2027", "2027-03-02/2027-03-09"),
+    ("from November 28 to January 4, 2026", "from November 28 to January 4, 2026", "2025-11-28/2026-01-04"),
+    ("the season runs April through June 2025", "April through June 2025", "2025-04/2025-06"),
+])
+def test_a_start_without_a_year_takes_the_year_of_the_end(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_a_relative_start_keeps_its_own_year() -> None:
+    assert dates("from tomorrow to May 2, 2030") == [
+        ("daterange", "from tomorrow to May 2, 2030", "2024-06-13/2030-05-02")]
+
+
+def test_a_weekday_end_comes_after_the_start() -> None:
+    assert dates("on call from Tuesday 8pm to Monday 6am") == [
+        ("daterange", "from Tuesday 8pm to Monday 6am", "2024-06-18T20:00:00/2024-06-24T06:00:00")]
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("it shipped 1 month 3 days ago", "date", "2024-05-09"),
+    ("due 1 year 2 months later", "date", "2025-08-12"),
+    ("called 2 hours 15 minutes ago", "datetime", "2024-06-12T07:45:00"),
+])
+def test_an_offset_written_in_parts_moves_by_all_of_them(text: str, type_: str, value: str) -> None:
+    [(t, _, v)] = dates(text)
+    assert (t, v) == (type_, value)
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("leave from the 3rd to the 7th of next month", "from the 3rd to the 7th of next month",
+     "2024-07-03/2024-07-07"),
+    ("the 20th-24th of this month", "the 20th-24th of this month", "2024-06-20/2024-06-24"),
+])
+def test_a_range_of_day_numbers_of_a_relative_month(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the last week of the month", "the last week of the month", "2024-06-24/2024-07-01"),
+    ("the second week of next month", "the second week of next month", "2024-07-08/2024-07-15"),
+])
+def test_a_counted_week_of_a_relative_month(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+@pytest.mark.parametrize(("text", "type_", "span", "value"), [
+    ("deliveries arrive late afternoon", "timerange", "late afternoon", "14:00:00/16:00:00"),
+    ("back 9 tonight", "datetime", "9 tonight", "2024-06-12T21:00:00"),
+    ("lunch at mid-day", "time", "mid-day", "12:00:00"),
+    ("send it by the end of today", "datetime", "the end of today", "2024-06-12T23:59:59"),
+    ("the office is shut Jan-2", "date", "Jan-2", "2024-01-02"),
+    ("results for 3rd quarter 2023", "daterange", "3rd quarter 2023", "2023-07-01/2023-10-01"),
+    ("free between 1-3pm", "timerange", "between 1-3pm", "13:00:00/15:00:00"),
+    ("open no earlier than 8am", "timerange", "no earlier than 8am", "08:00:00/.."),
+    ("not before June 20", "daterange", "not before June 20", "2024-06-20/.."),
+])
+def test_more_english_time_constructions(text: str, type_: str, span: str, value: str) -> None:
+    assert dates(text) == [(type_, span, value)]
