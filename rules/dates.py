@@ -365,6 +365,17 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
                 out.append(DateHit("datetime", h.start, at.end(), f"{h.value}T{int(at.group(1)):02d}:00:00"))
                 i += 1  # friday at 3: a bare hour after "at" closing the clause is that day's hour
                 continue
+        if h.type == "set":
+            at = _AT_HOUR.match(folded, h.end)
+            if at and not (nxt and nxt.start < at.end()) and _HOUR_END.match(folded, at.end()):
+                hour = int(at.group(1))
+                if h.value[-3:] in ("TAF", "TEV", "TNI") and hour < 12:
+                    hour += 12  # every evening at 7: seven in the evening
+                joined = _set_at(h.value, f"{hour:02d}:00:00")
+                if joined:
+                    out.append(DateHit("set", h.start, at.end(), joined))  # every morning at 7
+                    i += 1
+                    continue
         window_day = _day_window(h)
         at = _AT_HOUR.match(folded, h.end) if window_day else None
         if window_day and at and not (nxt and nxt.start < at.end()):

@@ -110,10 +110,12 @@ _PATTERNS = [
     # a year in words after a preposition ends the phrase: "in two thousand boxes" counts boxes
     ("wyr", rf"\b(?:in|during|since|by|of|year|from|before|after|until|than)\s+(?P<y>{WORDED_YEAR})"
             r"(?=\s*(?:$|[,.;:!?)])|\s+(?:and|or|to|until|till|when|while|at|in|on|for|the|we|i|he|she|they|it)\b)"),
-    ("set", rf"\b(?:(?P<mult>bi|semi)-?)?(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly)"
-            rf"|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
-            rf"(?:(?P<u>day|week|month|year|hour|minute)s?|(?P<swd>{WEEKDAY_ALT})|(?P<spod>morning|afternoon|evening|night)"
-            rf"|(?P<we>weekend))|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year)"
+    ("set", rf"\b(?:(?P<mult>bi|semi)-?)?(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly|quarterly"
+            rf"|fortnightly)|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
+            rf"(?:(?P<u>day|week|month|year|hour|minute|quarter|fortnight)s?|(?P<halfh>half[\s-]hour)"
+            rf"|(?P<swd>{WEEKDAY_ALT})|(?P<spod>morning|afternoon|evening|night)"
+            rf"|(?P<we>weekend))|any\s+(?:(?P<au>week|month|year)|(?P<awe>weekend))"
+            rf"|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year)"
             rf"|(?P<pwd>{WEEKDAY_ALT})s(?:\s+(?P<ppod>morning|afternoon|evening|night)s?)?|(?P<pwd2>{WEEKDAY_ALT})\s+(?P<ppod2>mornings"
             r"|afternoons|evenings|nights)|(?P<everyday>everyday))\b"),
     ("aot", rf"\b(?=[0-9afhotsenciw])(?:(?P<pre>in|within|for)\s+)?(?P<n>\d+(?:\.\d+)?|{_COUNT_WORDS})"
@@ -195,7 +197,8 @@ _GATES = {
     "tens": re.compile(r"\b(?:oh|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty)\b", re.IGNORECASE),
     "unit": re.compile(r"year|yr|month|week|fortnight|day|hour|hr|min|sec|\dh\b", re.IGNORECASE),
     "range": re.compile(r"\b(?:to|and|until|till|through)\b|\d\s*[-–]", re.IGNORECASE),
-    "set": re.compile(r"every|each|daily|weekly|monthly|annually|yearly|hourly|nightly|days\b|\bon(?:c)?e\s+a\s"
+    "set": re.compile(r"every|each|any\s|daily|weekly|monthly|annually|yearly|hourly|nightly|quarterly|fortnightly"
+                      r"|days\b|\bon(?:c)?e\s+a\s"
                       r"|mornings|afternoons|evenings|nights", re.IGNORECASE),
     "week": re.compile(r"week", re.IGNORECASE),
     "end": re.compile(r"\b(?:end|eod)\b", re.IGNORECASE),
@@ -388,7 +391,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         pod_code = {"mo": "TMO", "af": "TAF", "ev": "TEV", "ni": "TNI"}.get(pod[:2].lower(), "") if pod else ""
         if g["adv"]:
             code = {"daily": "P1D", "nightly": "P1D", "weekly": "P1W", "monthly": "P1M", "annually": "P1Y",
-                    "yearly": "P1Y", "hourly": "PT1H"}[g["adv"].lower()]
+                    "yearly": "P1Y", "hourly": "PT1H", "quarterly": "P3M", "fortnightly": "P2W"}[g["adv"].lower()]
             if g["mult"]:  # bi-monthly: every two months; semi-annually: every half year
                 digits = re.search(r"\d+", code)
                 rate = int(digits.group()) * (2 if g["mult"].lower() == "bi" else 0.5) if digits else 1
@@ -399,13 +402,17 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             code = f"XXXX-WXX-{WEEKDAYS[(g['swd'] or g['pwd'] or g['pwd2']).lower()] + 1}{pod_code}"
         elif g["spod"]:
             code = pod_code
-        elif g["we"]:
+        elif g["we"] or g["awe"]:  # every weekend, any weekend
             code = "P1WE"
+        elif g["halfh"]:
+            code = "PT30M"
         elif g["everyday"]:
             code = "P1D"
         else:
-            unit = (g["u"] or g["u2"]).lower()
+            unit = (g["u"] or g["u2"] or g["au"]).lower()
             k = 2 if g["other"] else _SMALL.get((g["k"] or "1").lower(), 0) or int(g["k"] or 1)
+            if unit in ("quarter", "fortnight"):  # every quarter: three months; every fortnight: two weeks
+                k, unit = (3 * k, "month") if unit == "quarter" else (2 * k, "week")
             code = f"PT{k}{unit[0].upper()}" if unit in ("hour", "minute") else f"P{k}{unit[0].upper()}"
         return DateHit("set", m.start(), m.end(), f"R/{code}")
     if name == "off":  # three weeks from tomorrow, two days before yesterday

@@ -279,3 +279,37 @@ def test_a_counted_week_of_a_relative_month(text: str, span: str, value: str) ->
 ])
 def test_more_english_time_constructions(text: str, type_: str, span: str, value: str) -> None:
     assert dates(text) == [(type_, span, value)]
+
+
+# -- holidays counted from another, more fixed holidays, sets -------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the sale ends on Black Friday", "Black Friday", "2024-11-29"),
+    ("closed on Good Friday 2026", "Good Friday 2026", "2026-04-03"),
+    ("parade on St. Patrick's Day", "St. Patrick's Day", "2025-03-17"),
+    ("a holiday on Boxing Day", "Boxing Day", "2024-12-26"),
+    ("off for Presidents' Day", "Presidents' Day", "2025-02-17"),
+    ("rallies on International Workers' Day", "International Workers' Day", "2025-05-01"),
+])
+def test_more_english_holidays(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("date", span, value)]
+
+
+@given(st.integers(min_value=1900, max_value=2100))
+def test_black_friday_is_the_friday_after_thanksgiving(year: int) -> None:
+    [(_, _, thanksgiving)] = dates(f"Thanksgiving {year}")
+    [(_, _, black_friday)] = dates(f"Black Friday {year}")
+    day = date.fromisoformat(str(black_friday))
+    assert day.weekday() == 4 and day - date.fromisoformat(str(thanksgiving)) == timedelta(days=1)
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("invoices go out quarterly", "quarterly", "R/P3M"),
+    ("a fortnightly newsletter", "fortnightly", "R/P2W"),
+    ("reviewed every quarter", "every quarter", "R/P3M"),
+    ("polls every half hour", "every half hour", "R/PT30M"),
+    ("lunch together any weekend", "any weekend", "R/P1WE"),
+    ("the bus leaves every morning at 6", "every morning at 6", "R/T06"),
+    ("a walk every evening at 8.", "every evening at 8", "R/T20"),
+])
+def test_more_english_sets(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("set", span, value)]
