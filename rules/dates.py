@@ -64,6 +64,8 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
         h = hits[i]
         nxt = hits[i + 1] if i + 1 < len(hits) else None
         joined = _join_periods(folded, h, nxt) if nxt is not None else None
+        if joined is None and nxt is not None:
+            joined = _datetime_for(folded, h, nxt)
         if joined is not None:  # from 2017 q1 to 2018 q1, from 2007 to the end of 2008
             out.append(joined)
             i += 2
@@ -96,6 +98,9 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
             second = _weekday_after(first, second, folded[nxt.start:nxt.end])
             if today and h.type == "time" and nxt.type == "datetime":
                 first = f"{today}T{first}"  # 2:00-明天4:00: the start is today's
+            if h.type == "datetime" and second[:10] == first[:10] and second < first \
+                    and not _MERIDIEM.search(folded[nxt.start:nxt.end]) and int(second[11:13]) < 12:
+                second = f"{second[:11]}{int(second[11:13]) + 12:02d}{second[13:]}"  # now (10:20) to eight: 20:00
             if {h.type, nxt.type} == {"datetime", "date"}:  # between now and june 3: from today
                 first, second = (first[:10] if _NOW.fullmatch(folded[h.start:h.end]) else first,
                                  second[:10] if _NOW.fullmatch(folded[nxt.start:nxt.end]) else second)
@@ -165,6 +170,15 @@ def _period_point(folded: str, h: DateHit) -> str | None:
     if h.type == "date" and (_REDUCED.fullmatch(h.value) or _DAY_VALUE.fullmatch(h.value)):
         return _first_day(h.value)
     return None
+
+
+def _datetime_for(folded: str, h: DateHit, nxt: DateHit) -> DateHit | None:
+    """``feb 14th from 9:30am for 7 hours``: a day's time and how long from it, as that range of datetimes."""
+    if h.type != "datetime" or nxt.type != "duration" or not _FOR_GAP.fullmatch(folded[h.end:nxt.start]) \
+            or not _CLOCK_DURATION.fullmatch(nxt.value) or "." in nxt.value:
+        return None
+    moved = _move(h.value, nxt.value, 1)
+    return DateHit("daterange", h.start, nxt.end, f"{h.value}/{moved}") if moved else None
 
 
 def _join_periods(folded: str, h: DateHit, nxt: DateHit) -> DateHit | None:

@@ -11,8 +11,8 @@ from ._date_types import DateHit, add_months, week_of
 from .dates_en_years import WORDED_YEAR, year_value
 from .regexes import alternation
 
-__all__ = ["LETTERLESS", "MONTHS", "MONTH_ALT", "ORD_DAYS", "ORD_DAY_ALT", "WEEKDAYS", "WEEKDAY_ALT", "find_en",
-           "safe_date"]
+__all__ = ["COUNTS", "LETTERLESS", "MONTHS", "MONTH_ALT", "ORD_DAYS", "ORD_DAY_ALT", "WEEKDAYS", "WEEKDAY_ALT",
+           "find_en", "safe_date"]
 
 MONTHS = {m: i + 1 for i, ms in enumerate((
     "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
@@ -165,7 +165,8 @@ _PATTERNS = [
            r"(?:\s+of\s+(?P<y2>(?:19|20)\d{2}))?)\b"),
     ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|today)|eod)\b"),
     ("wdn", rf"\b(?P<wd>{WEEKDAY_ALT})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
-            rf"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%)|\s+(?:of\s+)?(?:{MONTH_ALT})\b)" + _TIME),
+            rf"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%)|\s+(?:of\s+)?(?:{MONTH_ALT})\b"
+            r"|\s+(?:days?|weeks?|months?|years?|hours?|minutes?)\b)" + _TIME),
     ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|{WEEKDAY_ALT})\s+(?P<a>1[0-2]|0?[1-9])/"
            r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/.])"
            # a bare month/day whose day is past 12 reads only as a date (3/4 may be a fraction; 11/20 is not)

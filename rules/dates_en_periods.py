@@ -17,12 +17,14 @@ from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit, add_months, week_of
-from .dates_en import MONTH_ALT, MONTHS, ORD_DAY_ALT, ORD_DAYS, WEEKDAY_ALT, WEEKDAYS, safe_date
+from .dates_en import COUNTS, MONTH_ALT, MONTHS, ORD_DAY_ALT, ORD_DAYS, WEEKDAY_ALT, WEEKDAYS, safe_date
+from .regexes import alternation
 
 __all__ = ["find_en_periods"]
 
 _YEAR = r"(?:1[6-9]|20)\d{2}"
 _REL = r"this|next|last|previous|coming|current|following"
+_COUNT_ALT = alternation(w for w in COUNTS if " " not in w and w not in ("a", "an", "few"))
 _SHIFT = {"next": 1, "coming": 1, "following": 1, "last": -1, "previous": -1}
 _PATTERNS = [
     ("mod", rf"\b(?:the\s+)?(?P<mod>early|mid|middle\s+of|late|(?:beginning|start|end)\s+of)[\s-]+(?:the\s+)?"
@@ -46,6 +48,9 @@ _PATTERNS = [
     ("domr", rf"\b(?:(?P<pre>from|between)\s+)?(?:the\s+)?(?P<d1>(?:[12]?\d|3[01])(?:st|nd|rd|th)|{ORD_DAY_ALT})"
              r"\s*(?:-|–|to|through|till|until|and)\s*(?:the\s+)?"
              rf"(?P<d2>(?:[12]?\d|3[01])(?:st|nd|rd|th)?|{ORD_DAY_ALT})\s+of\s+(?:the\s+)?(?:(?P<rel>{_REL})\s+)?month\b"),
+    ("firstn", rf"\b(?:the\s+)?(?P<fl>first|last|final)\s+(?P<n>\d{{1,2}}|{_COUNT_ALT})\s+(?P<u>days|weeks|months)"
+               rf"\s+of\s+(?:the\s+)?(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<my>{_YEAR}))?"
+               rf"|(?P<rel>{_REL})\s+(?P<pu>month|year)|(?P<y>{_YEAR})|(?P<pu2>month|year))\b"),
     ("later", r"\b(?P<el>later|earlier)\s+(?:in\s+)?(?:(?:this|the)\s+(?P<u>week|month|year|day)|today)\b"),
     ("rest", r"\b(?:the\s+)?(?:rest|remainder|remaining|balance)\s+of\s+(?:the\s+|this\s+)?(?P<u>week|month|year)\b"),
     ("todate", r"\b(?:(?:the\s+)?(?P<u>year|quarter|month|week)[\s-]+to[\s-]+date|(?P<abbr>ytd|qtd|mtd|wtd))\b"),
@@ -53,8 +58,8 @@ _PATTERNS = [
 #: The first letters each pattern can start with: a look-ahead the regex engine tests before the
 #: rest (it halves the scan of a 2 KB text), as cheap as the gates below.
 _FIRST = {"mod": "tembls", "nthwd": "tfsl1-5", "dom": "obuatfs", "edge": "tfl", "wdwk": "tmwfs", "wdan": "tmwfs",
-          "relday": "tnfp",
-          "after": "twmy", "wdr": "fmtws", "later": "le", "domr": "fbt0-9", "rest": "tr", "todate": "tyqmw"}
+          "relday": "tnfp", "after": "twmy", "wdr": "fmtws", "later": "le", "domr": "fbt0-9", "firstn": "tfl",
+          "rest": "tr", "todate": "tyqmw"}
 _COMPILED = [(name, re.compile(f"(?=[{_FIRST[name]}])" + pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 _WEEKDAY_WORDS = tuple(WEEKDAYS)
 _RELATIVE_WEEKS = tuple(f"{w} week" for w in _REL.split("|"))
@@ -71,6 +76,7 @@ _GATES: dict[str, Callable[[str], bool]] = {
     "relday": lambda low: any(w in low for w in ("next day", "following day", "previous day", "prior day",
                                                  "day before", "day after")),
     "after": lambda low: "after next" in low or "before last" in low,
+    "firstn": lambda low: ("first " in low or "last " in low or "final " in low) and "s of " in low,
     "domr": lambda low: " month" in low and " of " in low,
     "later": lambda low: "later " in low or "earlier " in low,
     "rest": lambda low: any(w in low for w in ("rest of", "remainder of", "remaining of", "balance of")),
@@ -247,6 +253,33 @@ def _relative_to_today(name: str, m: re.Match[str], today: date) -> DateHit | No
     return _span(m, first, min(today, _MIDDLE[unit](first)))
 
 
+def _first_or_last(m: re.Match[str], today: date) -> DateHit | None:
+    """``the first 10 days of June``, ``the last two months of 2025``, ``the last 3 weeks of this year``
+    (weeks run Monday to Monday: the last ones end on the Monday of the week holding the period's last day)."""
+    g = m.groupdict()
+    word = g["n"].lower()
+    n = int(word) if word.isdigit() else int(COUNTS[word])
+    if g["mon"]:
+        first = date(int(g["my"]) if g["my"] else today.year, MONTHS[g["mon"].lower()], 1)
+        end = add_months(first, 1)
+    elif g["y"] or (g["pu"] or g["pu2"] or "").lower() == "year":
+        first = date(int(g["y"]) if g["y"] else today.year + _SHIFT.get((g["rel"] or "this").lower(), 0), 1, 1)
+        end = date(first.year + 1, 1, 1)
+    else:
+        first = add_months(today.replace(day=1), _SHIFT.get((g["rel"] or "this").lower(), 0))
+        end = add_months(first, 1)
+    unit, leading = g["u"].lower(), g["fl"].lower() == "first"
+    if unit == "days":
+        lo, hi = (first, first + timedelta(days=n)) if leading else (end - timedelta(days=n), end)
+    elif unit == "months":
+        lo, hi = (first, add_months(first, n)) if leading else (add_months(end, -n), end)
+    else:
+        monday = first - timedelta(days=first.weekday()) if leading else \
+            end - timedelta(days=1) - timedelta(days=(end - timedelta(days=1)).weekday())
+        lo, hi = (monday, monday + timedelta(weeks=n)) if leading else (monday - timedelta(weeks=n), monday)
+    return _span(m, lo, hi) if first - timedelta(days=6) <= lo < hi <= end + timedelta(days=6) else None
+
+
 def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
     g = m.groupdict()
     if name == "mod":
@@ -275,6 +308,8 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
             first = add_months(today.replace(day=1), shift)
             return DateHit("date", m.start(), m.end(), f"{first.year:04d}-{first.month:02d}")
         return DateHit("date", m.start(), m.end(), f"{today.year + shift:04d}")
+    if name == "firstn":
+        return _first_or_last(m, today)
     if name == "domr":  # from the 10th to the 15th of this month, the 20th-25th of next month
         if (g["pre"] or "").lower() == "between" and not re.search(r"\band\b|[-–]", m.group(), re.IGNORECASE):
             return None

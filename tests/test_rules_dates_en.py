@@ -313,3 +313,28 @@ def test_black_friday_is_the_friday_after_thanksgiving(year: int) -> None:
 ])
 def test_more_english_sets(text: str, span: str, value: str) -> None:
     assert dates(text) == [("set", span, value)]
+
+
+# -- counted parts of a period, a time and how long, now to a bare hour ----------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("a discount for the first 10 days of July", "the first 10 days of July", "2024-07-01/2024-07-11"),
+    ("the final two months of 2026", "the final two months of 2026", "2026-11-01/2027-01-01"),
+    ("the last 2 weeks of next year", "the last 2 weeks of next year", "2025-12-15/2025-12-29"),
+    ("in the last three days of the month", "the last three days of the month", "2024-06-28/2024-07-01"),
+])
+def test_the_first_or_last_few_units_of_a_period(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_a_day_at_a_time_for_a_while_is_that_range() -> None:
+    assert dates("reserve the hall on 5th July from 2pm for 3 hours") == [
+        ("daterange", "5th July from 2pm for 3 hours", "2024-07-05T14:00:00/2024-07-05T17:00:00")]
+
+
+def test_from_now_to_a_bare_hour_earlier_on_the_clock_is_that_evening() -> None:
+    assert dates("free between now and seven o'clock") == [
+        ("daterange", "between now and seven o'clock", "2024-06-12T10:00:00/2024-06-12T19:00:00")]
+
+
+def test_a_weekday_before_a_count_of_weeks_takes_no_day_number() -> None:
+    assert ("date", "Sunday 2", "2024-06-02") not in dates("Sunday 2 weeks after May 3rd")
