@@ -197,7 +197,7 @@ _GATES = {
     "pod": re.compile(r"morning|afternoon|evening|night|tonight|tonite|daytime", re.IGNORECASE),
     "tens": re.compile(r"\b(?:oh|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty)\b", re.IGNORECASE),
     "unit": re.compile(r"year|yr|month|week|fortnight|day|hour|hr|min|sec|\dh\b", re.IGNORECASE),
-    "range": re.compile(r"\b(?:to|and|until|till|through)\b|\d\s*[-–]", re.IGNORECASE),
+    "range": re.compile(r"\b(?:to|and|until|till|through)\b|\d\s*(?:[ap]\.?m\.?)?\s*[-–]", re.IGNORECASE),
     "set": re.compile(r"every|each|any\s|daily|weekly|monthly|annually|yearly|hourly|nightly|quarterly|fortnightly"
                       r"|days\b|\bon(?:c)?e\s+a\s"
                       r"|mornings|afternoons|evenings|nights", re.IGNORECASE),
@@ -603,7 +603,8 @@ def _amount_of_time(m: re.Match[str], ref: datetime) -> DateHit | None:
     return DateHit("date", m.start(), m.end(), d.isoformat())
 
 
-_DAY_BEFORE = re.compile(rf"(?:{WEEKDAY_ALT}|today|tomorrow|yesterday|tonight)\s*$", re.IGNORECASE)
+_DAY_BEFORE = re.compile(rf"(?:{WEEKDAY_ALT}|today|tomorrow|yesterday|tonight|morning|afternoon|evening)"
+                         r"\s*(?:from\s*)?$", re.IGNORECASE)
 _DAY_AFTER = re.compile(rf"\s*(?:on\s+|,\s*)?(?:{WEEKDAY_ALT}|today|tomorrow|yesterday|tonight|\d{{1,2}}/\d)",
                         re.IGNORECASE)
 

@@ -338,3 +338,14 @@ def test_from_now_to_a_bare_hour_earlier_on_the_clock_is_that_evening() -> None:
 
 def test_a_weekday_before_a_count_of_weeks_takes_no_day_number() -> None:
     assert ("date", "Sunday 2", "2024-06-02") not in dates("Sunday 2 weeks after May 3rd")
+
+
+def test_a_range_of_marked_hours_before_its_day() -> None:
+    assert dates("the clinic is open 9am-1pm Saturday") == [
+        ("daterange", "9am-1pm Saturday", "2024-06-15T09:00:00/2024-06-15T13:00:00")]
+
+
+def test_bare_hours_after_a_part_of_the_day_fall_in_it() -> None:
+    assert dates("this evening from 6 to 8") == [
+        ("daterange", "this evening from 6 to 8", "2024-06-12T18:00:00/2024-06-12T20:00:00")]
+    assert dates("from 2 to 4 people came") == []
