@@ -163,7 +163,8 @@ _PATTERNS = [
            r"|(?:the\s+)?(?:(?P<rm>this|next|last|previous|following)\s+)?month)"
            r"|week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?![\d:.])"
            r"(?:\s+of\s+(?P<y2>(?:19|20)\d{2}))?)\b"),
-    ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|today)|eod)\b"),
+    ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|today)|eod)\b"
+              rf"(?:\s+(?:on\s+)?(?:(?P<rel>today|tomorrow)|(?P<wd>{WEEKDAY_ALT}))\b)?"),
     ("wdn", rf"\b(?P<wd>{WEEKDAY_ALT})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
             rf"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%)|\s+(?:of\s+)?(?:{MONTH_ALT})\b"
             r"|\s+(?:days?|weeks?|months?|years?|hours?|minutes?)\b)" + _TIME),
@@ -505,7 +506,10 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return _week(m, today)
     if name == "endof":  # end of the day, EOD: the day's last second (parts of longer
         # periods, "the end of 2008", are dates_en_periods')
-        return DateHit("datetime", m.start(), m.end(), f"{today.isoformat()}T23:59:59")
+        # … of a named day: EOD friday, end of day tomorrow
+        day = today + timedelta(days=1) if (g["rel"] or "").lower() == "tomorrow" else \
+            today + timedelta(days=(WEEKDAYS[g["wd"].lower()] - today.weekday()) % 7) if g["wd"] else today
+        return DateHit("datetime", m.start(), m.end(), f"{day.isoformat()}T23:59:59")
     if name == "wdn":  # sunday 31: the nearest coming month whose 31st is a Sunday
         target, day = WEEKDAYS[g["wd"].lower()], int(g["d"])
         for k in range(0, 28):

@@ -349,3 +349,11 @@ def test_bare_hours_after_a_part_of_the_day_fall_in_it() -> None:
     assert dates("this evening from 6 to 8") == [
         ("daterange", "this evening from 6 to 8", "2024-06-12T18:00:00/2024-06-12T20:00:00")]
     assert dates("from 2 to 4 people came") == []
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("send it EOD Friday", "EOD Friday", "2024-06-14T23:59:59"),
+    ("by end of day tomorrow", "end of day tomorrow", "2024-06-13T23:59:59"),
+])
+def test_the_end_of_a_named_day_is_its_last_second(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("datetime", span, value)]
