@@ -41,8 +41,8 @@ _AFTER = re.compile(
 _BEFORE = re.compile(r"(?:\s*(?:或|及|以及|或者)?\s*(?:之前|以前)|\s+(?:and|or)\s+earlier)")
 #: ``around`` / ``about`` between the word and its point leaves the point as it is (after around 3:30pm).
 _ABOUT = r"(?i:\s+(?:around|about|approximately|roughly|circa))?"
-_BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|(?i:before|until|till|earlier\s+than|no\s+later\s+than"
-                            r"|as\s+late\s+as))" + _ABOUT + r"\s*$")
+_BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|(?i:before|prior\s+to|until|till|earlier\s+than"
+                            r"|no\s+later\s+than|as\s+late\s+as))" + _ABOUT + r"\s*$")
 #: ``since August`` / ``starting on January 7th`` open at the start of the period; ``after Feb`` /
 #: ``later than 2018`` at its end (after a day or a time: that day, that time, as the gold reads it).
 _SINCE_PREFIX = re.compile(r"(?i:(?P<since>since|starting(?:\s+(?:on|from))?|beginning(?:\s+(?:on|from))?|as\s+of"

@@ -105,7 +105,8 @@ _PATTERNS = [
     ("yrng", r"\b(?:(?P<pre>between|from|in)\s+)?(?P<a>(?:1[6-9]|20)\d{2})"
              r"\s*(?:-|–|~|to|and|through|thru|until|till)\s*"
              r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
-    ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until|than)\s+(?P<y>(?:1[6-9]|20)\d{2})\b"
+    ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until|till|than|starting|prior\s+to)\s+"
+           r"(?P<y>(?:1[6-9]|20)\d{2})\b"
            r"(?![\d/:-]|\.\d)"),
     # a year in words after a preposition ends the phrase: "in two thousand boxes" counts boxes
     ("wyr", rf"\b(?:in|during|since|by|of|year|from|before|after|until|than)\s+(?P<y>{WORDED_YEAR})"
@@ -175,10 +176,11 @@ _PATTERNS = [
     ("decp", r"\b(?:the\s+)?(?P<which>next|last|this|previous|coming|past|current)\s+decade\b"),
     ("now", r"\b(?:(?:right\s+)?now|at\s+present)\b"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
-            r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2}))?"
+            r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2})|\s+(?:of\s+)?(?P<qy>this|next|last)\s+year)?"
             r"|(?P<y2>(?:19|20)\d{2})\s*[-/ ]?\s*(?P<hq>[qh])(?P<q2>[1-4])"
             r"|h(?P<h>[12])\s*[-/ ]\s*(?P<y4>(?:19|20)\d{2})"
-            r"|(?:the\s+)?(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)\s+(?P<qh>quarter|half)"
+            r"|(?:the\s+)?(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th|(?:last|final)(?=\s+(?:quarter|half)\s+of\b))"
+            r"\s+(?P<qh>quarter|half)"
             r"(?:\s+of\s+(?:(?P<y3>(?:19|20)\d{2})|(?P<oy>the\s+year|this\s+year|next\s+year|last\s+year))"
             r"|,?\s+(?P<y5>(?:19|20)\d{2}))?)\b"),
 ]
@@ -759,12 +761,13 @@ def _quarter(m: re.Match[str], today: date) -> DateHit:
     else:
         if (g["y2"] and g["hq"].lower() == "h") or g["h"] or (g["qh"] or "").lower() == "half":
             months = 6
-        n = int(g["q"] or g["q2"] or g["h"] or 0) or _ORD[g["ord"].lower()]
+        ordinal = (g["ord"] or "").lower()
+        n = int(g["q"] or g["q2"] or g["h"] or 0) or (12 // months if ordinal in ("last", "final") else _ORD[ordinal])
         y = g["y"] or g["y2"] or g["y3"] or g["y4"] or g["y5"]
         if y:
             year = int(y)
-        elif g["oy"]:
-            year += {"next": 1, "last": -1}.get(g["oy"].split()[0].lower(), 0)
+        elif g["oy"] or g["qy"]:
+            year += {"next": 1, "last": -1}.get((g["oy"] or g["qy"]).split()[0].lower(), 0)
         first = date(year, (n - 1) * months + 1, 1)
     return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{add_months(first, months).isoformat()}")
 

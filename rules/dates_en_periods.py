@@ -51,6 +51,8 @@ _PATTERNS = [
     ("firstn", rf"\b(?:the\s+)?(?P<fl>first|last|final)\s+(?P<n>\d{{1,2}}|{_COUNT_ALT})\s+(?P<u>days|weeks|months)"
                rf"\s+of\s+(?:the\s+)?(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<my>{_YEAR}))?"
                rf"|(?P<rel>{_REL})\s+(?P<pu>month|year)|(?P<y>{_YEAR})|(?P<pu2>month|year))\b"),
+    ("halfm", rf"\b(?:the\s+)?(?P<ord>first|second|1st|2nd|latter|last)\s+half\s+of\s+(?:the\s+)?"
+              rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<my>{_YEAR}))?|(?:(?P<rel>{_REL})\s+)?month)\b"),
     ("later", r"\b(?P<el>later|earlier)\s+(?:in\s+)?(?:(?:this|the)\s+(?P<u>week|month|year|day)|today)\b"),
     ("rest", r"\b(?:the\s+)?(?:rest|remainder|remaining|balance)\s+of\s+(?:the\s+|this\s+)?(?P<u>week|month|year)\b"),
     ("todate", r"\b(?:(?:the\s+)?(?P<u>year|quarter|month|week)[\s-]+to[\s-]+date|(?P<abbr>ytd|qtd|mtd|wtd))\b"),
@@ -59,7 +61,7 @@ _PATTERNS = [
 #: rest (it halves the scan of a 2 KB text), as cheap as the gates below.
 _FIRST = {"mod": "tembls", "nthwd": "tfsl1-5", "dom": "obuatfs", "edge": "tfl", "wdwk": "tmwfs", "wdan": "tmwfs",
           "relday": "tnfp", "after": "twmy", "wdr": "fmtws", "later": "le", "domr": "fbt0-9", "firstn": "tfl",
-          "rest": "tr", "todate": "tyqmw"}
+          "halfm": "tfs12l", "rest": "tr", "todate": "tyqmw"}
 _COMPILED = [(name, re.compile(f"(?=[{_FIRST[name]}])" + pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 _WEEKDAY_WORDS = tuple(WEEKDAYS)
 _RELATIVE_WEEKS = tuple(f"{w} week" for w in _REL.split("|"))
@@ -76,6 +78,7 @@ _GATES: dict[str, Callable[[str], bool]] = {
     "relday": lambda low: any(w in low for w in ("next day", "following day", "previous day", "prior day",
                                                  "day before", "day after")),
     "after": lambda low: "after next" in low or "before last" in low,
+    "halfm": lambda low: "half of" in low,
     "firstn": lambda low: ("first " in low or "last " in low or "final " in low) and "s of " in low,
     "domr": lambda low: " month" in low and " of " in low,
     "later": lambda low: "later " in low or "earlier " in low,
@@ -308,6 +311,11 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
             first = add_months(today.replace(day=1), shift)
             return DateHit("date", m.start(), m.end(), f"{first.year:04d}-{first.month:02d}")
         return DateHit("date", m.start(), m.end(), f"{today.year + shift:04d}")
+    if name == "halfm":  # the first half of may (1st-15th), the second half of next month (16th on)
+        first = date(int(g["my"]) if g["my"] else today.year, MONTHS[g["mon"].lower()], 1) if g["mon"] \
+            else add_months(today.replace(day=1), _SHIFT.get((g["rel"] or "this").lower(), 0))
+        early = g["ord"].lower() in ("first", "1st")
+        return _span(m, *_part("early" if early else "late", first, add_months(first, 1), "month"))
     if name == "firstn":
         return _first_or_last(m, today)
     if name == "domr":  # from the 10th to the 15th of this month, the 20th-25th of next month

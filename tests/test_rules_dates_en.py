@@ -357,3 +357,25 @@ def test_bare_hours_after_a_part_of_the_day_fall_in_it() -> None:
 ])
 def test_the_end_of_a_named_day_is_its_last_second(text: str, span: str, value: str) -> None:
     assert dates(text) == [("datetime", span, value)]
+
+
+# -- halves and quarters named against a month or a relative year ---------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the first half of March", "the first half of March", "2024-03-01/2024-03-16"),
+    ("the latter half of next month", "the latter half of next month", "2024-07-16/2024-08-01"),
+    ("the last quarter of 2022", "the last quarter of 2022", "2022-10-01/2023-01-01"),
+    ("numbers for Q2 of last year", "Q2 of last year", "2023-04-01/2023-07-01"),
+])
+def test_halves_and_quarters_of_a_named_or_relative_period(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_the_last_quarter_alone_is_the_previous_one() -> None:
+    assert dates("in the last quarter") == [("daterange", "last quarter", "2024-01-01/2024-04-01")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("records prior to 2019", "prior to 2019", "../2019"), ("starting 2026", "starting 2026", "2026/.."),
+])
+def test_a_year_after_prior_to_or_starting(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
