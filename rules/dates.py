@@ -107,6 +107,13 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
             out.append(DateHit(kind, start, end, f"{first}/{second}"))
             i += 2
             continue
+        around = _DAY_AROUND.search(folded, max(0, h.start - 20), h.start) \
+            if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else None
+        if around is not None:  # the day before christmas, the day after june 3
+            day = date.fromisoformat(h.value) + timedelta(days=1 if around.group(1).lower() == "after" else -1)
+            out.append(DateHit("date", around.start(), h.end, day.isoformat()))
+            i += 1
+            continue
         if h.type in ("date", "datetime", "time"):
             kind = "timerange" if h.type == "time" else "daterange"
             a = _AFTER.match(folded, h.end)
@@ -146,6 +153,7 @@ _DAY_SPAN = re.compile(r"(\d{4}-\d{2}-\d{2})/(\d{4}-\d{2}-\d{2})")
 _END_OF = re.compile(r"(?:the\s+)?end\s+of\b", re.IGNORECASE)
 #: A reduced-precision date (a year, a month, an ISO week) that may stand at one end of a range of days.
 _REDUCED = re.compile(r"\d{4}(?:-\d{2}|-W\d{2})?")
+_DAY_AROUND = re.compile(r"\b(?:the\s+)?day\s+(before|after)\s+$", re.IGNORECASE)
 _MORE_THAN = re.compile(r"(?i:more\s+than|over)\s+$")
 _PAST_OFFSET = re.compile(r"(?i:\bago|before\s+(?:today|now))$")
 

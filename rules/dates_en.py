@@ -93,9 +93,9 @@ _PATTERNS = [
     ("pmon", r"\b(?:after|since|before|until|till|in|during|from|by|than|early|late|mid|to|through|this|next"
              r"|last)[\s-]+"
              r"(?P<mon>jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec|march|may)\.?(?![\w/-]|\s*\d)"),
-    ("mdr", rf"\b(?:(?P<mon>{MONTH_ALT})\.?\s+(?P<d1>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
-            r"\s*(?:-|–|to|through|thru|till|until)"
-            rf"\s*(?P<d2>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
+    ("mdr", rf"\b(?:(?:(?P<pre1>between)\s+)?(?P<mon>{MONTH_ALT})\.?\s+(?P<d1>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
+            r"\s*(?:-|–|to|through|thru|till|until|(?P<and1>and))"
+            rf"\s*(?:the\s+)?(?P<d2>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
             rf"|(?<![\d.,/-])(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?[ ]?[-–][ ]?(?P<d6>\d{{1,2}})(?:st|nd|rd|th)?"
             rf"\s+(?:of\s+)?(?P<mon3>{MONTH_ALT})\.?"
             rf"|(?P<pre>between|from)\s+(?:the\s+)?(?P<d3>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
@@ -442,6 +442,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name == "mdr":  # november 19-20, april ninth through seventeenth, between 3 and 12 of sept, 1-15 june
         if g["d3"] and ((g["sep3"] or "").lower() == "and") != (g["pre"].lower() == "between"):
             return None  # "from 3 and 12 May" lists two days; "between" asks for "and"
+        if g["and1"] and not g["pre1"]:
+            return None  # "june 2 and 3" lists two days
         month = MONTHS[(g["mon"] or g["mon2"] or g["mon3"]).lower()]
         year = int(g["y"]) if g["y"] else today.year
         keys = ("d1", "d2") if g["mon"] else ("d5", "d6") if g["mon3"] else ("d3", "d4")

@@ -33,7 +33,7 @@ _PATTERNS = [
     ("nthwd", rf"\b(?:the\s+)?(?P<ord>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+"
               rf"(?P<wd>{WEEKDAY_ALT})\s+(?:of|in)\s+(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<y>{_YEAR}))?"
               rf"|(?:the\s+)?(?P<rel>{_REL})\s+month|the\s+month)\b"),
-    ("dom", rf"\b(?P<pre>(?:on|by|before|after|until|till|from|since|through)\s+)?the\s+"
+    ("dom", rf"\b(?P<pre>(?:on|by|before|after|until|till|from|since|through|of)\s+)?the\s+"
             rf"(?:(?P<d>[12]?\d|3[01])(?:st|nd|rd|th|(?=\s+(?:at|from|between)\s+\d))|(?P<dw>{ORD_DAY_ALT}))\b"
             r"(?P<day>\s+day)?"
             rf"(?:\s+of\s+(?:the\s+)?(?:(?P<rel>{_REL})\s+)?(?P<month>month))?"),

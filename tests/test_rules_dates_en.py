@@ -379,3 +379,26 @@ def test_the_last_quarter_alone_is_the_previous_one() -> None:
 ])
 def test_a_year_after_prior_to_or_starting(text: str, span: str, value: str) -> None:
     assert dates(text) == [("daterange", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("free between July 8th and 12th", "between July 8th and 12th", "2024-07-08/2024-07-12"),
+    ("away July 8th to the 12th", "July 8th to the 12th", "2024-07-08/2024-07-12"),
+])
+def test_a_range_of_days_after_their_month(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_two_days_of_a_month_joined_by_and_stay_a_list() -> None:
+    assert ("daterange", "July 8 and 9", "2024-07-08/2024-07-09") not in dates("on July 8 and 9")
+
+
+def test_the_day_before_or_after_a_named_day() -> None:
+    assert dates("the day before Christmas") == [("date", "the day before Christmas", "2024-12-24")]
+    assert dates("the day after July 4") == [("date", "the day after July 4", "2024-07-05")]
+
+
+def test_the_part_of_the_day_of_a_day_number() -> None:
+    assert dates("on the evening of the 20th") == [
+        ("daterange", "the evening of the 20th", "2024-06-20T16:00:00/2024-06-20T20:00:00")]
+    assert dates("one of the 5th graders") == []
