@@ -511,9 +511,9 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name == "endof":  # end of the day, EOD: the day's last second (parts of longer
         # periods, "the end of 2008", are dates_en_periods')
         # … of a named day: EOD friday, end of day tomorrow
-        day = today + timedelta(days=1) if (g["rel"] or "").lower() == "tomorrow" else \
+        last_day = today + timedelta(days=1) if (g["rel"] or "").lower() == "tomorrow" else \
             today + timedelta(days=(WEEKDAYS[g["wd"].lower()] - today.weekday()) % 7) if g["wd"] else today
-        return DateHit("datetime", m.start(), m.end(), f"{day.isoformat()}T23:59:59")
+        return DateHit("datetime", m.start(), m.end(), f"{last_day.isoformat()}T23:59:59")
     if name == "wdn":  # sunday 31: the nearest coming month whose 31st is a Sunday
         target, day = WEEKDAYS[g["wd"].lower()], int(g["d"])
         for k in range(0, 28):
