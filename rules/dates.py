@@ -18,7 +18,7 @@ from lastline.text import HAN_CHARS
 
 from ._date_types import DateHit, add_durations, add_months
 from ._types import Entity
-from .dates_en import find_en
+from .dates_en import MONTH_ALT, POD_HOURS, find_en, safe_date
 from .dates_en_periods import find_en_periods
 from .dates_holidays import find_holidays
 from .dates_zh import find_zh
@@ -41,12 +41,13 @@ _AFTER = re.compile(
 _BEFORE = re.compile(r"(?:\s*(?:或|及|以及|或者)?\s*(?:之前|以前)|\s+(?:and|or)\s+earlier)")
 #: ``around`` / ``about`` between the word and its point leaves the point as it is (after around 3:30pm).
 _ABOUT = r"(?i:\s+(?:around|about|approximately|roughly|circa))?"
-_BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|(?i:before|until|till|earlier\s+than|no\s+later\s+than"
-                            r"|as\s+late\s+as))" + _ABOUT + r"\s*$")
+_BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|(?i:before|prior\s+to|until|till|earlier\s+than"
+                            r"|no\s+later\s+than|as\s+late\s+as))" + _ABOUT + r"\s*$")
 #: ``since August`` / ``starting on January 7th`` open at the start of the period; ``after Feb`` /
 #: ``later than 2018`` at its end (after a day or a time: that day, that time, as the gold reads it).
 _SINCE_PREFIX = re.compile(r"(?i:(?P<since>since|starting(?:\s+(?:on|from))?|beginning(?:\s+(?:on|from))?|as\s+of"
-                           r"|as\s+early\s+as)|(?P<after>after|later\s+than))" + _ABOUT + r"\s+(?:the\s+year\s+)?$")
+                           r"|as\s+early\s+as|no\s+earlier\s+than|not\s+before)|(?P<after>after|later\s+than))"
+                           + _ABOUT + r"\s+(?:the\s+year\s+)?$")
 _DATEISH = ("date", "datetime", "time")
 #: What may join "after A" to "before B" into one range: nothing or 且 (a comma or 、 lists two open ranges).
 _AND_GAP = re.compile(r"\s*(?:且|并且|而且)?\s*")
@@ -62,6 +63,19 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
     while i < len(hits):
         h = hits[i]
         nxt = hits[i + 1] if i + 1 < len(hits) else None
+        joined = _join_periods(folded, h, nxt) if nxt is not None else None
+        if joined is None and nxt is not None:
+            joined = _datetime_for(folded, h, nxt)
+        if joined is not None:  # from 2017 q1 to 2018 q1, from 2007 to the end of 2008
+            out.append(joined)
+            i += 2
+            continue
+        if h.type == "daterange" and _DAY_SPAN.fullmatch(h.value):
+            h = _open_period(folded, h)  # since late july, before the end of this year
+        elif h.type == "date" and _PAST_OFFSET.search(folded, h.start, h.end):
+            more = _MORE_THAN.search(folded, max(0, h.start - 12), h.start)
+            if more is not None:  # more than 2 weeks ago: any day up to then
+                h = DateHit("daterange", more.start(), h.end, f"../{h.value}")
         if nxt and h.type in _DATEISH and nxt.type in _DATEISH and (
                 _JOIN.fullmatch(folded[h.end:nxt.start])
                 or (_AND.fullmatch(folded[h.end:nxt.start])
@@ -79,14 +93,26 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
                 end = b.end()
             kind = "timerange" if h.type == nxt.type == "time" else "daterange"
             second = _inherit(folded[nxt.start:nxt.end], h.value, nxt.value)
-            first = h.value
+            first = h.value if _RELATIVE_BEFORE.search(folded, max(0, h.start - 12), h.start) else \
+                _year_from_end(folded[h.start:h.end], folded[nxt.start:nxt.end], h.value, second)
+            second = _weekday_after(first, second, folded[nxt.start:nxt.end])
             if today and h.type == "time" and nxt.type == "datetime":
                 first = f"{today}T{first}"  # 2:00-明天4:00: the start is today's
+            if h.type == "datetime" and second[:10] == first[:10] and second < first \
+                    and not _MERIDIEM.search(folded[nxt.start:nxt.end]) and int(second[11:13]) < 12:
+                second = f"{second[:11]}{int(second[11:13]) + 12:02d}{second[13:]}"  # now (10:20) to eight: 20:00
             if {h.type, nxt.type} == {"datetime", "date"}:  # between now and june 3: from today
                 first, second = (first[:10] if _NOW.fullmatch(folded[h.start:h.end]) else first,
                                  second[:10] if _NOW.fullmatch(folded[nxt.start:nxt.end]) else second)
             out.append(DateHit(kind, start, end, f"{first}/{second}"))
             i += 2
+            continue
+        around = _DAY_AROUND.search(folded, max(0, h.start - 20), h.start) \
+            if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else None
+        if around is not None:  # the day before christmas, the day after june 3
+            day = date.fromisoformat(h.value) + timedelta(days=1 if around.group(1).lower() == "after" else -1)
+            out.append(DateHit("date", around.start(), h.end, day.isoformat()))
+            i += 1
             continue
         if h.type in ("date", "datetime", "time"):
             kind = "timerange" if h.type == "time" else "daterange"
@@ -94,6 +120,8 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
             b = _BEFORE.match(folded, h.end)
             p = _BEFORE_PREFIX.search(folded, max(0, h.start - 20), h.start)
             q = _SINCE_PREFIX.search(folded, max(0, h.start - 20), h.start)
+            if p and q and q.start() < p.start():
+                p = None  # "no earlier than", "not before": the longer prefix opens the range
             if a and nxt is not None and nxt.type in _DATEISH and _AND_GAP.fullmatch(folded[a.end():nxt.start]):
                 closing = _BEFORE.match(folded, nxt.end)
                 if closing:  # 2010年之后2018年之前: one range between the two points
@@ -119,6 +147,78 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
 
 
 _DAY_VALUE = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: A span of whole days (``2008-09-01/2009-01-01``): a period that can be one end of a longer range.
+_DAY_SPAN = re.compile(r"(\d{4}-\d{2}-\d{2})/(\d{4}-\d{2}-\d{2})")
+#: A period named by its end (``the end of 2008``): as a point it is the moment the period is over.
+_END_OF = re.compile(r"(?:the\s+)?end\s+of\b", re.IGNORECASE)
+#: A reduced-precision date (a year, a month, an ISO week) that may stand at one end of a range of days.
+_REDUCED = re.compile(r"\d{4}(?:-\d{2}|-W\d{2})?")
+_DAY_AROUND = re.compile(r"\b(?:the\s+)?day\s+(before|after)\s+$", re.IGNORECASE)
+_MORE_THAN = re.compile(r"(?i:more\s+than|over)\s+$")
+_PAST_OFFSET = re.compile(r"(?i:\bago|before\s+(?:today|now))$")
+
+
+def _first_day(value: str) -> str:
+    """The first day of a year, month or ISO week (``2007`` → ``2007-01-01``); a day stays itself."""
+    if re.fullmatch(r"\d{4}", value):
+        return f"{value}-01-01"
+    if re.fullmatch(r"\d{4}-\d{2}", value):
+        return f"{value}-01"
+    w = re.fullmatch(r"(\d{4})-W(\d{2})", value)
+    return date.fromisocalendar(int(w.group(1)), int(w.group(2)), 1).isoformat() if w else value
+
+
+def _period_point(folded: str, h: DateHit) -> str | None:
+    """Where a period stands as one end of a range: its first day (``2017 q1`` → 2017-01-01), or its
+    end when it is named by its end (``the end of 2008`` → 2009-01-01); a year, month or day alone
+    (``2007``) its first day. None for anything else (times, open ranges, durations)."""
+    span = _DAY_SPAN.fullmatch(h.value) if h.type == "daterange" else None
+    if span:
+        return span.group(2) if _END_OF.match(folded, h.start) else span.group(1)
+    if h.type == "date" and (_REDUCED.fullmatch(h.value) or _DAY_VALUE.fullmatch(h.value)):
+        return _first_day(h.value)
+    return None
+
+
+def _datetime_for(folded: str, h: DateHit, nxt: DateHit) -> DateHit | None:
+    """``feb 14th from 9:30am for 7 hours``: a day's time and how long from it, as that range of datetimes."""
+    if h.type != "datetime" or nxt.type != "duration" or not _FOR_GAP.fullmatch(folded[h.end:nxt.start]) \
+            or not _CLOCK_DURATION.fullmatch(nxt.value) or "." in nxt.value:
+        return None
+    moved = _move(h.value, nxt.value, 1)
+    return DateHit("daterange", h.start, nxt.end, f"{h.value}/{moved}") if moved else None
+
+
+def _join_periods(folded: str, h: DateHit, nxt: DateHit) -> DateHit | None:
+    """``from A to B`` / ``between A and B`` where one end is a period of days (a quarter, a part of a
+    year): the range from A's point to B's point (:func:`_period_point`). Two plain days or months are
+    the point grammar's (``join_ranges``)."""
+    if "daterange" not in (h.type, nxt.type):
+        return None
+    gap = folded[h.end:nxt.start]
+    between = _BETWEEN_PREFIX.search(folded, max(0, h.start - 12), h.start)
+    opener = _FROM.search(folded, max(0, h.start - 10), h.start)
+    if not ((_JOIN.fullmatch(gap) and opener) or (_AND.fullmatch(gap) and between)) or len(gap.strip()) > 7:
+        return None
+    first, last = _period_point(folded, h), _period_point(folded, nxt)
+    if first is None or last is None or last <= first:
+        return None
+    return DateHit("daterange", opener.start() if opener else h.start, nxt.end, f"{first}/{last}")
+
+
+#: ``before the end of this year`` / ``until next week`` close a range at the period's point;
+#: ``since late july`` opens one at its start and ``after the end of 2019`` at its end.
+def _open_period(folded: str, h: DateHit) -> DateHit:
+    point = _period_point(folded, h)
+    before = _BEFORE_PREFIX.search(folded, max(0, h.start - 20), h.start)
+    since = _SINCE_PREFIX.search(folded, max(0, h.start - 20), h.start)
+    if point is None or (before is None and since is None):
+        return h
+    if before is not None and (since is None or before.start() <= since.start()):
+        return DateHit("daterange", before.start(), h.end, f"../{point}")
+    assert since is not None
+    start = h.value.split("/")[1] if since.group("after") else point
+    return DateHit("daterange", since.start(), h.end, f"{start}/..")
 _TIME_VALUE = re.compile(r"(\d{2}):(\d{2}):(\d{2})")
 #: What may stand between a day and its time: ``tomorrow at 8:45``, ``June 3, 10am``, ``3pm on Friday``.
 _DAY_TIME_GAP = re.compile(r"\s*(?:,|at|on|by|around|about|@|-|from|between)?\s*", re.IGNORECASE)
@@ -147,7 +247,7 @@ def _at_part_of_day(time_value: str, window: str, time_text: str) -> str:
         return time_value
     t = _TIME_VALUE.fullmatch(time_value)
     start = int(window[11:13]) if len(window) > 13 else int(window[:2])
-    if t and int(t.group(1)) < 12 and start >= 12:
+    if t and 0 < int(t.group(1)) < 12 and start >= 12:  # midnight (00) is no hour of the afternoon
         return f"{int(t.group(1)) + 12:02d}:{t.group(2)}:{t.group(3)}"
     return time_value
 
@@ -227,6 +327,30 @@ def _set_at(repeat: str, clock: str) -> str | None:
     return None
 
 
+_POD_WORD = r"(?P<pod>morning|afternoon|evening|night)"
+#: ``last tuesday morning``, ``june 5 in the evening``: the part of the day right after a day.
+_POD_TAIL = re.compile(r"\s+(?:in\s+the\s+)?" + _POD_WORD + r"\b", re.IGNORECASE)
+#: ``the morning of june 5``, ``on the evening of the 3rd``: the part of the day named before it.
+_POD_OF = re.compile(r"(?:the\s+)?" + _POD_WORD + r"\s+of\s+$", re.IGNORECASE)
+
+
+def _day_part(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | None:
+    """A day with its part of the day (:data:`POD_HOURS`) as that window of datetimes, or None."""
+    if h.type != "date" or not _DAY_VALUE.fullmatch(h.value):
+        return None
+    tail = _POD_TAIL.match(folded, h.end)
+    before = _POD_OF.search(folded, max(0, h.start - 20), h.start)
+    if tail is not None and not (nxt is not None and nxt.start < tail.end()):
+        start, end, pod = h.start, tail.end(), tail.group("pod")
+    elif before is not None:
+        start, end, pod = before.start(), h.end, before.group("pod")
+    else:
+        return None
+    first, last = POD_HOURS[pod.lower()]
+    closing = "23:59:59" if last == 24 else f"{last:02d}:00:00"
+    return DateHit("daterange", start, end, f"{h.value}T{first:02d}:00:00/{h.value}T{closing}")
+
+
 def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
     """A day next to a time of day is one ``datetime``: ``tomorrow at 8:45``, ``3pm today``,
     ``8am this morning``, ``tonight at 2am``, ``2010.01.29晚上六点``; ``5 in the afternoon`` is 17:00."""
@@ -246,6 +370,9 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
                 if window:
                     i += 1
                     nxt = hits[i + 1] if i + 1 < len(hits) else None
+        part = _day_part(folded, h, nxt)
+        if part is not None:  # last tuesday morning, the evening of june 5: a window, composed on
+            h = part
         week_of = _WEEK_OF.search(folded, max(0, h.start - 40), h.start) \
             if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else None
         if week_of is not None:
@@ -260,6 +387,17 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
                 out.append(DateHit("datetime", h.start, at.end(), f"{h.value}T{int(at.group(1)):02d}:00:00"))
                 i += 1  # friday at 3: a bare hour after "at" closing the clause is that day's hour
                 continue
+        if h.type == "set":
+            at = _AT_HOUR.match(folded, h.end)
+            if at and not (nxt and nxt.start < at.end()) and _HOUR_END.match(folded, at.end()):
+                hour = int(at.group(1))
+                if h.value[-3:] in ("TAF", "TEV", "TNI") and hour < 12:
+                    hour += 12  # every evening at 7: seven in the evening
+                joined = _set_at(h.value, f"{hour:02d}:00:00")
+                if joined:
+                    out.append(DateHit("set", h.start, at.end(), joined))  # every morning at 7
+                    i += 1
+                    continue
         window_day = _day_window(h)
         at = _AT_HOUR.match(folded, h.end) if window_day else None
         if window_day and at and not (nxt and nxt.start < at.end()):
@@ -334,6 +472,41 @@ def _is_relative_offset(folded: str, h: DateHit) -> bool:
         and not re.search(r"[日号號]$", folded[h.start:h.end])
 
 
+_YEAR_DIGITS = re.compile(r"\d{4}|[/.-]\d{2}\b|年")
+#: ``this may``, ``next june``: a start relative to today keeps its own year.
+_RELATIVE_BEFORE = re.compile(r"\b(?:this|next|last|coming|previous)\s+$", re.IGNORECASE)
+_MONTH_VALUE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+_BARE_WEEKDAY = re.compile(r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\b", re.IGNORECASE)
+#: A start named by its month (``January 10``, ``10 Jan``, ``1/10``), which may borrow the end's year.
+_CALENDAR_DAY = re.compile(rf"\b(?:{MONTH_ALT})\b|\d{{1,2}}/\d{{1,2}}", re.IGNORECASE)
+
+
+def _year_from_end(first_text: str, second_text: str, first: str, second: str) -> str:
+    """``from January 10 to January 12, 2016``: a start that names no year takes the end's (the year
+    before, when that would put it after the end: ``from December 20 to January 3, 2017``)."""
+    if not (_MONTH_VALUE.match(first) and _MONTH_VALUE.match(second)) or _YEAR_DIGITS.search(first_text) \
+            or not _CALENDAR_DAY.search(first_text) or not re.search(r"\d{4}", second_text) \
+            or first[:4] == second[:4]:
+        return first  # "from tomorrow to June 3, 2030": a relative start keeps its own year
+    year = int(second[:4]) - (first[5:10] > second[5:10])
+    if not _DAY_VALUE.match(first):  # june through august 2020: a month
+        return f"{year:04d}{first[4:]}"
+    moved = safe_date(year, int(first[5:7]), int(first[8:10]))
+    return moved.isoformat() + first[10:] if moved else first
+
+
+def _weekday_after(first: str, second: str, second_text: str) -> str:
+    """``from monday 9am to friday 5pm``: an end named by its weekday alone is the first such day on or
+    after the start (the weekday grammar alone takes the coming one, which may be before it)."""
+    if not (_DAY_VALUE.match(first) and _DAY_VALUE.match(second)) or second[:10] >= first[:10] \
+            or not _BARE_WEEKDAY.match(second_text):
+        return second
+    day = date.fromisoformat(second[:10])
+    while day.isoformat() < first[:10]:
+        day += timedelta(days=7)
+    return day.isoformat() + second[10:]
+
+
 def _inherit(second_text: str, first: str, second: str) -> str:
     """The end of ``2016年1月10日到12日`` takes its year and month from the start, not from today;
     ``下午5:00到6:00`` ends at 18:00; ``8月至2月`` ends in the next year."""
@@ -379,12 +552,80 @@ def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -
 _DURATION_GAP = re.compile(r"(?:\s*,)?\s+(?:and\s+)?", re.IGNORECASE)
 
 
+_OFFSET_PARTS_GAP = re.compile(r"(?:\s*,)?\s+")
+_OFFSET_TAIL = re.compile(r"\s+(?P<dir>ago|later|from\s+now|hence|before\s+(?:today|now)|from\s+today)$", re.IGNORECASE)
+_ISO_PARTS = re.compile(r"P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?")
+
+
+def _move(value: str, duration: str, sign: int) -> str | None:
+    """A date or datetime moved by a whole ISO duration (years and months first, as a calendar does)."""
+    parts = _ISO_PARTS.fullmatch(duration)
+    if not parts or not _DAY_VALUE.match(value):
+        return None
+    y, mo, w, d, hh, mi, ss = (int(x or 0) for x in parts.groups())
+    if "T" in value:
+        moved = datetime.fromisoformat(value)
+        day = add_months(moved.date(), sign * (12 * y + mo))
+        moved = datetime.combine(day, moved.time()) + sign * timedelta(weeks=w, days=d, hours=hh, minutes=mi,
+                                                                       seconds=ss)
+        return moved.isoformat()
+    if hh or mi or ss:
+        return None
+    day = add_months(date.fromisoformat(value), sign * (12 * y + mo)) + sign * timedelta(weeks=w, days=d)
+    return day.isoformat()
+
+
+def _compound_offset(folded: str, prev: DateHit, h: DateHit) -> DateHit | None:
+    """``1 week 2 days ago``, ``2 years 1 month 21 days later``: the larger parts read as durations
+    before the last part's offset move its day (or time) further the same way."""
+    if prev.type != "duration" or h.type not in ("date", "datetime") or not _OFFSET_PARTS_GAP.fullmatch(
+            folded[prev.end:h.start]):
+        return None  # "3 hours and 2 days ago" lists two spans: only parts written side by side join
+    tail = _OFFSET_TAIL.search(folded, h.start, h.end)
+    if tail is None:
+        return None
+    own = re.match(r"\s*(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(\w+)", folded[h.start:h.end])
+    if own is None or not _ISO_PARTS.fullmatch(prev.value):
+        return None
+    word = own.group(1).lower()
+    count = int(word) if word.isdigit() else _SMALL_COUNTS[word]
+    unit = _unit_duration(own.group(2))
+    if not _finer(prev.value, unit):
+        return None
+    part = unit.replace("1", str(count), 1)
+    sign = -1 if tail.group("dir").lower().startswith(("ago", "before")) else 1
+    base = _move(h.value, part, -sign)  # the day the offset counts from (today, or now)
+    moved = _move(base, add_durations(prev.value, part), sign) if base else None
+    return DateHit(h.type, prev.start, h.end, moved) if moved else None
+
+
+_SMALL_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10}
+
+
+def _unit_duration(word: str) -> str:
+    """``days`` → ``P1D``, ``hours`` → ``PT1H``: the unit of the last part, to test the order of parts."""
+    w = word.lower()
+    if w.startswith(("hour", "hr")):
+        return "PT1H"
+    if w.startswith("min"):
+        return "PT1M"
+    if w.startswith("sec"):
+        return "PT1S"
+    return "P1" + {"y": "Y", "m": "M", "w": "W", "d": "D", "f": "W"}.get(w[:1], "D")
+
+
 def _join_durations(folded: str, hits: list[DateHit]) -> list[DateHit]:
     """Adjacent durations written apart (``3 hours 30 minutes``) as one; a part already in the
-    first (``3 hours 2 hours``) leaves them two."""
+    first (``3 hours 2 hours``) leaves them two; durations right before an offset (``1 week 2 days
+    ago``) move its point."""
     out: list[DateHit] = []
     for h in hits:
         prev = out[-1] if out else None
+        offset = _compound_offset(folded, prev, h) if prev is not None else None
+        if offset is not None:
+            out[-1] = offset
+            continue
         if prev is not None and prev.type == h.type == "duration" \
                 and _DURATION_GAP.fullmatch(folded[prev.end:h.start]) and _finer(prev.value, h.value):
             out[-1] = DateHit("duration", prev.start, h.end, add_durations(prev.value, h.value))

@@ -8,10 +8,11 @@ from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit, add_months, week_of
+from .dates_en_years import WORDED_YEAR, year_value
 from .regexes import alternation
 
-__all__ = ["LETTERLESS", "MONTHS", "MONTH_ALT", "ORD_DAYS", "ORD_DAY_ALT", "WEEKDAYS", "WEEKDAY_ALT", "find_en",
-           "safe_date"]
+__all__ = ["COUNTS", "LETTERLESS", "MONTHS", "MONTH_ALT", "ORD_DAYS", "ORD_DAY_ALT", "WEEKDAYS", "WEEKDAY_ALT",
+           "find_en", "safe_date"]
 
 MONTHS = {m: i + 1 for i, ms in enumerate((
     "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
@@ -58,7 +59,7 @@ COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
 _COUNT_WORDS = alternation(re.escape(w).replace("\\ ", "\\s+") for w in COUNTS)
 #: Parts of the day as the Recognizers-Text gold resolves them: (start, end) hours, end exclusive
 #: (night ends a second before midnight); ``early``/``late`` take the first/second half.
-POD_HOURS = {"morning": (8, 12), "afternoon": (12, 16), "evening": (16, 20), "night": (20, 24)}
+POD_HOURS = {"morning": (8, 12), "afternoon": (12, 16), "evening": (16, 20), "night": (20, 24), "daytime": (8, 18)}
 _TIME = (r"(?:\s*(?:at\s+)?(?P<th>[01]?\d|2[0-3])(?::(?P<tm>[0-5]\d))?(?::(?P<ts>[0-5]\d))?"
          r"\s*(?P<ap>(?:[ap]\.m\.?|[ap]m))?(?![\w:]))?")
 _PATTERNS = [
@@ -68,14 +69,16 @@ _PATTERNS = [
     ("num", r"(?:(?<![\d./-])|(?<=\d{4}-))(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{4}|\d{2})"
             r"(?![\d/]|\.\d|-(?!\d{1,2}[/.]\d))"),
     ("yymd", r"(?<![\d./-])(?P<y>\d{2})-(?P<m>0?[1-9]|1[0-2])-(?P<d>0?[1-9]|[12]\d|3[01])(?![\d./]|-\d)"),
-    ("mdy", rf"\b(?P<mon>{MONTH_ALT})\.?(?:\s+(?:the\s+)?|/|(?=\d))"
+    ("mdy", rf"\b(?P<mon>{MONTH_ALT})\.?(?:\s+(?:the\s+)?|/|-(?=\d{{1,2}}\b(?!-))|(?=\d))"
             rf"(?P<d>\d{{1,2}}(?:st|nd|rd|th)?(?![\d/:])|{ORD_DAY_ALT})"
-            rf"(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}))?\b" + _TIME),
+            rf"(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}|{WORDED_YEAR}))?\b" + _TIME),
     ("dmy", rf"\b(?:the\s+)?(?:(?<![$€£¥.,])(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+)?(?:of\s+)?"
-            rf"|(?P<dw>{ORD_DAY_ALT})\s+(?:day\s+)?of\s+)(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}))?\b"
+            rf"|(?P<dw>{ORD_DAY_ALT})\s+(?:day\s+)?of\s+)(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}|{WORDED_YEAR}))?\b"
             + _TIME),
+    ("mry", rf"\b(?:(?P<mon>{MONTH_ALT})\.?,?\s+(?:of\s+)?(?P<rel>this|next|last|previous|the\s+following)\s+year"
+            rf"|(?P<rel2>this|next|last)\s+year\s+in\s+(?P<mon2>{MONTH_ALT}))\b"),
     ("ymd", rf"\b(?P<y>\d{{4}})/(?:(?P<d1>\d{{1,2}})/(?P<mon1>{MONTH_ALT})|(?P<mon>{MONTH_ALT})/(?P<d>\d{{1,2}}))\b"),
-    ("my", rf"\b(?P<mon>{MONTH_ALT})\.?,?\s+(?:in\s+|of\s+)?(?P<y>\d{{4}})\b"),
+    ("my", rf"\b(?P<mon>{MONTH_ALT})\.?,?\s+(?:in\s+|of\s+)?(?P<y>\d{{4}}|{WORDED_YEAR})\b"),
     ("rel", r"\b(?P<rel>today|tomorrow|yesterday|(?:the\s+)?day\s+after\s+tomorrow"
             r"|(?:the\s+)?day\s+before\s+yesterday)\b" + _TIME),
     ("wd", rf"\b(?P<which>next|last|this\s+past|this|coming|previous|following|past)\s+(?P<wd>{WEEKDAY_ALT})\b"
@@ -84,15 +87,15 @@ _PATTERNS = [
            r"|(?P<n2>\d+)\s+(?P<u2>day|week|month|year)s?\s+ago\b)"),
     ("dur", r"\b(?P<n>\d+(?:\.\d+)?)\s*(?P<u>years?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"),
     ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming|following)\s+(?:calendar\s+(?=year))?"
-             r"(?P<u>week|month|year|weekend)\b"),
+             r"(?P<u>week|month|year|weekend|fortnight|(?P<work>work(?:ing)?|business)\s+week)\b"),
     ("bwd", r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)"),
     ("bmon", r"\b(?P<mon>january|february|april|june|july|august|september|october|november|december)\b"),
     ("pmon", r"\b(?:after|since|before|until|till|in|during|from|by|than|early|late|mid|to|through|this|next"
              r"|last)[\s-]+"
              r"(?P<mon>jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec|march|may)\.?(?![\w/-]|\s*\d)"),
-    ("mdr", rf"\b(?:(?P<mon>{MONTH_ALT})\.?\s+(?P<d1>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
-            r"\s*(?:-|–|to|through|thru|till|until)"
-            rf"\s*(?P<d2>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
+    ("mdr", rf"\b(?:(?:(?P<pre1>between)\s+)?(?P<mon>{MONTH_ALT})\.?\s+(?P<d1>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
+            r"\s*(?:-|–|to|through|thru|till|until|(?P<and1>and))"
+            rf"\s*(?:the\s+)?(?P<d2>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
             rf"|(?<![\d.,/-])(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?[ ]?[-–][ ]?(?P<d6>\d{{1,2}})(?:st|nd|rd|th)?"
             rf"\s+(?:of\s+)?(?P<mon3>{MONTH_ALT})\.?"
             rf"|(?P<pre>between|from)\s+(?:the\s+)?(?P<d3>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
@@ -102,12 +105,18 @@ _PATTERNS = [
     ("yrng", r"\b(?:(?P<pre>between|from|in)\s+)?(?P<a>(?:1[6-9]|20)\d{2})"
              r"\s*(?:-|–|~|to|and|through|thru|until|till)\s*"
              r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
-    ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until|than)\s+(?P<y>(?:1[6-9]|20)\d{2})\b"
+    ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until|till|than|starting|prior\s+to)\s+"
+           r"(?P<y>(?:1[6-9]|20)\d{2})\b"
            r"(?![\d/:-]|\.\d)"),
-    ("set", rf"\b(?:(?P<mult>bi|semi)-?)?(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly)"
-            rf"|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
-            rf"(?:(?P<u>day|week|month|year|hour|minute)s?|(?P<swd>{WEEKDAY_ALT})|(?P<spod>morning|afternoon|evening|night)"
-            rf"|(?P<we>weekend))|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year)"
+    # a year in words after a preposition ends the phrase: "in two thousand boxes" counts boxes
+    ("wyr", rf"\b(?:in|during|since|by|of|year|from|before|after|until|than)\s+(?P<y>{WORDED_YEAR})"
+            r"(?=\s*(?:$|[,.;:!?)])|\s+(?:and|or|to|until|till|when|while|at|in|on|for|the|we|i|he|she|they|it)\b)"),
+    ("set", rf"\b(?:(?P<mult>bi|semi)-?)?(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly|quarterly"
+            rf"|fortnightly)|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
+            rf"(?:(?P<u>day|week|month|year|hour|minute|quarter|fortnight)s?|(?P<halfh>half[\s-]hour)"
+            rf"|(?P<swd>{WEEKDAY_ALT})|(?P<spod>morning|afternoon|evening|night)"
+            rf"|(?P<we>weekend))|any\s+(?:(?P<au>week|month|year)|(?P<awe>weekend))"
+            rf"|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year)"
             rf"|(?P<pwd>{WEEKDAY_ALT})s(?:\s+(?P<ppod>morning|afternoon|evening|night)s?)?|(?P<pwd2>{WEEKDAY_ALT})\s+(?P<ppod2>mornings"
             r"|afternoons|evenings|nights)|(?P<everyday>everyday))\b"),
     ("aot", rf"\b(?=[0-9afhotsenciw])(?:(?P<pre>in|within|for)\s+)?(?P<n>\d+(?:\.\d+)?|{_COUNT_WORDS})"
@@ -120,18 +129,23 @@ _PATTERNS = [
             r"(?P<dir>from|after|before)\s+(?P<base>today|tomorrow|yesterday|now)\b"),
     ("cent", r"\b(?:the\s+)?(?P<c>[1-9]|1\d|2[01])(?:st|nd|rd|th)\s+century\b"),
     ("cy", r"\b(?:cy|calendar\s+year)\s?(?P<y>(?:1[6-9]|20)\d{2}|\d{2})\b(?![\d/:.-])"),
-    ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s)\b"),
+    ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s"
+            r"|(?<=the\s)(?:(?P<cw>nineteen|eighteen)[ -]?)?'?(?P<word>twenties|thirties|forties|fifties|sixties"
+            r"|seventies|eighties|nineties))\b"),
     ("clock", r"(?<![\d:.,])(?:(?P<hm>(?:0?\d|1[0-2])[0-5]\d)|(?P<th>[01]?\d|2[0-3])(?:[:.](?P<tm>[0-5]\d))?"
               r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>(?:[ap]\.m\.?|[ap]m)|(?<=\d)[ap])(?![a-z])"),
     ("oclock", rf"\b(?P<th>[01]?\d|2[0-3]|{_HOUR_WORDS})\s*o'?\s?clock\b"),
-    ("noon", r"\b(?P<w>noon|midday|midnight|mid night)\b"),
+    ("noon", r"\b(?P<w>noon|midday|mid-day|midnight|mid night)\b"),
     ("wclock", rf"(?=[otfsen])\b(?P<hw>{_HOUR_WORDS})[ -]+(?P<mw>{_CLOCK_MINUTE_WORDS})\b(?:\s*(?P<ap>{_AP}))?"),
     ("past", rf"\b(?:(?P<half>half)|(?P<q>(?:a\s+)?quarter)|(?P<mn>[0-5]?\d|{_MINUTE_WORDS})"
              rf"(?P<unit>\s*(?:min|mins|minutes))?)\s+(?P<dir>past|to)\s+(?P<hh>[01]?\d|2[0-3]|{_HOUR_WORDS})\b"),
     ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d|\s*(?:[ap]\.?m|[ap]\b))"),
     ("pod", rf"\b(?:(?P<el>early|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
-            rf"(?P<wd>{WEEKDAY_ALT})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>in\s+the\s+))"
-            r"(?P<pod>morning|afternoon|evening|night)\b|\b(?P<tonight>tonight|tonite)\b"),
+            rf"(?P<wd>{WEEKDAY_ALT})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>(?:in|during)\s+the\s+)|(?<=early\s)|(?<=late\s))"
+            r"(?P<pod>morning|afternoon|evening|night|daytime)\b|\b(?P<tonight>tonight|tonite)\b"),
+    # eight tonight, 7 this evening: a bare hour before the window it falls in (composed with it)
+    ("hwin", rf"\b(?P<th>1[0-2]|0?[1-9]|{_HOUR_WORDS})(?=\s+(?:tonight|tonite|this\s+(?:morning|afternoon|evening)"
+             r"|(?:tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))\b)"),
     ("hpod", rf"\b(?:(?:in\s+the\s+)?(?P<pod0>morning|afternoon|evening|night)\s+at\s+"
              rf"(?P<th0>[01]?\d|{_HOUR_WORDS})(?![\d:]|\.\d)"
              rf"|(?<![\d:.])(?P<th>[01]?\d|{_HOUR_WORDS})(?::(?P<tm>[0-5]\d))?\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night))\b"),
@@ -146,24 +160,29 @@ _PATTERNS = [
              r"|(?P<dir3>next|last|past|previous|this)\s+(?P<u3>hour|minute))\b"),
     ("nwk", rf"\b(?P<which>next|last|this)\s+week(?:\s+on)?\s+(?P<wd>{WEEKDAY_ALT})\b"),
     ("wk", r"\b(?:(?:the\s+)?(?P<ord>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+week\s+of\s+"
-           rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<my>(?:19|20)\d{{2}}))?|(?P<y>(?:19|20)\d{{2}}))|week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?![\d:.])"
+           rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<my>(?:19|20)\d{{2}}))?|(?P<y>(?:19|20)\d{{2}})"
+           r"|(?:the\s+)?(?:(?P<rm>this|next|last|previous|following)\s+)?month)"
+           r"|week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?![\d:.])"
            r"(?:\s+of\s+(?P<y2>(?:19|20)\d{2}))?)\b"),
-    ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|eod)\b"),
+    ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|today)|eod)\b"
+              rf"(?:\s+(?:on\s+)?(?:(?P<rel>today|tomorrow)|(?P<wd>{WEEKDAY_ALT}))\b)?"),
     ("wdn", rf"\b(?P<wd>{WEEKDAY_ALT})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
-            r"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%))" + _TIME),
+            rf"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%)|\s+(?:of\s+)?(?:{MONTH_ALT})\b"
+            r"|\s+(?:days?|weeks?|months?|years?|hours?|minutes?)\b)" + _TIME),
     ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|{WEEKDAY_ALT})\s+(?P<a>1[0-2]|0?[1-9])/"
            r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/.])"
            # a bare month/day whose day is past 12 reads only as a date (3/4 may be a fraction; 11/20 is not)
            r"|(?<![\w./-])(?P<a2>1[0-2]|0?[1-9])/(?P<b2>1[3-9]|2\d|3[01])(?![\d/]|\.\d)"),
     ("decp", r"\b(?:the\s+)?(?P<which>next|last|this|previous|coming|past|current)\s+decade\b"),
-    ("later", r"\b(?P<el>later|earlier)\s+(?:this|in\s+the)\s+(?P<u>week|month|year)\b"),
-    ("now", r"\b(?:right\s+)?now\b"),
+    ("now", r"\b(?:(?:right\s+)?now|at\s+present)\b"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
-            r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2}))?"
+            r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2})|\s+(?:of\s+)?(?P<qy>this|next|last)\s+year)?"
             r"|(?P<y2>(?:19|20)\d{2})\s*[-/ ]?\s*(?P<hq>[qh])(?P<q2>[1-4])"
             r"|h(?P<h>[12])\s*[-/ ]\s*(?P<y4>(?:19|20)\d{2})"
-            r"|(?:the\s+)?(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)\s+(?P<qh>quarter|half)"
-            r"(?:\s+of\s+(?:(?P<y3>(?:19|20)\d{2})|(?P<oy>the\s+year|this\s+year|next\s+year|last\s+year)))?)\b"),
+            r"|(?:the\s+)?(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th|(?:last|final)(?=\s+(?:quarter|half)\s+of\b))"
+            r"\s+(?P<qh>quarter|half)"
+            r"(?:\s+of\s+(?:(?P<y3>(?:19|20)\d{2})|(?P<oy>the\s+year|this\s+year|next\s+year|last\s+year))"
+            r"|,?\s+(?P<y5>(?:19|20)\d{2}))?)\b"),
 ]
 _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 # Cheap gates: a pattern only runs when the text has what it needs (digits, a month name, a keyword).
@@ -177,31 +196,36 @@ _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
 #: Cheap gates: a pattern only runs when the text has a word it needs (checked once per text, lazily).
 _GATES = {
     "digit": _HAS_DIGIT, "month": _HAS_MONTH, "rel": _HAS_REL, "name": _HAS_NAME,
-    "clockword": re.compile(r"clock|noon|midday|midnight|mid night|past|to\b|quarter|half", re.IGNORECASE),
-    "pod": re.compile(r"morning|afternoon|evening|night|tonight|tonite", re.IGNORECASE),
+    "clockword": re.compile(r"clock|noon|midday|mid-day|midnight|mid night|past|to\b|quarter|half", re.IGNORECASE),
+    "pod": re.compile(r"morning|afternoon|evening|night|tonight|tonite|daytime", re.IGNORECASE),
     "tens": re.compile(r"\b(?:oh|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty)\b", re.IGNORECASE),
     "unit": re.compile(r"year|yr|month|week|fortnight|day|hour|hr|min|sec|\dh\b", re.IGNORECASE),
-    "range": re.compile(r"\b(?:to|and|until|till|through)\b|\d\s*[-–]", re.IGNORECASE),
-    "set": re.compile(r"every|each|daily|weekly|monthly|annually|yearly|hourly|nightly|days\b|\bon(?:c)?e\s+a\s"
+    "range": re.compile(r"\b(?:to|and|until|till|through)\b|\d\s*(?:[ap]\.?m\.?)?\s*[-–]", re.IGNORECASE),
+    "set": re.compile(r"every|each|any\s|daily|weekly|monthly|annually|yearly|hourly|nightly|quarterly|fortnightly"
+                      r"|days\b|\bon(?:c)?e\s+a\s"
                       r"|mornings|afternoons|evenings|nights", re.IGNORECASE),
     "week": re.compile(r"week", re.IGNORECASE),
     "end": re.compile(r"\b(?:end|eod)\b", re.IGNORECASE),
     "decade": re.compile(r"decade", re.IGNORECASE),
     "century": re.compile(r"century", re.IGNORECASE),
-    "later": re.compile(r"later|earlier", re.IGNORECASE),
-    "now": re.compile(r"now", re.IGNORECASE),
+    "now": re.compile(r"now|present", re.IGNORECASE),
     "quarter": re.compile(r"quarter|half|\b[qh][1-4]|\d[qh][1-4]", re.IGNORECASE),
     "slash": re.compile(r"\d/\d"),
+    "decades": re.compile(r"\d|ties\b", re.IGNORECASE),
+    "yearword": re.compile(r"teen|twenty|thousand", re.IGNORECASE),
 }
 #: The gate each pattern needs; patterns not listed run on every text.
 _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy": "month", "dmy": "month",
-          "my": "month", "ymd": "month", "rel": "rel", "wd": "rel", "in": "digit", "dur": "digit", "relp": "rel",
+          "my": "month", "ymd": "month", "mry": "month", "rel": "rel", "wd": "rel", "in": "digit", "dur": "digit",
+          "relp": "rel",
           "bwd": "name", "bmon": "name", "yrng": "digit", "pmon": "month", "mdr": "month", "yr": "digit",
-          "dec": "digit", "off": "rel", "oclock": "clockword", "noon": "clockword", "past": "clockword",
-          "pod": "pod", "hpod": "pod", "wclock": "tens", "aot": "unit", "trng": "range", "set": "set", "nrng": "rel",
+          "dec": "decades", "off": "rel", "oclock": "clockword", "noon": "clockword", "past": "clockword",
+          "pod": "pod", "hpod": "pod", "hwin": "pod", "wclock": "tens", "aot": "unit", "trng": "range", "set": "set",
+          "nrng": "rel",
           "nwk": "week",
-          "wk": "week", "endof": "end", "decp": "decade", "later": "later", "now": "now", "qtr": "quarter",
-          "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit"}
+          "wk": "week", "endof": "end", "decp": "decade", "now": "now", "qtr": "quarter",
+          "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit",
+          "wyr": "yearword"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
@@ -291,14 +315,21 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name in ("mdy", "dmy", "my"):
         month = MONTHS[g["mon"].lower()]
         if name == "my":
-            return DateHit("date", m.start(), m.end(), f"{int(g['y']):04d}-{month:02d}")
+            return DateHit("date", m.start(), m.end(), f"{year_value(g['y']):04d}-{month:02d}")
         day_text = (g.get("dw") or g["d"] or "").lower()
         if g["mon"].lower() in ("may", "mar", "sun", "sat") and not g["y"] and g["mon"].islower() \
                 and day_text[:1].isdigit() and name == "mdy" and m.group().count(" ") and "/" not in m.group():
             return None
         day = _day_number(day_text)
-        d = safe_date(int(g["y"]) if g["y"] else today.year, month, day)
+        d = safe_date(year_value(g["y"]) if g["y"] else today.year, month, day)
         return _with_time(m, d)
+    if name == "mry":  # may last year, june of next year, this year in march: that month of that year
+        mon = g["mon"] or g["mon2"]
+        if mon.lower() in ("may", "mar") and mon.islower():
+            return None  # "you may next year": the verb
+        rel = (g["rel"] or g["rel2"]).split()[-1].lower()
+        year = today.year + {"next": 1, "following": 1, "last": -1, "previous": -1}.get(rel, 0)
+        return DateHit("date", m.start(), m.end(), f"{year:04d}-{MONTHS[mon.lower()]:02d}")
     if name == "rel":
         rel = re.sub(r"\s+", " ", g["rel"].lower()).removeprefix("the ")
         shift = {"today": 0, "tomorrow": 1, "yesterday": -1, "day after tomorrow": 2, "day before yesterday": -2}[rel]
@@ -342,6 +373,12 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         which, unit = g["which"].lower(), g["u"].lower()
         shift = {"next": 1, "coming": 1, "upcoming": 1, "following": 1, "last": -1, "previous": -1, "past": -1}.get(
             which, 0)
+        if unit == "fortnight":  # the two weeks from this Monday; next fortnight: the two after them
+            monday = today - timedelta(days=today.weekday()) + timedelta(weeks=2 * shift)
+            return DateHit("daterange", m.start(), m.end(), f"{monday.isoformat()}/{monday + timedelta(days=14)}")
+        if g["work"]:  # this working week: Monday to Saturday
+            monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
+            return DateHit("daterange", m.start(), m.end(), f"{monday.isoformat()}/{monday + timedelta(days=5)}")
         if unit in ("week", "weekend"):
             monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
             if unit == "weekend":
@@ -358,7 +395,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         pod_code = {"mo": "TMO", "af": "TAF", "ev": "TEV", "ni": "TNI"}.get(pod[:2].lower(), "") if pod else ""
         if g["adv"]:
             code = {"daily": "P1D", "nightly": "P1D", "weekly": "P1W", "monthly": "P1M", "annually": "P1Y",
-                    "yearly": "P1Y", "hourly": "PT1H"}[g["adv"].lower()]
+                    "yearly": "P1Y", "hourly": "PT1H", "quarterly": "P3M", "fortnightly": "P2W"}[g["adv"].lower()]
             if g["mult"]:  # bi-monthly: every two months; semi-annually: every half year
                 digits = re.search(r"\d+", code)
                 rate = int(digits.group()) * (2 if g["mult"].lower() == "bi" else 0.5) if digits else 1
@@ -369,13 +406,17 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             code = f"XXXX-WXX-{WEEKDAYS[(g['swd'] or g['pwd'] or g['pwd2']).lower()] + 1}{pod_code}"
         elif g["spod"]:
             code = pod_code
-        elif g["we"]:
+        elif g["we"] or g["awe"]:  # every weekend, any weekend
             code = "P1WE"
+        elif g["halfh"]:
+            code = "PT30M"
         elif g["everyday"]:
             code = "P1D"
         else:
-            unit = (g["u"] or g["u2"]).lower()
+            unit = (g["u"] or g["u2"] or g["au"]).lower()
             k = 2 if g["other"] else _SMALL.get((g["k"] or "1").lower(), 0) or int(g["k"] or 1)
+            if unit in ("quarter", "fortnight"):  # every quarter: three months; every fortnight: two weeks
+                k, unit = (3 * k, "month") if unit == "quarter" else (2 * k, "week")
             code = f"PT{k}{unit[0].upper()}" if unit in ("hour", "minute") else f"P{k}{unit[0].upper()}"
         return DateHit("set", m.start(), m.end(), f"R/{code}")
     if name == "off":  # three weeks from tomorrow, two days before yesterday
@@ -401,6 +442,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name == "mdr":  # november 19-20, april ninth through seventeenth, between 3 and 12 of sept, 1-15 june
         if g["d3"] and ((g["sep3"] or "").lower() == "and") != (g["pre"].lower() == "between"):
             return None  # "from 3 and 12 May" lists two days; "between" asks for "and"
+        if g["and1"] and not g["pre1"]:
+            return None  # "june 2 and 3" lists two days
         month = MONTHS[(g["mon"] or g["mon2"] or g["mon3"]).lower()]
         year = int(g["y"]) if g["y"] else today.year
         keys = ("d1", "d2") if g["mon"] else ("d5", "d6") if g["mon3"] else ("d3", "d4")
@@ -415,14 +458,21 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("daterange", m.start(), m.end(), f"{a:04d}/{b:04d}")
     if name == "yr":
         return DateHit("date", m.start("y"), m.end("y"), g["y"])
+    if name == "wyr":  # in nineteen eighty-four
+        return DateHit("date", m.start("y"), m.end("y"), f"{year_value(g['y']):04d}")
     if name == "cent":  # the 15th century: 1400 up to 1500
         c = int(g["c"])
         return DateHit("daterange", m.start(), m.end(), f"{(c - 1) * 100:04d}/{c * 100:04d}")
     if name == "cy":  # cy 2008, cy18, calendar year 2008: that year
         cy: str = g["y"]
         return DateHit("date", m.start(), m.end(), cy if len(cy) == 4 else f"20{cy}")
-    if name == "dec":  # the 1990s, the 90s
-        start = int(g["full"]) if g["full"] else (1900 if int(g["short"]) >= 30 else 2000) + int(g["short"])
+    if name == "dec":  # the 1990s, the 90s, the nineties, the nineteen-eighties
+        if g["word"]:
+            tens = _DECADE_WORDS.index(g["word"].lower()) * 10 + 20
+            century = 1800 if (g["cw"] or "").lower() == "eighteen" else 1900
+            start = century + tens
+        else:
+            start = int(g["full"]) if g["full"] else (1900 if int(g["short"]) >= 30 else 2000) + int(g["short"])
         return DateHit("daterange", m.start(), m.end(), f"{start:04d}/{start + 10:04d}")
     if name == "clock":
         clock = _clock(m)
@@ -438,7 +488,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         ap = (g["ap"] or "").replace(".", "").lower()[:1]
         return DateHit("time", m.start(), m.end(), f"{_meridiem(hour, ap):02d}:{minute:02d}:00")
     if name == "noon":
-        return DateHit("time", m.start(), m.end(), "12:00:00" if g["w"].lower() in ("noon", "midday") else "00:00:00")
+        noon = g["w"].lower() in ("noon", "midday", "mid-day")
+        return DateHit("time", m.start(), m.end(), "12:00:00" if noon else "00:00:00")
     if name == "past":  # half past seven, a quarter to eight, 20 min past eight
         if g["dir"].lower() == "to" and g["mn"] and not g["unit"]:
             return None  # "two to four people" is a range of counts, not 3:58
@@ -459,7 +510,10 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return _week(m, today)
     if name == "endof":  # end of the day, EOD: the day's last second (parts of longer
         # periods, "the end of 2008", are dates_en_periods')
-        return DateHit("datetime", m.start(), m.end(), f"{today.isoformat()}T23:59:59")
+        # … of a named day: EOD friday, end of day tomorrow
+        last_day = today + timedelta(days=1) if (g["rel"] or "").lower() == "tomorrow" else \
+            today + timedelta(days=(WEEKDAYS[g["wd"].lower()] - today.weekday()) % 7) if g["wd"] else today
+        return DateHit("datetime", m.start(), m.end(), f"{last_day.isoformat()}T23:59:59")
     if name == "wdn":  # sunday 31: the nearest coming month whose 31st is a Sunday
         target, day = WEEKDAYS[g["wd"].lower()], int(g["d"])
         for k in range(0, 28):
@@ -480,21 +534,11 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         start = today.year // 10 * 10 + 10 * {"next": 1, "coming": 1, "last": -1, "previous": -1, "past": -1}.get(
             g["which"].lower(), 0)
         return DateHit("daterange", m.start(), m.end(), f"{start:04d}/{start + 10:04d}")
-    if name == "later":  # later this week: from today to the end of the week; earlier: from its start
-        unit = g["u"].lower()
-        if g["el"].lower() == "earlier":
-            first = (today - timedelta(days=today.weekday()) if unit == "week" else today.replace(day=1)
-                     if unit == "month" else date(today.year, 1, 1))
-            return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{today.isoformat()}")
-        if unit == "week":
-            end = today - timedelta(days=today.weekday()) + timedelta(days=7)
-        elif unit == "month":
-            end = add_months(today.replace(day=1), 1)
-        else:
-            end = date(today.year + 1, 1, 1)
-        return DateHit("daterange", m.start(), m.end(), f"{today.isoformat()}/{end.isoformat()}")
     if name == "trng":
         return _time_range(m)
+    if name == "hwin":
+        hour = _HOURS.get(g["th"].lower()) or int(g["th"])
+        return DateHit("time", m.start(), m.end(), f"{hour:02d}:00:00")
     if name == "hpod":  # 5 in the afternoon, in the morning at 7
         word = (g["th"] or g["th0"]).lower()
         hour = _HOURS.get(word) or int(word)
@@ -508,6 +552,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     return None
 
 
+#: The decades of a century in words, from the twenties: ``the nineties`` are 1990 up to 2000.
+_DECADE_WORDS = ("twenties", "thirties", "forties", "fifties", "sixties", "seventies", "eighties", "nineties")
 _UNIT_CODE = {"y": "Y", "mo": "M", "w": "W", "f": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
 
@@ -565,7 +611,8 @@ def _amount_of_time(m: re.Match[str], ref: datetime) -> DateHit | None:
     return DateHit("date", m.start(), m.end(), d.isoformat())
 
 
-_DAY_BEFORE = re.compile(rf"(?:{WEEKDAY_ALT}|today|tomorrow|yesterday|tonight)\s*$", re.IGNORECASE)
+_DAY_BEFORE = re.compile(rf"(?:{WEEKDAY_ALT}|today|tomorrow|yesterday|tonight|morning|afternoon|evening)"
+                         r"\s*(?:from\s*)?$", re.IGNORECASE)
 _DAY_AFTER = re.compile(rf"\s*(?:on\s+|,\s*)?(?:{WEEKDAY_ALT}|today|tomorrow|yesterday|tonight|\d{{1,2}}/\d)",
                         re.IGNORECASE)
 
@@ -587,8 +634,9 @@ def _week(m: re.Match[str], today: date) -> DateHit | None:
     else:
         # the first week of july: this year's
         year, ord_ = int(g["y"] or g["my"] or today.year), g["ord"].lower()
-        if g["mon"]:
-            first = date(year, MONTHS[g["mon"].lower()], 1)
+        if g["mon"] or not g["y"]:  # a named month, or the month: this one, the next, the last
+            shift = {"next": 1, "following": 1, "last": -1, "previous": -1}.get((g["rm"] or "").lower(), 0)
+            first = date(year, MONTHS[g["mon"].lower()], 1) if g["mon"] else add_months(today.replace(day=1), shift)
             if ord_ == "last":
                 first = add_months(first, 1) - timedelta(days=7)
             monday = first - timedelta(days=first.weekday()) + timedelta(weeks=0 if ord_ == "last"
@@ -642,8 +690,9 @@ def _time_range(m: re.Match[str]) -> DateHit | None:
     bare hours (``11-4``, ``from 2 to 4``) only beside a day, else they are counts."""
     g = m.groupdict()
     sep = g["sep"].lower()
-    if (sep == "and") != (g["pre"] or "").lower().startswith("between"):
-        return None
+    between = (g["pre"] or "").lower().startswith("between")
+    if (sep == "and" and not between) or (between and sep not in ("and", "-", "–")):
+        return None  # "between" asks for "and" (or a dash: between 4-5pm); "and" alone lists
     marked = g["ap1"] or g["ap2"] or g["pod"] or g["m1"] or g["m2"]
     if not marked and not (_DAY_BEFORE.search(m.string, 0, m.start()) or _DAY_AFTER.match(m.string, m.end())):
         return None
@@ -656,7 +705,9 @@ def _time_range(m: re.Match[str]) -> DateHit | None:
         ap1 = ap1 or "p"
         ap2 = ap2 or "p"
     if ap2 and not ap1:
-        ap1 = ap2 if (h1 % 12) <= (h2 % 12) or h2 == 12 else ("a" if ap2 == "p" else "p")
+        # 2 to 4 pm: both afternoon; 11 to 1 pm or 2:30 to 2:15 pm: the start is before noon
+        later = (h1 % 12, int(g["m1"] or 0)) <= (h2 % 12, int(g["m2"] or 0))
+        ap1 = ap2 if later or h2 == 12 else ("a" if ap2 == "p" else "p")
     h1, h2 = _meridiem(h1, ap1), _meridiem(h2, ap2)
     if not ap1 and not ap2 and h2 < h1 <= 12:
         h2 += 12  # 11-4: until four in the afternoon
@@ -674,7 +725,7 @@ def _meridiem(hour: int, ap: str) -> int:
     return hour
 
 
-def _part_of_day(m: re.Match[str], today: date) -> DateHit:
+def _part_of_day(m: re.Match[str], today: date) -> DateHit | None:
     """``tomorrow night`` / ``this afternoon`` / ``tonight`` → that day's window; ``in the morning`` → hours."""
     g = m.groupdict()
     pod = "night" if g["tonight"] else g["pod"].lower()
@@ -685,7 +736,10 @@ def _part_of_day(m: re.Match[str], today: date) -> DateHit:
     elif early_late == "late":
         start = (start + end) // 2
     clock = f"{start:02d}:00:00", ("23:59:59" if end == 24 else f"{end:02d}:00:00")
-    if g["inthe"]:
+    bare = g["inthe"] is None and not (g["rel"] or g["wd"] or g["tonight"])
+    if bare and re.match(r"\s+at\s+\d", m.string[m.end():]):
+        return None  # early morning at 8:00: the clock time says when
+    if g["inthe"] is not None or bare:  # in the morning, early morning
         return DateHit("timerange", m.start(), m.end(), f"{clock[0]}/{clock[1]}")
     rel = (g["rel"] or "today").lower()
     if g["wd"]:
@@ -709,12 +763,13 @@ def _quarter(m: re.Match[str], today: date) -> DateHit:
     else:
         if (g["y2"] and g["hq"].lower() == "h") or g["h"] or (g["qh"] or "").lower() == "half":
             months = 6
-        n = int(g["q"] or g["q2"] or g["h"] or 0) or _ORD[g["ord"].lower()]
-        y = g["y"] or g["y2"] or g["y3"] or g["y4"]
+        ordinal = (g["ord"] or "").lower()
+        n = int(g["q"] or g["q2"] or g["h"] or 0) or (12 // months if ordinal in ("last", "final") else _ORD[ordinal])
+        y = g["y"] or g["y2"] or g["y3"] or g["y4"] or g["y5"]
         if y:
             year = int(y)
-        elif g["oy"]:
-            year += {"next": 1, "last": -1}.get(g["oy"].split()[0].lower(), 0)
+        elif g["oy"] or g["qy"]:
+            year += {"next": 1, "last": -1}.get((g["oy"] or g["qy"]).split()[0].lower(), 0)
         first = date(year, (n - 1) * months + 1, 1)
     return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{add_months(first, months).isoformat()}")
 

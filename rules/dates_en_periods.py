@@ -1,6 +1,7 @@
 """English days and spans named by their place in a period: ``early June``, ``mid-2024``, ``the end of
 next month``, ``the first Monday of July``, ``the 15th`` (of this or the next month), ``Friday next
-week``, ``the next day``, ``the week after next`` and ranges of weekdays (``Mon-Fri``).
+week``, ``the next day``, ``the week after next``, ranges of weekdays (``Mon-Fri``) and parts of the
+current period cut at today (``later this week``, ``the rest of the month``, ``year to date``).
 
 Where a part of a period is meant, the spans follow one convention (the one the Recognizers-Text gold
 uses, so the bench measures the grammar and not a different split): a month is early on the 1st–15th,
@@ -16,12 +17,14 @@ from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit, add_months, week_of
-from .dates_en import MONTH_ALT, MONTHS, ORD_DAY_ALT, ORD_DAYS, WEEKDAY_ALT, WEEKDAYS, safe_date
+from .dates_en import COUNTS, MONTH_ALT, MONTHS, ORD_DAY_ALT, ORD_DAYS, WEEKDAY_ALT, WEEKDAYS, safe_date
+from .regexes import alternation
 
 __all__ = ["find_en_periods"]
 
 _YEAR = r"(?:1[6-9]|20)\d{2}"
 _REL = r"this|next|last|previous|coming|current|following"
+_COUNT_ALT = alternation(w for w in COUNTS if " " not in w and w not in ("a", "an", "few"))
 _SHIFT = {"next": 1, "coming": 1, "following": 1, "last": -1, "previous": -1}
 _PATTERNS = [
     ("mod", rf"\b(?:the\s+)?(?P<mod>early|mid|middle\s+of|late|(?:beginning|start|end)\s+of)[\s-]+(?:the\s+)?"
@@ -30,21 +33,35 @@ _PATTERNS = [
     ("nthwd", rf"\b(?:the\s+)?(?P<ord>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+"
               rf"(?P<wd>{WEEKDAY_ALT})\s+(?:of|in)\s+(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<y>{_YEAR}))?"
               rf"|(?:the\s+)?(?P<rel>{_REL})\s+month|the\s+month)\b"),
-    ("dom", rf"\b(?P<pre>(?:on|by|before|after|until|till|from|since|through)\s+)?the\s+"
-            rf"(?:(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)|(?P<dw>{ORD_DAY_ALT}))\b(?P<day>\s+day)?"
+    ("dom", rf"\b(?P<pre>(?:on|by|before|after|until|till|from|since|through|of)\s+)?the\s+"
+            rf"(?:(?P<d>[12]?\d|3[01])(?:st|nd|rd|th|(?=\s+(?:at|from|between)\s+\d))|(?P<dw>{ORD_DAY_ALT}))\b"
+            r"(?P<day>\s+day)?"
             rf"(?:\s+of\s+(?:the\s+)?(?:(?P<rel>{_REL})\s+)?(?P<month>month))?"),
     ("edge", rf"\b(?:the\s+)?(?P<fl>first|last)\s+day\s+of\s+(?:the\s+)?"
              rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<y>{_YEAR}))?|(?:(?P<rel>{_REL})\s+)?(?P<u>week|month|year)|(?P<y2>{_YEAR}))\b"),
     ("wdwk", rf"\b(?:the\s+)?(?P<wd>{WEEKDAY_ALT})\.?,?\s+(?:of\s+)?(?:the\s+)?(?P<which>{_REL})\s+week\b"),
+    ("wdan", rf"\b(?:the\s+)?(?P<wd>{WEEKDAY_ALT})\s+after\s+next\b"),
     ("relday", r"\b(?:the\s+)?(?P<which>next|following|previous|prior)\s+day\b"
                r"|\bthe\s+day\s+(?P<ba>before|after)\b(?=\s*(?:$|[,.;:!?)]))"),
     ("after", r"\b(?:the\s+)?(?P<u>week|month|year)\s+(?P<ba>after\s+next|before\s+last)\b"),
     ("wdr", rf"\b(?:from\s+)?(?P<a>{WEEKDAY_ALT})\.?\s*(?:-|–|to|through|thru|till|until)\s*(?P<b>{WEEKDAY_ALT})\b"),
+    ("domr", rf"\b(?:(?P<pre>from|between)\s+)?(?:the\s+)?(?P<d1>(?:[12]?\d|3[01])(?:st|nd|rd|th)|{ORD_DAY_ALT})"
+             r"\s*(?:-|–|to|through|till|until|and)\s*(?:the\s+)?"
+             rf"(?P<d2>(?:[12]?\d|3[01])(?:st|nd|rd|th)?|{ORD_DAY_ALT})\s+of\s+(?:the\s+)?(?:(?P<rel>{_REL})\s+)?month\b"),
+    ("firstn", rf"\b(?:the\s+)?(?P<fl>first|last|final)\s+(?P<n>\d{{1,2}}|{_COUNT_ALT})\s+(?P<u>days|weeks|months)"
+               rf"\s+of\s+(?:the\s+)?(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<my>{_YEAR}))?"
+               rf"|(?P<rel>{_REL})\s+(?P<pu>month|year)|(?P<y>{_YEAR})|(?P<pu2>month|year))\b"),
+    ("halfm", rf"\b(?:the\s+)?(?P<ord>first|second|1st|2nd|latter|last)\s+half\s+of\s+(?:the\s+)?"
+              rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<my>{_YEAR}))?|(?:(?P<rel>{_REL})\s+)?month)\b"),
+    ("later", r"\b(?P<el>later|earlier)\s+(?:in\s+)?(?:(?:this|the)\s+(?P<u>week|month|year|day)|today)\b"),
+    ("rest", r"\b(?:the\s+)?(?:rest|remainder|remaining|balance)\s+of\s+(?:the\s+|this\s+)?(?P<u>week|month|year)\b"),
+    ("todate", r"\b(?:(?:the\s+)?(?P<u>year|quarter|month|week)[\s-]+to[\s-]+date|(?P<abbr>ytd|qtd|mtd|wtd))\b"),
 ]
 #: The first letters each pattern can start with: a look-ahead the regex engine tests before the
 #: rest (it halves the scan of a 2 KB text), as cheap as the gates below.
-_FIRST = {"mod": "tembls", "nthwd": "tfsl1-5", "dom": "obuatfs", "edge": "tfl", "wdwk": "tmwfs", "relday": "tnfp",
-          "after": "twmy", "wdr": "fmtws"}
+_FIRST = {"mod": "tembls", "nthwd": "tfsl1-5", "dom": "obuatfs", "edge": "tfl", "wdwk": "tmwfs", "wdan": "tmwfs",
+          "relday": "tnfp", "after": "twmy", "wdr": "fmtws", "later": "le", "domr": "fbt0-9", "firstn": "tfl",
+          "halfm": "tfs12l", "rest": "tr", "todate": "tyqmw"}
 _COMPILED = [(name, re.compile(f"(?=[{_FIRST[name]}])" + pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 _WEEKDAY_WORDS = tuple(WEEKDAYS)
 _RELATIVE_WEEKS = tuple(f"{w} week" for w in _REL.split("|"))
@@ -57,9 +74,16 @@ _GATES: dict[str, Callable[[str], bool]] = {
     "dom": lambda low: any(w in low for w in _DAY_STARTS),
     "edge": lambda low: "day of" in low,
     "wdwk": lambda low: any(w in low for w in _RELATIVE_WEEKS),
+    "wdan": lambda low: "after next" in low,
     "relday": lambda low: any(w in low for w in ("next day", "following day", "previous day", "prior day",
                                                  "day before", "day after")),
     "after": lambda low: "after next" in low or "before last" in low,
+    "halfm": lambda low: "half of" in low,
+    "firstn": lambda low: ("first " in low or "last " in low or "final " in low) and "s of " in low,
+    "domr": lambda low: " month" in low and " of " in low,
+    "later": lambda low: "later " in low or "earlier " in low,
+    "rest": lambda low: any(w in low for w in ("rest of", "remainder of", "remaining of", "balance of")),
+    "todate": lambda low: "to date" in low or "to-date" in low or "td" in low,
     "wdr": lambda low: any(f"{d}{sep}" in low for d in _WEEKDAY_WORDS for sep in ("-", " -", "–", " to ", " thr",
                                                                                  " till", " until")),
 }
@@ -186,6 +210,79 @@ def _edge_day(m: re.Match[str], today: date) -> DateHit:
     return DateHit("date", m.start(), m.end(), day.isoformat())
 
 
+_TO_DATE_UNIT = {"y": "year", "q": "quarter", "m": "month", "w": "week"}
+
+
+def _period_of(unit: str, today: date) -> tuple[date, date]:
+    """The week (Monday on), month, quarter or year holding ``today`` as ``[first, next first)``."""
+    if unit == "week":
+        first = today - timedelta(days=today.weekday())
+        return first, first + timedelta(days=7)
+    if unit == "month":
+        first = today.replace(day=1)
+        return first, add_months(first, 1)
+    if unit == "quarter":
+        first = date(today.year, (today.month - 1) // 3 * 3 + 1, 1)
+        return first, add_months(first, 3)
+    return date(today.year, 1, 1), date(today.year + 1, 1, 1)
+
+
+#: Where the early part of a period ends (its late part starts): a week on Thursday, a month on the
+#: 16th, a year on July 1st — the cuts :func:`_part` uses for ``late``.
+_MIDDLE = {"week": lambda first: first + timedelta(days=3), "month": lambda first: first.replace(day=16),
+           "year": lambda first: first.replace(month=7)}
+
+
+def _relative_to_today(name: str, m: re.Match[str], today: date) -> DateHit | None:
+    """Parts of the current period cut at today: ``later this week`` (today to its end), ``earlier this
+    month`` (its start to today, no further than its middle: said on the 28th it is the first half),
+    ``later today`` (the afternoon on), ``the rest of the week`` (today to Sunday, the month or the year
+    to its last day) and ``year to date`` / ``YTD`` (its start to today)."""
+    g = m.groupdict()
+    if name == "todate":
+        unit = g["u"].lower() if g["u"] else _TO_DATE_UNIT[g["abbr"][0].lower()]
+        return _span(m, _period_of(unit, today)[0], today)
+    unit = (g["u"] or "day").lower()
+    if name == "rest":
+        return _span(m, today, _period_of(unit, today)[1] - timedelta(days=1))
+    later = g["el"].lower() == "later"
+    if unit == "day":  # later today: noon to midnight; earlier today: midnight to noon
+        d = today.isoformat()
+        value = f"{d}T12:00:00/{today + timedelta(days=1)}T00:00:00" if later else f"{d}T00:00:00/{d}T12:00:00"
+        return DateHit("daterange", m.start(), m.end(), value)
+    first, end = _period_of(unit, today)
+    if later:
+        return _span(m, today, end)
+    return _span(m, first, min(today, _MIDDLE[unit](first)))
+
+
+def _first_or_last(m: re.Match[str], today: date) -> DateHit | None:
+    """``the first 10 days of June``, ``the last two months of 2025``, ``the last 3 weeks of this year``
+    (weeks run Monday to Monday: the last ones end on the Monday of the week holding the period's last day)."""
+    g = m.groupdict()
+    word = g["n"].lower()
+    n = int(word) if word.isdigit() else int(COUNTS[word])
+    if g["mon"]:
+        first = date(int(g["my"]) if g["my"] else today.year, MONTHS[g["mon"].lower()], 1)
+        end = add_months(first, 1)
+    elif g["y"] or (g["pu"] or g["pu2"] or "").lower() == "year":
+        first = date(int(g["y"]) if g["y"] else today.year + _SHIFT.get((g["rel"] or "this").lower(), 0), 1, 1)
+        end = date(first.year + 1, 1, 1)
+    else:
+        first = add_months(today.replace(day=1), _SHIFT.get((g["rel"] or "this").lower(), 0))
+        end = add_months(first, 1)
+    unit, leading = g["u"].lower(), g["fl"].lower() == "first"
+    if unit == "days":
+        lo, hi = (first, first + timedelta(days=n)) if leading else (end - timedelta(days=n), end)
+    elif unit == "months":
+        lo, hi = (first, add_months(first, n)) if leading else (add_months(end, -n), end)
+    else:
+        monday = first - timedelta(days=first.weekday()) if leading else \
+            end - timedelta(days=1) - timedelta(days=(end - timedelta(days=1)).weekday())
+        lo, hi = (monday, monday + timedelta(weeks=n)) if leading else (monday - timedelta(weeks=n), monday)
+    return _span(m, lo, hi) if first - timedelta(days=6) <= lo < hi <= end + timedelta(days=6) else None
+
+
 def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
     g = m.groupdict()
     if name == "mod":
@@ -199,6 +296,9 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
     if name == "wdwk":  # friday next week, tuesday of last week: that weekday of that week
         monday = today - timedelta(days=today.weekday()) + timedelta(weeks=_SHIFT.get(g["which"].lower(), 0))
         return DateHit("date", m.start(), m.end(), (monday + timedelta(days=WEEKDAYS[g["wd"].lower()])).isoformat())
+    if name == "wdan":  # friday after next: the friday after the coming one
+        coming = today + timedelta(days=(WEEKDAYS[g["wd"].lower()] - today.weekday()) % 7 or 7)
+        return DateHit("date", m.start(), m.end(), (coming + timedelta(days=7)).isoformat())
     if name == "relday":  # the next day, the previous day, the day before
         forward = (g["which"] or "").lower() in ("next", "following") or (g["ba"] or "").lower() == "after"
         return DateHit("date", m.start(), m.end(), (today + timedelta(days=1 if forward else -1)).isoformat())
@@ -211,6 +311,23 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
             first = add_months(today.replace(day=1), shift)
             return DateHit("date", m.start(), m.end(), f"{first.year:04d}-{first.month:02d}")
         return DateHit("date", m.start(), m.end(), f"{today.year + shift:04d}")
+    if name == "halfm":  # the first half of may (1st-15th), the second half of next month (16th on)
+        first = date(int(g["my"]) if g["my"] else today.year, MONTHS[g["mon"].lower()], 1) if g["mon"] \
+            else add_months(today.replace(day=1), _SHIFT.get((g["rel"] or "this").lower(), 0))
+        early = g["ord"].lower() in ("first", "1st")
+        return _span(m, *_part("early" if early else "late", first, add_months(first, 1), "month"))
+    if name == "firstn":
+        return _first_or_last(m, today)
+    if name == "domr":  # from the 10th to the 15th of this month, the 20th-25th of next month
+        if (g["pre"] or "").lower() == "between" and not re.search(r"\band\b|[-–]", m.group(), re.IGNORECASE):
+            return None
+        first = add_months(today.replace(day=1), _SHIFT.get((g["rel"] or "this").lower(), 0))
+        days = [int(x) if x.isdigit() else ORD_DAYS[re.sub(r"[ -]+", " ", x)]
+                for x in (re.sub(r"(?<=\d)(?:st|nd|rd|th)$", "", g[k].lower()) for k in ("d1", "d2"))]
+        start, end = (safe_date(first.year, first.month, d) for d in days)
+        return _span(m, start, end) if start and end and end > start else None
+    if name in ("later", "rest", "todate"):
+        return _relative_to_today(name, m, today)
     if name == "wdr":  # mon-fri, from tuesday to thursday: the next such run of days (today counts)
         start = today + timedelta(days=(WEEKDAYS[g["a"].lower()] - today.weekday()) % 7)
         end = start + timedelta(days=(WEEKDAYS[g["b"].lower()] - start.weekday()) % 7)

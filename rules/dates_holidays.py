@@ -39,7 +39,10 @@ _FIXED_EN = {
     "valentines day": (2, 14), "st patrick's day": (3, 17), "april fools day": (4, 1),
     "april fool's day": (4, 1), "independence day": (7, 4), "halloween": (10, 31), "veterans day": (11, 11),
     "christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25), "xmas": (12, 25),
-    "new year's eve": (12, 31), "new years eve": (12, 31),
+    "new year's eve": (12, 31), "new years eve": (12, 31), "st. patrick's day": (3, 17),
+    "saint patrick's day": (3, 17), "boxing day": (12, 26), "may day": (5, 1), "international workers' day": (5, 1),
+    "international workers day": (5, 1), "workers' day": (5, 1), "earth day": (4, 22), "groundhog day": (2, 2),
+    "juneteenth": (6, 19), "flag day": (6, 14), "all saints' day": (11, 1), "all saints day": (11, 1),
 }
 #: name → (month, weekday 0=Monday, n-th; -1 = last).
 _NTH_WEEKDAY = {
@@ -47,11 +50,18 @@ _NTH_WEEKDAY = {
     "mothers day": (5, 6, 2), "father's day": (6, 6, 3), "fathers day": (6, 6, 3), "thanksgiving day": (11, 3, 4),
     "thanksgiving": (11, 3, 4), "memorial day": (5, 0, -1), "labor day": (9, 0, 1), "labour day": (9, 0, 1),
     "martin luther king day": (1, 0, 3), "mlk day": (1, 0, 3), "columbus day": (10, 0, 2),
+    "presidents' day": (2, 0, 3), "presidents day": (2, 0, 3), "president's day": (2, 0, 3),
+    "washington's birthday": (2, 0, 3),
 }
+#: name → (the holiday it is counted from, days after it): Good Friday is two days before Easter.
+_RELATIVE = {"good friday": ("easter", -2), "easter monday": ("easter", 1), "palm sunday": ("easter", -7),
+             "ash wednesday": ("easter", -46), "black friday": ("thanksgiving", 1),
+             "cyber monday": ("thanksgiving", 4)}
 _EASTER = ("easter sunday", "easter", "复活节")
 
 _ZH_NAMES = alternation([*_FIXED_ZH, *(k for k in _NTH_WEEKDAY if not k.isascii()), "复活节"])
-_EN_NAMES = alternation([*_FIXED_EN, *(k for k in _NTH_WEEKDAY if k.isascii()), "easter sunday", "easter"])
+_EN_NAMES = alternation([*_FIXED_EN, *(k for k in _NTH_WEEKDAY if k.isascii()), *_RELATIVE, "easter sunday",
+                         "easter"])
 HOLIDAY_ZH_RE = re.compile(
     rf"(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)?(?:的)?(?P<name>{_ZH_NAMES})"
 )
@@ -85,7 +95,11 @@ def _nth_weekday(year: int, month: int, weekday: int, nth: int) -> date:
 
 
 def _on(name: str, year: int) -> date | None:
-    key = name.lower()
+    key = name.lower().replace("’", "'")
+    if key in _RELATIVE:
+        base, days = _RELATIVE[key]
+        day = _on(base, year)
+        return day + timedelta(days=days) if day else None
     if key in _EASTER:
         return _easter(year)
     if key in _NTH_WEEKDAY:

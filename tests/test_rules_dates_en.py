@@ -1,0 +1,404 @@
+"""English date constructions, one test each: periods cut at today, ranges whose ends are periods,
+open ranges of periods, fortnights and working weeks.
+
+The texts are written for the construction (not copied from the benchmark specs), so a grammar that
+learned one spec string instead of the kind of expression fails here.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lastline.rules import find_entities
+
+REF = datetime(2024, 6, 12, 10, 0)  # a Wednesday
+
+
+def dates(text: str, ref: datetime = REF) -> list[tuple[str, str, object]]:
+    kinds = ("date", "datetime", "time", "daterange", "timerange", "duration", "set")
+    return [(e.type, e.text, e.value) for e in find_entities(text, reference_time=ref) if e.type in kinds]
+
+
+# -- parts of the current period, cut at today ------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the courier comes later today", "later today", "2024-06-12T12:00:00/2024-06-13T00:00:00"),
+    ("she rang earlier today", "earlier today", "2024-06-12T00:00:00/2024-06-12T12:00:00"),
+    ("we expect it later in the week", "later in the week", "2024-06-12/2024-06-17"),
+    ("the quote was sent earlier this month", "earlier this month", "2024-06-01/2024-06-12"),
+])
+def test_later_and_earlier_in_a_period_run_from_or_to_today(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_earlier_this_month_late_in_the_month_is_its_first_half() -> None:
+    assert dates("I asked earlier this month", datetime(2024, 6, 27)) == [
+        ("daterange", "earlier this month", "2024-06-01/2024-06-16")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("please rest for the remainder of the week", "the remainder of the week", "2024-06-12/2024-06-16"),
+    ("rates are fixed for the rest of the month", "the rest of the month", "2024-06-12/2024-06-30"),
+    ("closed for the balance of this year", "the balance of this year", "2024-06-12/2024-12-31"),
+])
+def test_the_rest_of_a_period_runs_from_today_to_its_last_day(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("returns year-to-date are flat", "year-to-date", "2024-01-01/2024-06-12"),
+    ("the QTD numbers", "QTD", "2024-04-01/2024-06-12"),
+    ("spend month to date", "month to date", "2024-06-01/2024-06-12"),
+])
+def test_a_period_to_date_runs_from_its_start_to_today(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+# -- fortnights and working weeks -----------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the delivery is planned for next fortnight", "next fortnight", "2024-06-24/2024-07-08"),
+    ("it was busy this fortnight", "this fortnight", "2024-06-10/2024-06-24"),
+    ("book it for the next work week", "next work week", "2024-06-17/2024-06-22"),
+    ("during this business week", "this business week", "2024-06-10/2024-06-15"),
+])
+def test_fortnights_and_working_weeks(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+# -- ranges whose ends are periods --------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("revenue from Q2 2021 to Q4 2021", "from Q2 2021 to Q4 2021", "2021-04-01/2021-10-01"),
+    ("we lived there from 2011 to the end of 2013", "from 2011 to the end of 2013", "2011-01-01/2014-01-01"),
+    ("between the start of 2019 and mid-2020", "between the start of 2019 and mid-2020",
+     "2019-01-01/2020-05-01"),
+    ("from early March to late April", "from early March to late April", "2024-03-01/2024-04-16"),
+])
+def test_a_range_between_two_periods_runs_from_point_to_point(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_two_periods_listed_with_and_stay_two() -> None:
+    assert [t for _, t, _ in dates("compare Q1 2020 and Q1 2021")] == ["Q1 2020", "Q1 2021"]
+
+
+# -- open ranges whose point is a period ------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("sales have grown since early May", "since early May", "2024-05-01/.."),
+    ("finish before the end of next month", "before the end of next month", "../2024-08-01"),
+    ("nothing is due until the end of the year", "until the end of the year", "../2025-01-01"),
+    ("prices rise after the end of 2025", "after the end of 2025", "2026-01-01/.."),
+    ("it broke more than 3 days ago", "more than 3 days ago", "../2024-06-09"),
+])
+def test_an_open_range_from_or_to_a_period(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+# -- properties -------------------------------------------------------------------------------------
+_days = st.dates(min_value=date(1990, 1, 1), max_value=date(2060, 12, 31))
+
+
+@given(_days)
+def test_the_rest_of_the_week_ends_on_the_sunday_of_that_week(today: date) -> None:
+    ref = datetime(today.year, today.month, today.day, 9)
+    [(_, _, value)] = dates("for the rest of the week", ref)
+    start, end = (date.fromisoformat(x) for x in str(value).split("/"))
+    assert start == today and end.weekday() == 6 and timedelta(0) <= end - start < timedelta(days=7)
+
+
+@given(_days)
+def test_earlier_this_month_never_passes_today_or_the_16th(today: date) -> None:
+    ref = datetime(today.year, today.month, today.day, 9)
+    [(_, _, value)] = dates("earlier this month", ref)
+    start, end = (date.fromisoformat(x) for x in str(value).split("/"))
+    assert start == today.replace(day=1) and end == min(today, today.replace(day=16))
+
+
+# -- years in words -------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("she was born on 4 July nineteen eighty-one", "4 July nineteen eighty-one", "1981-07-04"),
+    ("the mill closed in March eighteen oh five", "March eighteen oh five", "1805-03"),
+    ("it opened in two thousand and nine", "two thousand and nine", "2009"),
+    ("due August 3, twenty twenty-six", "August 3, twenty twenty-six", "2026-08-03"),
+    ("we met in December two thousand", "December two thousand", "2000-12"),
+])
+def test_a_year_in_words_after_a_month_or_a_preposition(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("date", span, value)]
+
+
+def test_two_thousand_of_something_is_no_year() -> None:
+    assert dates("in two thousand boxes") == []
+
+
+_ONES = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_TEENS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+          "nineteen"]
+_TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+
+
+def _say_year(year: int) -> str:
+    """How a year is read aloud (written here independently of the grammar)."""
+    century, rest = divmod(year, 100)
+    if century == 20 and rest < 10:
+        return "two thousand" + (f" and {_ONES[rest]}" if rest else "")
+    if rest == 0:
+        tail = "hundred"
+    elif rest < 10:
+        tail = f"oh {_ONES[rest]}"
+    elif rest < 20:
+        tail = _TEENS[rest - 10]
+    else:
+        tail = _TENS[rest // 10] + (f"-{_ONES[rest % 10]}" if rest % 10 else "")
+    return f"{_TEENS[century - 10]} {tail}" if century < 20 else f"twenty {tail}"
+
+
+@given(st.dates(min_value=date(1600, 1, 1), max_value=date(2099, 12, 31)))
+def test_any_date_with_its_year_in_words_reads_back(day: date) -> None:
+    text = f"{day.strftime('%B')} {day.day}, {_say_year(day.year)}"
+    assert [v for _, _, v in dates(f"signed on {text}")] == [day.isoformat()]
+
+
+# -- parts of the day, decades, now ---------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("it rained last Tuesday morning", "last Tuesday morning", "2024-06-11T08:00:00/2024-06-11T12:00:00"),
+    ("on the evening of June 20", "the evening of June 20", "2024-06-20T16:00:00/2024-06-20T20:00:00"),
+    ("June 20 in the afternoon", "June 20 in the afternoon", "2024-06-20T12:00:00/2024-06-20T16:00:00"),
+])
+def test_a_day_with_its_part_of_the_day_is_that_window(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("music of the seventies", "the seventies", "1970/1980"),
+    ("in the nineteen-twenties", "the nineteen-twenties", "1920/1930"),
+])
+def test_decades_in_words(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_an_age_in_the_nineties_is_not_a_decade() -> None:
+    assert dates("she is in her nineties") == []
+
+
+def test_daytime_and_at_present() -> None:
+    assert dates("deliveries only during the daytime") == [("timerange", "during the daytime",
+                                                            "08:00:00/18:00:00")]
+    assert dates("at present the office is shut") == [("datetime", "at present", "2024-06-12T10:00:00")]
+
+
+# -- a month of a relative year, weekdays after next, a day number before its times ----------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the audit was in April last year", "April last year", "2023-04"),
+    ("renewal is due October of next year", "October of next year", "2025-10"),
+    ("this year in September", "this year in September", "2024-09"),
+])
+def test_a_month_of_a_relative_year(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("date", span, value)]
+
+
+def test_may_the_verb_before_a_relative_year_is_no_month() -> None:
+    assert ("date", "may next year", "2025-05") not in dates("prices may next year rise")
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("see you Thursday after next", "Thursday after next", "2024-06-20"),
+    ("the Wednesday after next", "the Wednesday after next", "2024-06-26"),
+])
+def test_a_weekday_after_next_is_the_one_after_the_coming_one(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("date", span, value)]
+
+
+def test_a_day_number_on_its_own_before_clock_times() -> None:
+    assert dates("the hall is booked on the 19 from 1pm to 3pm") == [
+        ("daterange", "the 19 from 1pm to 3pm", "2024-06-19T13:00:00/2024-06-19T15:00:00")]
+
+
+def test_a_time_range_ending_earlier_on_the_clock_starts_before_noon() -> None:
+    assert dates("closed from 9:45 to 9:30 pm") == [("timerange", "from 9:45 to 9:30 pm", "09:45:00/21:30:00")]
+
+
+# -- ranges that share a year, weekday ends, compound offsets -----------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("open from March 2 to March 9, 2027", "from March 2 to March 9, 2027", "2027-03-02/2027-03-09"),
+    ("from November 28 to January 4, 2026", "from November 28 to January 4, 2026", "2025-11-28/2026-01-04"),
+    ("the season runs April through June 2025", "April through June 2025", "2025-04/2025-06"),
+])
+def test_a_start_without_a_year_takes_the_year_of_the_end(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_a_relative_start_keeps_its_own_year() -> None:
+    assert dates("from tomorrow to May 2, 2030") == [
+        ("daterange", "from tomorrow to May 2, 2030", "2024-06-13/2030-05-02")]
+
+
+def test_a_weekday_end_comes_after_the_start() -> None:
+    assert dates("on call from Tuesday 8pm to Monday 6am") == [
+        ("daterange", "from Tuesday 8pm to Monday 6am", "2024-06-18T20:00:00/2024-06-24T06:00:00")]
+
+
+@pytest.mark.parametrize(("text", "type_", "value"), [
+    ("it shipped 1 month 3 days ago", "date", "2024-05-09"),
+    ("due 1 year 2 months later", "date", "2025-08-12"),
+    ("called 2 hours 15 minutes ago", "datetime", "2024-06-12T07:45:00"),
+])
+def test_an_offset_written_in_parts_moves_by_all_of_them(text: str, type_: str, value: str) -> None:
+    [(t, _, v)] = dates(text)
+    assert (t, v) == (type_, value)
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("leave from the 3rd to the 7th of next month", "from the 3rd to the 7th of next month",
+     "2024-07-03/2024-07-07"),
+    ("the 20th-24th of this month", "the 20th-24th of this month", "2024-06-20/2024-06-24"),
+])
+def test_a_range_of_day_numbers_of_a_relative_month(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the last week of the month", "the last week of the month", "2024-06-24/2024-07-01"),
+    ("the second week of next month", "the second week of next month", "2024-07-08/2024-07-15"),
+])
+def test_a_counted_week_of_a_relative_month(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+@pytest.mark.parametrize(("text", "type_", "span", "value"), [
+    ("deliveries arrive late afternoon", "timerange", "late afternoon", "14:00:00/16:00:00"),
+    ("back 9 tonight", "datetime", "9 tonight", "2024-06-12T21:00:00"),
+    ("lunch at mid-day", "time", "mid-day", "12:00:00"),
+    ("send it by the end of today", "datetime", "the end of today", "2024-06-12T23:59:59"),
+    ("the office is shut Jan-2", "date", "Jan-2", "2024-01-02"),
+    ("results for 3rd quarter 2023", "daterange", "3rd quarter 2023", "2023-07-01/2023-10-01"),
+    ("free between 1-3pm", "timerange", "between 1-3pm", "13:00:00/15:00:00"),
+    ("open no earlier than 8am", "timerange", "no earlier than 8am", "08:00:00/.."),
+    ("not before June 20", "daterange", "not before June 20", "2024-06-20/.."),
+])
+def test_more_english_time_constructions(text: str, type_: str, span: str, value: str) -> None:
+    assert dates(text) == [(type_, span, value)]
+
+
+# -- holidays counted from another, more fixed holidays, sets -------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the sale ends on Black Friday", "Black Friday", "2024-11-29"),
+    ("closed on Good Friday 2026", "Good Friday 2026", "2026-04-03"),
+    ("parade on St. Patrick's Day", "St. Patrick's Day", "2025-03-17"),
+    ("a holiday on Boxing Day", "Boxing Day", "2024-12-26"),
+    ("off for Presidents' Day", "Presidents' Day", "2025-02-17"),
+    ("rallies on International Workers' Day", "International Workers' Day", "2025-05-01"),
+])
+def test_more_english_holidays(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("date", span, value)]
+
+
+@given(st.integers(min_value=1900, max_value=2100))
+def test_black_friday_is_the_friday_after_thanksgiving(year: int) -> None:
+    [(_, _, thanksgiving)] = dates(f"Thanksgiving {year}")
+    [(_, _, black_friday)] = dates(f"Black Friday {year}")
+    day = date.fromisoformat(str(black_friday))
+    assert day.weekday() == 4 and day - date.fromisoformat(str(thanksgiving)) == timedelta(days=1)
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("invoices go out quarterly", "quarterly", "R/P3M"),
+    ("a fortnightly newsletter", "fortnightly", "R/P2W"),
+    ("reviewed every quarter", "every quarter", "R/P3M"),
+    ("polls every half hour", "every half hour", "R/PT30M"),
+    ("lunch together any weekend", "any weekend", "R/P1WE"),
+    ("the bus leaves every morning at 6", "every morning at 6", "R/T06"),
+    ("a walk every evening at 8.", "every evening at 8", "R/T20"),
+])
+def test_more_english_sets(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("set", span, value)]
+
+
+# -- counted parts of a period, a time and how long, now to a bare hour ----------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("a discount for the first 10 days of July", "the first 10 days of July", "2024-07-01/2024-07-11"),
+    ("the final two months of 2026", "the final two months of 2026", "2026-11-01/2027-01-01"),
+    ("the last 2 weeks of next year", "the last 2 weeks of next year", "2025-12-15/2025-12-29"),
+    ("in the last three days of the month", "the last three days of the month", "2024-06-28/2024-07-01"),
+])
+def test_the_first_or_last_few_units_of_a_period(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_a_day_at_a_time_for_a_while_is_that_range() -> None:
+    assert dates("reserve the hall on 5th July from 2pm for 3 hours") == [
+        ("daterange", "5th July from 2pm for 3 hours", "2024-07-05T14:00:00/2024-07-05T17:00:00")]
+
+
+def test_from_now_to_a_bare_hour_earlier_on_the_clock_is_that_evening() -> None:
+    assert dates("free between now and seven o'clock") == [
+        ("daterange", "between now and seven o'clock", "2024-06-12T10:00:00/2024-06-12T19:00:00")]
+
+
+def test_a_weekday_before_a_count_of_weeks_takes_no_day_number() -> None:
+    assert ("date", "Sunday 2", "2024-06-02") not in dates("Sunday 2 weeks after May 3rd")
+
+
+def test_a_range_of_marked_hours_before_its_day() -> None:
+    assert dates("the clinic is open 9am-1pm Saturday") == [
+        ("daterange", "9am-1pm Saturday", "2024-06-15T09:00:00/2024-06-15T13:00:00")]
+
+
+def test_bare_hours_after_a_part_of_the_day_fall_in_it() -> None:
+    assert dates("this evening from 6 to 8") == [
+        ("daterange", "this evening from 6 to 8", "2024-06-12T18:00:00/2024-06-12T20:00:00")]
+    assert dates("from 2 to 4 people came") == []
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("send it EOD Friday", "EOD Friday", "2024-06-14T23:59:59"),
+    ("by end of day tomorrow", "end of day tomorrow", "2024-06-13T23:59:59"),
+])
+def test_the_end_of_a_named_day_is_its_last_second(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("datetime", span, value)]
+
+
+# -- halves and quarters named against a month or a relative year ---------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the first half of March", "the first half of March", "2024-03-01/2024-03-16"),
+    ("the latter half of next month", "the latter half of next month", "2024-07-16/2024-08-01"),
+    ("the last quarter of 2022", "the last quarter of 2022", "2022-10-01/2023-01-01"),
+    ("numbers for Q2 of last year", "Q2 of last year", "2023-04-01/2023-07-01"),
+])
+def test_halves_and_quarters_of_a_named_or_relative_period(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_the_last_quarter_alone_is_the_previous_one() -> None:
+    assert dates("in the last quarter") == [("daterange", "last quarter", "2024-01-01/2024-04-01")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("records prior to 2019", "prior to 2019", "../2019"), ("starting 2026", "starting 2026", "2026/.."),
+])
+def test_a_year_after_prior_to_or_starting(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("free between July 8th and 12th", "between July 8th and 12th", "2024-07-08/2024-07-12"),
+    ("away July 8th to the 12th", "July 8th to the 12th", "2024-07-08/2024-07-12"),
+])
+def test_a_range_of_days_after_their_month(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_two_days_of_a_month_joined_by_and_stay_a_list() -> None:
+    assert ("daterange", "July 8 and 9", "2024-07-08/2024-07-09") not in dates("on July 8 and 9")
+
+
+def test_the_day_before_or_after_a_named_day() -> None:
+    assert dates("the day before Christmas") == [("date", "the day before Christmas", "2024-12-24")]
+    assert dates("the day after July 4") == [("date", "the day after July 4", "2024-07-05")]
+
+
+def test_the_part_of_the_day_of_a_day_number() -> None:
+    assert dates("on the evening of the 20th") == [
+        ("daterange", "the evening of the 20th", "2024-06-20T16:00:00/2024-06-20T20:00:00")]
+    assert dates("one of the 5th graders") == []
