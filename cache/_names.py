@@ -166,7 +166,7 @@ def swapped_noun_zh(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Cha
         return False
     if min(len(x.key), len(y.key)) < 2 or set(x.key) & set(y.key):
         return False
-    return mostly_chinese(ta)  # a Chinese question
+    return mostly_chinese(ta) and mostly_chinese(tb)  # both Chinese questions, whichever one is stored
 
 
 _LATIN_NAME = re.compile(r"[a-z]{2,}")
@@ -235,9 +235,9 @@ def swapped_name_zh(a: str, b: str) -> bool:
     each carried more often by its own side, neither inside the other, no abbreviation of the other
     (工行 / 工商银行), no synonyms, and not one character apart when three or more long (a typo).
     """
-    ta = tokens(a)
-    if not ta or not mostly_chinese(ta):
-        return False  # a Chinese question
+    ta, tb = tokens(a), tokens(b)
+    if not ta or not tb or not (mostly_chinese(ta) and mostly_chinese(tb)):
+        return False  # both Chinese questions: the rule must not depend on which one is stored
     fa, fb = matching_form(a).casefold(), matching_form(b).casefold()
     groups = synonyms_zh()
     for wide_x, wide_y in word_spans(a, b):
