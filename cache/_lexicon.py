@@ -13,8 +13,8 @@ from functools import lru_cache
 from importlib import resources
 
 __all__ = [
-    "antonyms_en", "inflections_en", "lemmas", "names_en", "opposite_chars_zh", "opposites_zh",
-    "synonyms_en", "synonyms_zh",
+    "affixes_en", "antonyms_en", "inflections_en", "lemmas", "names_en", "opposite_chars_zh", "opposites_zh",
+    "synonyms_en", "synonyms_zh", "words_en",
 ]
 
 
@@ -31,6 +31,20 @@ def _pairs(*names: str) -> frozenset[frozenset[str]]:
 def antonyms_en() -> frozenset[frozenset[str]]:
     """Unordered English opposite pairs (WordNet direct antonyms plus the curated list)."""
     return _pairs("antonyms_en.tsv", "antonyms_en_curated.tsv")
+
+
+@lru_cache(maxsize=1)
+def words_en() -> dict[str, str]:
+    """Every single-word WordNet lemma → its parts of speech (``n v a r``): what counts as a real word."""
+    return {row[0]: row[1] for row in _rows("words_en.tsv")}
+
+
+@lru_cache(maxsize=1)
+def affixes_en() -> tuple[tuple[str, str, str, str], ...]:
+    """Opposite affixes learned from WordNet's antonyms: (``prefix`` or ``suffix``, affix, affix, the
+    part of speech they make opposite), either affix possibly empty (un / "" a, over / under v,
+    ful / less a)."""
+    return tuple((row[0], row[1], row[2], row[3]) for row in _rows("affixes_en.tsv"))
 
 
 @lru_cache(maxsize=1)
@@ -92,8 +106,11 @@ _SUFFIXES = (("ies", "y"), ("ied", "y"), ("iest", "y"), ("ier", "y"), ("es", "")
 
 def lemmas(word: str) -> set[str]:
     """The lower-cased English word and the lemmas it may be a form of (stopped → stop,
-    cheapest → cheap, sold → sell): the irregular forms of WordNet, then regular suffixes."""
+    cheapest → cheap, sold → sell, women → woman): the irregular forms of WordNet, then its regular
+    detachment rules."""
     out = {word, *inflections_en().get(word, ())}
+    if word.endswith("men") and len(word) > 3:  # WordNet's morphy: women → woman, chairmen → chairman
+        out.add(word[:-3] + "man")
     for suffix, repl in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             stem = word[: -len(suffix)] + repl

@@ -6,7 +6,8 @@ Judged only on what changed between the two prompts (``_diff.changes``), three r
     one side's changed words hold a word where the other holds its opposite: English pairs
     from WordNet's direct antonyms plus a curated list of direction words (best / worst,
     increase / decrease, before / after), matched after inflection (``increases``, ``sold``,
-    ``cheapest``); Chinese word pairs (开通 / 关闭, 提高 / 降低) and single opposite characters
+    ``cheapest``, ``women``), and any two real words one affix apart that WordNet's antonyms show
+    to be opposite affixes (unsafe / safe, overpaid / underpaid, careful / careless, over / under); Chinese word pairs (开通 / 关闭, 提高 / 降低) and single opposite characters
     standing in the same place (上调 / 下调, 上个月 / 下个月). A pair both prompts carry
     ("pros and cons" / "cons and pros") is no change of polarity.
 ``negation_zh``
@@ -28,10 +29,10 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from ._diff import Change, Token, is_cjk, matching_form, tokens
-from ._lexicon import antonyms_en, lemmas, opposite_chars_zh, opposites_zh
+from ._lexicon import affixes_en, antonyms_en, lemmas, opposite_chars_zh, opposites_zh, words_en
 from ._substitution import content_words
 
-__all__ = ["antonym_clash", "negation_inserted_zh", "negation_zh_clash", "role_swap"]
+__all__ = ["affix_opposite", "antonym_clash", "negation_inserted_zh", "negation_zh_clash", "role_swap"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -43,7 +44,36 @@ def _side(tokens: Sequence[Token], lo: int, hi: int) -> Sequence[Token]:
     return tokens[lo:hi]
 
 
-def _english_antonym(xs: Sequence[Token], ys: Sequence[Token], a_keys: Counter[str], b_keys: Counter[str]) -> bool:
+def _shares_pos(x: str, y: str, among: str = "nvar") -> bool:
+    words = words_en()
+    return bool(set(words.get(x, "")) & set(words.get(y, "")) & set(among))
+
+
+def affix_opposite(x: str, y: str) -> bool:
+    """``x`` and ``y`` are one stem with opposite affixes learned from WordNet's antonyms (unsafe /
+    safe, overpaid / underpaid, hopeful / hopeless), both real words of the part of speech the
+    affixes were learned on — so "under" is no un+der, "uniform" no un+iform, and "inform" (in- makes
+    adjectives and nouns opposite, not verbs) no opposite of "form"; or they are two such affixes
+    that are words of their own, adverbs or adjectives both (over / under)."""
+    if x == y:
+        return False
+    for kind, p, q, pos in affixes_en():
+        for u, v in ((p, q), (q, p)):
+            if kind == "prefix" and x.startswith(u) and y.startswith(v):
+                stem, other = x[len(u):], y[len(v):]
+            elif kind == "suffix" and x.endswith(u) and y.endswith(v):
+                stem, other = x[: len(x) - len(u)], y[: len(y) - len(v)]
+            else:
+                continue
+            if stem == other and len(stem) >= 3 and _shares_pos(x, y, pos):
+                return True
+        if kind == "prefix" and p and {x, y} == {p, q} and _shares_pos(x, y, "ar"):
+            return True
+    return False
+
+
+def _english_antonym(xs: Sequence[Token], ys: Sequence[Token], a_keys: Counter[str], b_keys: Counter[str],
+                     affixes: bool = True) -> bool:
     pairs = antonyms_en()
     for x in xs:
         if is_cjk(x):
@@ -55,7 +85,7 @@ def _english_antonym(xs: Sequence[Token], ys: Sequence[Token], a_keys: Counter[s
             ly = lemmas(y.key)
             if a_keys[x.key] <= b_keys[x.key] or b_keys[y.key] <= a_keys[y.key]:
                 continue  # both prompts carry the pair as often ("pros and cons" / "cons and pros")
-            if any(frozenset((p, q)) in pairs for p in lx for q in ly):
+            if any(frozenset((p, q)) in pairs or (affixes and affix_opposite(p, q)) for p in lx for q in ly):
                 return True
     return False
 
@@ -84,9 +114,11 @@ def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str, derived: bool
     return False
 
 
-def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change], derived_zh: bool = False) -> bool:
+def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change], derived_zh: bool = False,
+                  affixes_en: bool = False) -> bool:
     """True when a changed stretch replaces a word by its opposite (``derived_zh``: Chinese
-    opposites from the CC-CEDICT × WordNet bridge too)."""
+    opposites from the CC-CEDICT × WordNet bridge too; ``affixes_en``: English words made opposite
+    by an affix, ``affix_opposite``)."""
     a_keys = Counter(t.key for t in ta)
     b_keys = Counter(t.key for t in tb)
     whole_a = "".join(t.key for t in ta if is_cjk(t))
@@ -95,7 +127,7 @@ def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Chang
         xs, ys = _side(ta, c.a0, c.a1), _side(tb, c.b0, c.b1)
         if not xs or not ys:
             continue
-        if _english_antonym(xs, ys, a_keys, b_keys):
+        if _english_antonym(xs, ys, a_keys, b_keys, affixes_en):
             return True
         sa = "".join(t.key for t in xs if is_cjk(t))
         sb = "".join(t.key for t in ys if is_cjk(t))

@@ -186,6 +186,9 @@ class SlotGuard:
     #: Chinese opposites bridged from CC-CEDICT glosses and WordNet antonyms (升高 / 降低), on top
     #: of the hand-written lists.
     derived_zh: bool = True
+    #: English words made opposite by an affix WordNet's antonyms show (``_polarity.affix_opposite``:
+    #: unsafe / safe, overpaid / underpaid, careful / careless, over / under), beyond any list.
+    affixes_en: bool = True
     #: Chinese negation counts only when it is all that differs between the content words; the
     #: looser rule (any negation in the changed words that attaches to a shared word) vetoed more
     #: labelled BQ duplicates than it saved.
@@ -244,7 +247,7 @@ class SlotGuard:
         if not diff:
             return None
         small = small_edit(ta, tb, diff, self.polarity_min_overlap)
-        if small and self.antonyms and antonym_clash(ta, tb, diff, self.derived_zh):
+        if small and self.antonyms and antonym_clash(ta, tb, diff, self.derived_zh, self.affixes_en):
             return "antonym"
         if small and self.changed_negation_zh and negation_zh_clash(ta, tb, diff, alone=self.negation_zh_alone):
             return "negation_zh"

@@ -67,7 +67,7 @@ SWAPS = SlotGuard(swaps_en=True, swaps_zh=True, stretch_zh=True)
 
 
 @pytest.mark.parametrize(("a", "b"), [
-    ("Is it safe to drink tap water?", "Is it unsafe to drink tap water?"),  # no antonym list holds it
+    ("Is it safe to drink tap water?", "Is it risky to drink tap water?"),  # no antonym list holds it
     ("Is coffee good for the liver?", "Is coffee good for the kidney?"),
     ("What is it like to live a life full of regrets?", "What is it like to live a life without regrets?"),
 ])
