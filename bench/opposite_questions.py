@@ -138,7 +138,8 @@ def guard_knows(a: str, b: str) -> bool:
         pairs = antonyms_en()
         return any(frozenset((p, q)) in pairs for p in lemmas(a.lower()) for q in lemmas(b.lower()))
     ta, tb, diff = changes(a, b)
-    return antonym_clash(ta, tb, diff, derived_zh=True) or b in opposites_zh(True).get(a, ())
+    return antonym_clash(ta, tb, diff, derived_zh=True, reversals_zh=True, composed_zh=True) \
+        or b in opposites_zh(True, True).get(a, ())
 
 
 def unseen(pairs: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
@@ -314,7 +315,7 @@ def measure(name: str, max_variants: int, pool: int, embedder: object, seed: int
                 questions, {k: v for k, v in unseen_names.items() if len(v) >= 2}, rng, True),
         }
     else:
-        table = opposites_zh(True)
+        table = opposites_zh(True, True)
         made = {
             "opposite word (lexicon)": chinese_opposites(
                 questions, [(a, b) for a, bs in table.items() for b in bs], rng),

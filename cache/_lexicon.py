@@ -59,19 +59,23 @@ def names_en() -> dict[str, tuple[frozenset[str], bool]]:
     return {row[0]: (frozenset(row[1].split(",")), len(row) > 2 and row[2] == "c") for row in _rows("names_en.tsv")}
 
 
-@lru_cache(maxsize=2)
-def opposite_chars_zh(derived: bool = False) -> frozenset[frozenset[str]]:
+@lru_cache(maxsize=4)
+def opposite_chars_zh(derived: bool = False, composed: bool = False) -> frozenset[frozenset[str]]:
     """Single characters that are each other's opposite (上/下, 开/关, 借/还); ``derived`` adds the
-    CC-CEDICT × WordNet bridge (升/降, 胖/瘦; ``bench/build_lexicons_zh.py``)."""
-    return _pairs("opposite_chars_zh.tsv", *(("opposite_chars_zh_cedict.tsv",) if derived else ()))
+    CC-CEDICT × WordNet bridge (升/降, 胖/瘦), ``composed`` the characters in which two opposite words
+    differ alone (最好 / 最差 → 好 / 差, 里面 / 外面 → 里 / 外; both ``bench/build_lexicons_zh.py``)."""
+    return _pairs("opposite_chars_zh.tsv", *(("opposite_chars_zh_cedict.tsv",) if derived else ()),
+                  *(("opposite_chars_zh_composed.tsv",) if composed else ()))
 
 
-@lru_cache(maxsize=2)
-def opposites_zh(derived: bool = False) -> dict[str, frozenset[str]]:
-    """Chinese word → its opposite words (both directions): the hand-written pairs, and with
-    ``derived`` the CC-CEDICT × WordNet bridge (升高 / 降低, 开通 / 关闭)."""
+@lru_cache(maxsize=4)
+def opposites_zh(derived: bool = False, reversals: bool = False) -> dict[str, frozenset[str]]:
+    """Chinese word → its opposite words (both directions): the hand-written pairs, with ``derived``
+    the CC-CEDICT × WordNet bridge (升高 / 降低, 开通 / 关闭), with ``reversals`` a verb that undoes
+    against one that starts what it undoes (申请 / 撤销, 开通 / 注销, 开户 / 销户)."""
     out: dict[str, set[str]] = {}
-    names = ("antonyms_zh.tsv", *(("antonyms_zh_cedict.tsv",) if derived else ()))
+    names = ("antonyms_zh.tsv", *(("antonyms_zh_cedict.tsv",) if derived else ()),
+             *(("reversals_zh_cedict.tsv",) if reversals else ()))
     for pair in _pairs(*names):
         a, b = sorted(pair)
         out.setdefault(a, set()).add(b)

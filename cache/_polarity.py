@@ -96,8 +96,9 @@ def _negated_word(text: str, word: str) -> bool:
     return at > 0 and (text[at - 1] in _NEGATORS or text[:at].endswith(("取消", "解除")))
 
 
-def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str, derived: bool) -> bool:
-    table = opposites_zh(derived)
+def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str, derived: bool, reversals: bool,
+                     composed: bool) -> bool:
+    table = opposites_zh(derived, reversals)
     for i in range(len(sa)):
         for j in range(i + 2, min(len(sa), i + 4) + 1):
             x = sa[i:j]
@@ -105,7 +106,7 @@ def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str, derived: bool
                 if y in sb and whole_a.count(x) > whole_b.count(x) and whole_b.count(y) > whole_a.count(y) \
                         and not _negated_word(sa, x) and not _negated_word(sb, y):
                     return True
-    chars = opposite_chars_zh(derived)
+    chars = opposite_chars_zh(derived, composed)
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes():
         if tag == "replace" and i2 - i1 == j2 - j1:
             for ca, cb in zip(sa[i1:i2], sb[j1:j2], strict=True):
@@ -115,10 +116,11 @@ def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str, derived: bool
 
 
 def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change], derived_zh: bool = False,
-                  affixes_en: bool = False) -> bool:
+                  affixes_en: bool = False, reversals_zh: bool = False, composed_zh: bool = False) -> bool:
     """True when a changed stretch replaces a word by its opposite (``derived_zh``: Chinese
     opposites from the CC-CEDICT × WordNet bridge too; ``affixes_en``: English words made opposite
-    by an affix, ``affix_opposite``)."""
+    by an affix, ``affix_opposite``; ``reversals_zh``: a Chinese verb against the one that undoes it;
+    ``composed_zh``: the opposite characters two opposite words differ in, composed inside any word)."""
     a_keys = Counter(t.key for t in ta)
     b_keys = Counter(t.key for t in tb)
     whole_a = "".join(t.key for t in ta if is_cjk(t))
@@ -131,7 +133,7 @@ def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Chang
             return True
         sa = "".join(t.key for t in xs if is_cjk(t))
         sb = "".join(t.key for t in ys if is_cjk(t))
-        if sa and sb and _chinese_antonym(sa, sb, whole_a, whole_b, derived_zh):
+        if sa and sb and _chinese_antonym(sa, sb, whole_a, whole_b, derived_zh, reversals_zh, composed_zh):
             return True
     return False
 

@@ -97,3 +97,66 @@ _MIXED = st.lists(st.sampled_from([*"微信百度钱包借款的吗", "QQ", "淘
 def test_chinese_name_rules_do_not_depend_on_which_prompt_is_stored(a: str, b: str) -> None:
     assert swapped_name_zh(a, b) == swapped_name_zh(b, a)
     assert swapped_noun_zh(*changes(a, b)) == swapped_noun_zh(*changes(b, a))
+
+
+# ------------------------------------------------------------------ Chinese: reversal verbs, composed characters
+
+REVERSALS = [
+    ("广州手机用户有没有开通微粒贷", "广州手机用户有没有注销微粒贷"),
+    ("我申请微粒贷时候为什么说我信息不对", "我撤销微粒贷时候为什么说我信息不对"),
+    ("银行卡开户需要什么材料", "银行卡销户需要什么材料"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), REVERSALS)
+def test_a_verb_against_the_one_that_undoes_it_is_vetoed(a: str, b: str) -> None:
+    assert SlotGuard().why(a, b) == "antonym"
+    assert SlotGuard().why(b, a) == "antonym"
+    assert SlotGuard(reversals_zh=False).why(a, b) is None
+
+
+COMPOSED = [
+    ("请推荐一款质量好的移动硬盘", "请推荐一款质量差的移动硬盘"),
+    ("布艺沙发品牌什么牌子比较好？", "布艺沙发品牌什么牌子比较差？"),
+    ("为什么我在贴吧里不能上传图片了", "为什么我在贴吧外不能上传图片了"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), COMPOSED)
+def test_opposite_characters_learned_from_words_are_composed_inside_words(a: str, b: str) -> None:
+    assert SlotGuard().why(a, b) == "antonym"
+    assert SlotGuard().why(b, a) == "antonym"
+    assert SlotGuard(composed_zh=False).why(a, b) is None
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("质量好的移动硬盘推荐", "推荐质量好的移动硬盘"),  # the same character on both sides, moved
+    ("好差评怎么看", "差好评怎么看"),  # both carry both characters
+    ("什么牌子的面膜好", "哪个牌子的面膜好用"),
+])
+def test_a_composed_character_both_prompts_carry_is_no_opposite(a: str, b: str) -> None:
+    assert SlotGuard().why(a, b) != "antonym"
+    assert SlotGuard().why(b, a) != "antonym"
+
+
+_ZH_TEXT = st.lists(st.sampled_from(["开通", "注销", "申请", "撤销", "质量", "好", "差", "里", "外", "贴吧", "的", "吗",
+                                     "微粒贷", "怎么", "不", "？"]), max_size=10).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ZH_TEXT, _ZH_TEXT)
+def test_chinese_constructions_are_symmetric_and_reflexive(a: str, b: str) -> None:
+    guard = SlotGuard()
+    assert guard.why(a, b) == guard.why(b, a)
+    assert guard.why(a, a) is None
+
+
+def test_a_real_cache_keeps_reversals_and_composed_opposites_apart(
+        storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
+    cache = SemanticCache(storage, embedder, CacheConfig(record_lookups=False))
+    cache.put("广州手机用户有没有开通微粒贷", "开通的答案")
+    cache.put("请推荐一款质量好的移动硬盘", "好硬盘的答案")
+    assert not cache.lookup("广州手机用户有没有注销微粒贷", threshold=0.5).hit
+    assert not cache.lookup("请推荐一款质量差的移动硬盘", threshold=0.5).hit
+    assert cache.lookup("广州手机用户有没有开通微粒贷？", threshold=0.5).answer == "开通的答案"
+    assert cache.lookup("请推荐一款质量好的移动硬盘 ", threshold=0.5).answer == "好硬盘的答案"
