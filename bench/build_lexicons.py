@@ -114,7 +114,10 @@ def main() -> None:
           f"{len(pos_of)} words, {len(affixes)} opposite affix pairs → {OUT}")
 
 
-def _parts_of_speech(data: dict[str, dict[str, tuple[list[str], list[tuple[str, str, str, str]]]]]) -> dict[str, set[str]]:
+_Synsets = dict[str, dict[str, tuple[list[str], list[tuple[str, str, str, str]]]]]
+
+
+def _parts_of_speech(data: _Synsets) -> dict[str, set[str]]:
     """Single-word, all-letter lemmas → the parts of speech WordNet gives them (n, v, a, r)."""
     short = {"noun": "n", "verb": "v", "adj": "a", "adv": "r"}
     out: dict[str, set[str]] = {}

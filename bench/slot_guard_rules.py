@@ -20,10 +20,11 @@ among pairs at or above the set's own 2% threshold (where a veto changes what is
 
 Run: ``python bench/slot_guard_rules.py [--embedder use] [--limit N] [--sets qqp_val … atec_train]
 [--max-pairs N] [--rules-only] [--write]``; prints markdown tables. ``--rules-only`` measures the
-per-rule veto counts alone and writes them as their own section. ``--max-pairs`` scores a random
-sample of that many pairs per set (seeded; the sample size is printed with the set). Cosines are
-kept on disk under ``$LASTLINE_COSINE_CACHE`` (default ``/tmp/lastline-bench-cosines``), keyed by
-the model and the texts, so a re-run after a rule change does not embed the sets again.
+per-rule veto counts alone and writes them as their own subsection of "Slot guard: polarity and
+names". ``--max-pairs`` scores a random sample of that many pairs per set (seeded; the sample size
+is printed with the set). Cosines are kept on disk under ``$LASTLINE_COSINE_CACHE`` (default
+``/tmp/lastline-bench-cosines``), keyed by the model and the texts, so a re-run after a rule
+change does not embed the sets again.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from lastline.cache import SlotGuard, default_threshold
 
 SECTION = "### Slot guard rules (`bench/slot_guard_rules.py`)"
 #: ``--rules-only`` writes the per-rule veto counts alone, as their own section.
-RULES_SECTION = "## Slot guard: polarity and names"
+RULES_SECTION = "### Per rule on the labelled pairs (`bench/slot_guard_rules.py --rules-only`)"
 
 _CHANGED_OFF = {"antonyms": False, "changed_negation_zh": False, "role_swaps": False, "names": False,
                 "names_zh_spans": False, "swapped_nouns_zh": False, "derived_zh": False, "affixes_en": False,

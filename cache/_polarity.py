@@ -7,8 +7,10 @@ Judged only on what changed between the two prompts (``_diff.changes``), three r
     from WordNet's direct antonyms plus a curated list of direction words (best / worst,
     increase / decrease, before / after), matched after inflection (``increases``, ``sold``,
     ``cheapest``, ``women``), and any two real words one affix apart that WordNet's antonyms show
-    to be opposite affixes (unsafe / safe, overpaid / underpaid, careful / careless, over / under); Chinese word pairs (开通 / 关闭, 提高 / 降低) and single opposite characters
-    standing in the same place (上调 / 下调, 上个月 / 下个月). A pair both prompts carry
+    to be opposite affixes (unsafe / safe, overpaid / underpaid, careful / careless, over / under);
+    Chinese word pairs (开通 / 关闭, 提高 / 降低), a verb against the one that undoes it (申请 /
+    撤销, 开通 / 注销), and single opposite characters standing in the same place (上调 / 下调,
+    上个月 / 下个月, and composed from opposite words: 质量好 / 质量差 after 最好 / 最差). A pair both prompts carry
     ("pros and cons" / "cons and pros") is no change of polarity.
 ``negation_zh``
     Chinese negation in the changed words on one side only. The negation *words* may differ —
