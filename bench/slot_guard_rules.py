@@ -237,9 +237,14 @@ def _rules_table(out: Section, q1: list[str], q2: list[str], y: np.ndarray, cos:
         "| dup vetoed (cos > own 2%) | non-dup vetoed (cos > own 2%) |")
     out("|---|---|---|---|---|")
     dup, neg, top = y == 1, y == 0, cos > t_own
+    judged: dict[SlotGuard, np.ndarray] = {}  # each configuration judged once (the default recurs)
+
+    def oks(guard: SlotGuard) -> np.ndarray:
+        if guard not in judged:
+            judged[guard] = np.array([guard.ok(b, a) for a, b in zip(q1, q2, strict=True)])
+        return judged[guard]
     for label, (with_rule, without) in ON_DEFAULT.items():
-        passes_without = np.array([without.ok(b, a) for a, b in zip(q1, q2, strict=True)])
-        veto = ~np.array([with_rule.ok(b, a) for a, b in zip(q1, q2, strict=True)]) & passes_without
+        veto = ~oks(with_rule) & oks(without)
         out(f"| {label} | {int((veto & dup).sum())} | {int((veto & neg).sum())} | {int((veto & dup & top).sum())} "
             f"| {int((veto & neg & top).sum())} |")
         if "(off)" not in label:
