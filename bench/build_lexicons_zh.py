@@ -172,6 +172,11 @@ def _reversal_sides(senses: str, first: int) -> set[str]:
     return out
 
 
+#: Demonstratives: 这里 / 那里 are here / there, yet inside other words 这 and 那 say the same (这么长 /
+#: 那么长 "so long", 这都 / 那都): composed, they vetoed labelled LCQMC duplicates and saved none.
+_DEICTIC = frozenset("这那")
+
+
 def _composed_chars(pairs: list[frozenset[str]], min_pairs: int = 2) -> list[tuple[str, str]]:
     """Characters two opposite words of one length differ in alone (最好 / 最差 → 好 / 差), shown by at
     least ``min_pairs`` of ``pairs`` (repeats count: the caller lists a hand-written pair twice)."""
@@ -185,7 +190,9 @@ def _composed_chars(pairs: list[frozenset[str]], min_pairs: int = 2) -> list[tup
         if len(a) != len(b):
             continue
         diff = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
-        if len(diff) == 1 and not _NEGATOR.search("".join(diff[0])) and not _NUMERAL.search("".join(diff[0])):
+        pair_chars = "".join(diff[0])
+        if len(diff) == 1 and not _NEGATOR.search(pair_chars) and not _NUMERAL.search(pair_chars) \
+                and not set(pair_chars) & _DEICTIC:
             seen[(min(diff[0]), max(diff[0]))] += 1
     return sorted(p for p, n in seen.items() if n >= min_pairs)
 
