@@ -234,7 +234,14 @@ def swapped_name_zh(a: str, b: str) -> bool:
     The two spans must both be names (``span_name_kind``, not both of the weakest ``oov`` kind),
     each carried more often by its own side, neither inside the other, no abbreviation of the other
     (工行 / 工商银行), no synonyms, and not one character apart when three or more long (a typo).
+    Judged in both orders and vetoed only when both agree: the character alignment and the
+    widening to word boundaries can differ with the order (hypothesis found 「微微度QQ」 / 「度微信」),
+    and the answer must not depend on which prompt is stored.
     """
+    return _swapped_name_zh(a, b) and _swapped_name_zh(b, a)
+
+
+def _swapped_name_zh(a: str, b: str) -> bool:
     ta, tb = tokens(a), tokens(b)
     if not ta or not tb or not (mostly_chinese(ta) and mostly_chinese(tb)):
         return False  # both Chinese questions: the rule must not depend on which one is stored
