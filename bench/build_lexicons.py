@@ -19,7 +19,14 @@ Writes
 - ``synonyms_en.tsv``: groups of single words that may stand for each other, one group a line:
   every synset with two or more single-word lemmas, every adjective cluster (a head adjective and
   its "similar to" satellites: fast, quick, speedy …) and every pertainym pair (quickly → quick),
-  so the minimal-edit rule can tell a swapped synonym from a swapped meaning.
+  so the minimal-edit rule can tell a swapped synonym from a swapped meaning;
+- ``words_en.tsv``: every single-word lemma with the parts of speech WordNet gives it (``n v a r``),
+  the real-word list the affix rule checks both words against (so "under" is no un+der);
+- ``affixes_en.tsv``: opposite affixes learned from the direct antonyms — for each pair, the split
+  into affix + a shared stem that is itself a word (unhappy / happy → un / "", overestimate /
+  underestimate → over / under, careful / careless → ful / less), kept when at least ``--min-affix``
+  pairs show it. The guard composes them with any word (``_polarity``): unsafe / safe,
+  overpaid / underpaid, hopeful / hopeless, whichever list holds the pair or not.
 
 WordNet 3.0 licence (permissive, redistribution with the notice): see ``cache/lexicon/README.md``.
 """
@@ -53,11 +60,13 @@ def _synsets(path: Path) -> dict[str, tuple[list[str], list[tuple[str, str, str,
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--wordnet", type=Path, default=Path("/usr/share/wordnet"))
+    ap.add_argument("--min-affix", type=int, default=10, help="antonym pairs an affix pair needs to be kept")
     args = ap.parse_args()
     data = {pos: _synsets(args.wordnet / f"data.{pos}") for pos in POS}
     letter = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
     antonyms: set[tuple[str, str]] = set()
-    for syns in data.values():
+    by_pos: set[tuple[str, str, str]] = set()  # (a, b, part of speech) for learning affixes
+    for pos_name, syns in data.items():
         for words, ptrs in syns.values():
             for sym, offset, pos, st in ptrs:
                 if sym != "!":
@@ -66,6 +75,7 @@ def main() -> None:
                 a, b = words[src - 1], data[letter[pos]][offset][0][dst - 1]
                 if " " not in a and " " not in b and "-" not in a + b and a != b:
                     antonyms.add((min(a, b), max(a, b)))
+                    by_pos.add((min(a, b), max(a, b), {"adv": "r"}.get(pos_name, pos_name[0])))
     names: dict[str, set[str]] = {}
     common: set[str] = set()
     for pos, syns in data.items():
@@ -93,7 +103,59 @@ def main() -> None:
     (OUT / "inflections_en.tsv").write_text(header + "".join(sorted(set(forms))), encoding="utf-8")
     groups = _synonym_groups(data, letter)
     (OUT / "synonyms_en.tsv").write_text(header + "".join("\t".join(g) + "\n" for g in groups), encoding="utf-8")
-    print(f"{len(antonyms)} antonym pairs, {len(rows)} instance names, {len(groups)} synonym groups → {OUT}")
+    pos_of = _parts_of_speech(data)
+    (OUT / "words_en.tsv").write_text(
+        header + "".join(f"{w}\t{''.join(sorted(p))}\n" for w, p in sorted(pos_of.items())), encoding="utf-8")
+    affixes = _opposite_affixes(by_pos, pos_of, args.min_affix)
+    (OUT / "affixes_en.tsv").write_text(
+        header + "# kind\taffix\taffix\tpart of speech\tantonym pairs showing it\n"
+        + "".join(f"{kind}\t{a}\t{b}\t{pos}\t{n}\n" for (kind, a, b, pos), n in affixes), encoding="utf-8")
+    print(f"{len(antonyms)} antonym pairs, {len(rows)} instance names, {len(groups)} synonym groups, "
+          f"{len(pos_of)} words, {len(affixes)} opposite affix pairs → {OUT}")
+
+
+_Synsets = dict[str, dict[str, tuple[list[str], list[tuple[str, str, str, str]]]]]
+
+
+def _parts_of_speech(data: _Synsets) -> dict[str, set[str]]:
+    """Single-word, all-letter lemmas → the parts of speech WordNet gives them (n, v, a, r)."""
+    short = {"noun": "n", "verb": "v", "adj": "a", "adv": "r"}
+    out: dict[str, set[str]] = {}
+    for pos, syns in data.items():
+        for words, _ in syns.values():
+            for w in words:
+                if w.isalpha() and w.isascii():
+                    out.setdefault(w, set()).add(short[pos])
+    return out
+
+
+_MAX_AFFIX = 6
+
+
+def _opposite_affixes(antonyms: set[tuple[str, str, str]], words: dict[str, set[str]],
+                      min_pairs: int) -> list[tuple[tuple[str, str, str, str], int]]:
+    """Affix pairs that turn a word into its opposite, learned from the direct antonyms: each pair is
+    split at the longest stem both share that is itself a word of three letters or more (prefixes:
+    un|happy / happy; suffixes: care|ful / care|less), and the affixes counted. One-letter affixes are
+    left out (a|moral, but also a|round, a|long; eye|d; blood|y). Counted per part of speech: in- makes
+    adjectives and nouns opposite (inactive, inability), not verbs (inform, invest)."""
+    from collections import Counter
+
+    seen: Counter[tuple[str, str, str, str]] = Counter()
+    for a, b, pos in antonyms:
+        for kind in ("prefix", "suffix"):
+            x, y = (a[::-1], b[::-1]) if kind == "prefix" else (a, b)
+            n = 0
+            while n < min(len(x), len(y)) and x[n] == y[n]:
+                n += 1
+            for cut in range(n, 2, -1):  # the longest shared stem that is a word
+                stem = x[:cut][::-1] if kind == "prefix" else x[:cut]
+                pa, pb = (a[: len(a) - cut], b[: len(b) - cut]) if kind == "prefix" else (a[cut:], b[cut:])
+                if stem in words and max(len(pa), len(pb)) <= _MAX_AFFIX and pa != pb \
+                        and all(len(p) != 1 for p in (pa, pb)):  # a-, -d, -y: too many plain words start or end so
+                    seen[(kind, *sorted((pa, pb)), pos)] += 1  # type: ignore[arg-type]
+                    break
+    return sorted(((k, n) for k, n in seen.items() if n >= min_pairs), key=lambda kn: (-kn[1], kn[0]))
 
 
 def _single(words: list[str]) -> list[str]:

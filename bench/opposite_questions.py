@@ -16,9 +16,12 @@ Three kinds of word list, so the figure is not only the guard grading its own ho
   hand-written and CC-CEDICT-bridged Chinese opposites, ``cache/lexicon``; for names, jieba-tagged
   places and capitalised names found in the questions swapped for others of the same tag);
 - ``held-out``: hand-written lists in this file that the guard never reads;
-- ``unseen``: the held-out pairs that none of the guard's lists recognises (``guard_knows``), and
-  for English WordNet's indirect antonyms, a source the guard does not read — what a checker with
-  word lists we do not see should find.
+- ``unseen``: the held-out pairs that none of the guard's lists recognises (``guard_knows``: every
+  list file the guard reads, the Chinese reversal verbs and composed characters included), and for
+  English WordNet's indirect antonyms, a source the guard does not read — what a checker with
+  word lists we do not see should find. The guard's constructions that are no list (English
+  opposite affixes composed with any word: unsafe / safe, over / under) count as unseen here: what
+  they catch there is what they generalise to.
 
 Trivial rewrites (case, spacing, punctuation width, trailing ?) of the same questions are looked
 up too: they must still hit their original.
@@ -138,7 +141,8 @@ def guard_knows(a: str, b: str) -> bool:
         pairs = antonyms_en()
         return any(frozenset((p, q)) in pairs for p in lemmas(a.lower()) for q in lemmas(b.lower()))
     ta, tb, diff = changes(a, b)
-    return antonym_clash(ta, tb, diff, derived_zh=True) or b in opposites_zh(True).get(a, ())
+    return antonym_clash(ta, tb, diff, derived_zh=True, reversals_zh=True, composed_zh=True) \
+        or b in opposites_zh(True, True).get(a, ())
 
 
 def unseen(pairs: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
@@ -314,7 +318,7 @@ def measure(name: str, max_variants: int, pool: int, embedder: object, seed: int
                 questions, {k: v for k, v in unseen_names.items() if len(v) >= 2}, rng, True),
         }
     else:
-        table = opposites_zh(True)
+        table = opposites_zh(True, True)
         made = {
             "opposite word (lexicon)": chinese_opposites(
                 questions, [(a, b) for a, bs in table.items() for b in bs], rng),
@@ -399,9 +403,12 @@ def render(rows: list[dict[str, object]], started: str, seconds: float) -> str:
         "antonyms, the hand-written and CC-CEDICT-bridged Chinese opposites; names the guard's recognisers",
         "find in the questions). *held-out list* — hand-written lists in the bench that the guard never reads.",
         "*unseen* — only the held-out pairs that none of the guard's lists recognises (the two words alone",
-        "through the guard's antonym lookup; names absent from its gazetteer), and for English a second",
-        "source, WordNet's *indirect* antonyms (a satellite adjective against the opposite head: speedy /",
-        "slow), which the guard does not read: what a checker with word lists we do not see should find.",
+        "through the guard's antonym lookup with every list on, Chinese reversal verbs and composed",
+        "characters included; names absent from its gazetteer), and for English a second source, WordNet's",
+        "*indirect* antonyms (a satellite adjective against the opposite head: speedy / slow), which the",
+        "guard does not read: what a checker with word lists we do not see should find. The English",
+        "opposite-affix rule is no list (learned affixes composed with any real word), so the unseen pairs",
+        "it catches (safe / unsafe, over / under) are what it generalises to.",
         "",
     ]
     seen: set[str] = set()

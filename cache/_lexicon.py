@@ -13,8 +13,8 @@ from functools import lru_cache
 from importlib import resources
 
 __all__ = [
-    "antonyms_en", "inflections_en", "lemmas", "names_en", "opposite_chars_zh", "opposites_zh",
-    "synonyms_en", "synonyms_zh",
+    "affixes_en", "antonyms_en", "inflections_en", "lemmas", "names_en", "opposite_chars_zh", "opposites_zh",
+    "synonyms_en", "synonyms_zh", "words_en",
 ]
 
 
@@ -34,6 +34,20 @@ def antonyms_en() -> frozenset[frozenset[str]]:
 
 
 @lru_cache(maxsize=1)
+def words_en() -> dict[str, str]:
+    """Every single-word WordNet lemma → its parts of speech (``n v a r``): what counts as a real word."""
+    return {row[0]: row[1] for row in _rows("words_en.tsv")}
+
+
+@lru_cache(maxsize=1)
+def affixes_en() -> tuple[tuple[str, str, str, str], ...]:
+    """Opposite affixes learned from WordNet's antonyms: (``prefix`` or ``suffix``, affix, affix, the
+    part of speech they make opposite), either affix possibly empty (un / "" a, over / under v,
+    ful / less a)."""
+    return tuple((row[0], row[1], row[2], row[3]) for row in _rows("affixes_en.tsv"))
+
+
+@lru_cache(maxsize=1)
 def inflections_en() -> dict[str, tuple[str, ...]]:
     """Irregular form → lemmas (``sold`` → ``sell``, ``worst`` → ``bad``)."""
     return {row[0]: tuple(row[1].split(",")) for row in _rows("inflections_en.tsv")}
@@ -45,19 +59,23 @@ def names_en() -> dict[str, tuple[frozenset[str], bool]]:
     return {row[0]: (frozenset(row[1].split(",")), len(row) > 2 and row[2] == "c") for row in _rows("names_en.tsv")}
 
 
-@lru_cache(maxsize=2)
-def opposite_chars_zh(derived: bool = False) -> frozenset[frozenset[str]]:
+@lru_cache(maxsize=4)
+def opposite_chars_zh(derived: bool = False, composed: bool = False) -> frozenset[frozenset[str]]:
     """Single characters that are each other's opposite (上/下, 开/关, 借/还); ``derived`` adds the
-    CC-CEDICT × WordNet bridge (升/降, 胖/瘦; ``bench/build_lexicons_zh.py``)."""
-    return _pairs("opposite_chars_zh.tsv", *(("opposite_chars_zh_cedict.tsv",) if derived else ()))
+    CC-CEDICT × WordNet bridge (升/降, 胖/瘦), ``composed`` the characters in which two opposite words
+    differ alone (最好 / 最差 → 好 / 差, 里面 / 外面 → 里 / 外; both ``bench/build_lexicons_zh.py``)."""
+    return _pairs("opposite_chars_zh.tsv", *(("opposite_chars_zh_cedict.tsv",) if derived else ()),
+                  *(("opposite_chars_zh_composed.tsv",) if composed else ()))
 
 
-@lru_cache(maxsize=2)
-def opposites_zh(derived: bool = False) -> dict[str, frozenset[str]]:
-    """Chinese word → its opposite words (both directions): the hand-written pairs, and with
-    ``derived`` the CC-CEDICT × WordNet bridge (升高 / 降低, 开通 / 关闭)."""
+@lru_cache(maxsize=4)
+def opposites_zh(derived: bool = False, reversals: bool = False) -> dict[str, frozenset[str]]:
+    """Chinese word → its opposite words (both directions): the hand-written pairs, with ``derived``
+    the CC-CEDICT × WordNet bridge (升高 / 降低, 开通 / 关闭), with ``reversals`` a verb that undoes
+    against one that starts what it undoes (申请 / 撤销, 开通 / 注销, 开户 / 销户)."""
     out: dict[str, set[str]] = {}
-    names = ("antonyms_zh.tsv", *(("antonyms_zh_cedict.tsv",) if derived else ()))
+    names = ("antonyms_zh.tsv", *(("antonyms_zh_cedict.tsv",) if derived else ()),
+             *(("reversals_zh_cedict.tsv",) if reversals else ()))
     for pair in _pairs(*names):
         a, b = sorted(pair)
         out.setdefault(a, set()).add(b)
@@ -92,8 +110,11 @@ _SUFFIXES = (("ies", "y"), ("ied", "y"), ("iest", "y"), ("ier", "y"), ("es", "")
 
 def lemmas(word: str) -> set[str]:
     """The lower-cased English word and the lemmas it may be a form of (stopped → stop,
-    cheapest → cheap, sold → sell): the irregular forms of WordNet, then regular suffixes."""
+    cheapest → cheap, sold → sell, women → woman): the irregular forms of WordNet, then its regular
+    detachment rules."""
     out = {word, *inflections_en().get(word, ())}
+    if word.endswith("men") and len(word) > 3:  # WordNet's morphy: women → woman, chairmen → chairman
+        out.add(word[:-3] + "man")
     for suffix, repl in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             stem = word[: -len(suffix)] + repl

@@ -166,7 +166,7 @@ def swapped_noun_zh(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Cha
         return False
     if min(len(x.key), len(y.key)) < 2 or set(x.key) & set(y.key):
         return False
-    return mostly_chinese(ta)  # a Chinese question
+    return mostly_chinese(ta) and mostly_chinese(tb)  # both Chinese questions, whichever one is stored
 
 
 _LATIN_NAME = re.compile(r"[a-z]{2,}")
@@ -234,10 +234,17 @@ def swapped_name_zh(a: str, b: str) -> bool:
     The two spans must both be names (``span_name_kind``, not both of the weakest ``oov`` kind),
     each carried more often by its own side, neither inside the other, no abbreviation of the other
     (工行 / 工商银行), no synonyms, and not one character apart when three or more long (a typo).
+    Judged in both orders and vetoed only when both agree: the character alignment and the
+    widening to word boundaries can differ with the order (hypothesis found 「微微度QQ」 / 「度微信」),
+    and the answer must not depend on which prompt is stored.
     """
-    ta = tokens(a)
-    if not ta or not mostly_chinese(ta):
-        return False  # a Chinese question
+    return _swapped_name_zh(a, b) and _swapped_name_zh(b, a)
+
+
+def _swapped_name_zh(a: str, b: str) -> bool:
+    ta, tb = tokens(a), tokens(b)
+    if not ta or not tb or not (mostly_chinese(ta) and mostly_chinese(tb)):
+        return False  # both Chinese questions: the rule must not depend on which one is stored
     fa, fb = matching_form(a).casefold(), matching_form(b).casefold()
     groups = synonyms_zh()
     for wide_x, wide_y in word_spans(a, b):

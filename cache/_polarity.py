@@ -6,8 +6,11 @@ Judged only on what changed between the two prompts (``_diff.changes``), three r
     one side's changed words hold a word where the other holds its opposite: English pairs
     from WordNet's direct antonyms plus a curated list of direction words (best / worst,
     increase / decrease, before / after), matched after inflection (``increases``, ``sold``,
-    ``cheapest``); Chinese word pairs (开通 / 关闭, 提高 / 降低) and single opposite characters
-    standing in the same place (上调 / 下调, 上个月 / 下个月). A pair both prompts carry
+    ``cheapest``, ``women``), and any two real words one affix apart that WordNet's antonyms show
+    to be opposite affixes (unsafe / safe, overpaid / underpaid, careful / careless, over / under);
+    Chinese word pairs (开通 / 关闭, 提高 / 降低), a verb against the one that undoes it (申请 /
+    撤销, 开通 / 注销), and single opposite characters standing in the same place (上调 / 下调,
+    上个月 / 下个月, and composed from opposite words: 质量好 / 质量差 after 最好 / 最差). A pair both prompts carry
     ("pros and cons" / "cons and pros") is no change of polarity.
 ``negation_zh``
     Chinese negation in the changed words on one side only. The negation *words* may differ —
@@ -28,10 +31,10 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from ._diff import Change, Token, is_cjk, matching_form, tokens
-from ._lexicon import antonyms_en, lemmas, opposite_chars_zh, opposites_zh
+from ._lexicon import affixes_en, antonyms_en, lemmas, opposite_chars_zh, opposites_zh, words_en
 from ._substitution import content_words
 
-__all__ = ["antonym_clash", "negation_inserted_zh", "negation_zh_clash", "role_swap"]
+__all__ = ["affix_opposite", "antonym_clash", "negation_inserted_zh", "negation_zh_clash", "role_swap"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -43,7 +46,36 @@ def _side(tokens: Sequence[Token], lo: int, hi: int) -> Sequence[Token]:
     return tokens[lo:hi]
 
 
-def _english_antonym(xs: Sequence[Token], ys: Sequence[Token], a_keys: Counter[str], b_keys: Counter[str]) -> bool:
+def _shares_pos(x: str, y: str, among: str = "nvar") -> bool:
+    words = words_en()
+    return bool(set(words.get(x, "")) & set(words.get(y, "")) & set(among))
+
+
+def affix_opposite(x: str, y: str) -> bool:
+    """``x`` and ``y`` are one stem with opposite affixes learned from WordNet's antonyms (unsafe /
+    safe, overpaid / underpaid, hopeful / hopeless), both real words of the part of speech the
+    affixes were learned on — so "under" is no un+der, "uniform" no un+iform, and "inform" (in- makes
+    adjectives and nouns opposite, not verbs) no opposite of "form"; or they are two such affixes
+    that are words of their own, adverbs or adjectives both (over / under)."""
+    if x == y:
+        return False
+    for kind, p, q, pos in affixes_en():
+        for u, v in ((p, q), (q, p)):
+            if kind == "prefix" and x.startswith(u) and y.startswith(v):
+                stem, other = x[len(u):], y[len(v):]
+            elif kind == "suffix" and x.endswith(u) and y.endswith(v):
+                stem, other = x[: len(x) - len(u)], y[: len(y) - len(v)]
+            else:
+                continue
+            if stem == other and len(stem) >= 3 and _shares_pos(x, y, pos):
+                return True
+        if kind == "prefix" and p and {x, y} == {p, q} and _shares_pos(x, y, "ar"):
+            return True
+    return False
+
+
+def _english_antonym(xs: Sequence[Token], ys: Sequence[Token], a_keys: Counter[str], b_keys: Counter[str],
+                     affixes: bool = True) -> bool:
     pairs = antonyms_en()
     for x in xs:
         if is_cjk(x):
@@ -55,7 +87,7 @@ def _english_antonym(xs: Sequence[Token], ys: Sequence[Token], a_keys: Counter[s
             ly = lemmas(y.key)
             if a_keys[x.key] <= b_keys[x.key] or b_keys[y.key] <= a_keys[y.key]:
                 continue  # both prompts carry the pair as often ("pros and cons" / "cons and pros")
-            if any(frozenset((p, q)) in pairs for p in lx for q in ly):
+            if any(frozenset((p, q)) in pairs or (affixes and affix_opposite(p, q)) for p in lx for q in ly):
                 return True
     return False
 
@@ -66,8 +98,9 @@ def _negated_word(text: str, word: str) -> bool:
     return at > 0 and (text[at - 1] in _NEGATORS or text[:at].endswith(("取消", "解除")))
 
 
-def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str, derived: bool) -> bool:
-    table = opposites_zh(derived)
+def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str, derived: bool, reversals: bool,
+                     composed: bool) -> bool:
+    table = opposites_zh(derived, reversals)
     for i in range(len(sa)):
         for j in range(i + 2, min(len(sa), i + 4) + 1):
             x = sa[i:j]
@@ -75,7 +108,7 @@ def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str, derived: bool
                 if y in sb and whole_a.count(x) > whole_b.count(x) and whole_b.count(y) > whole_a.count(y) \
                         and not _negated_word(sa, x) and not _negated_word(sb, y):
                     return True
-    chars = opposite_chars_zh(derived)
+    chars = opposite_chars_zh(derived, composed)
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, sa, sb, autojunk=False).get_opcodes():
         if tag == "replace" and i2 - i1 == j2 - j1:
             for ca, cb in zip(sa[i1:i2], sb[j1:j2], strict=True):
@@ -84,9 +117,12 @@ def _chinese_antonym(sa: str, sb: str, whole_a: str, whole_b: str, derived: bool
     return False
 
 
-def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change], derived_zh: bool = False) -> bool:
+def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change], derived_zh: bool = False,
+                  affixes_en: bool = False, reversals_zh: bool = False, composed_zh: bool = False) -> bool:
     """True when a changed stretch replaces a word by its opposite (``derived_zh``: Chinese
-    opposites from the CC-CEDICT × WordNet bridge too)."""
+    opposites from the CC-CEDICT × WordNet bridge too; ``affixes_en``: English words made opposite
+    by an affix, ``affix_opposite``; ``reversals_zh``: a Chinese verb against the one that undoes it;
+    ``composed_zh``: the opposite characters two opposite words differ in, composed inside any word)."""
     a_keys = Counter(t.key for t in ta)
     b_keys = Counter(t.key for t in tb)
     whole_a = "".join(t.key for t in ta if is_cjk(t))
@@ -95,11 +131,11 @@ def antonym_clash(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Chang
         xs, ys = _side(ta, c.a0, c.a1), _side(tb, c.b0, c.b1)
         if not xs or not ys:
             continue
-        if _english_antonym(xs, ys, a_keys, b_keys):
+        if _english_antonym(xs, ys, a_keys, b_keys, affixes_en):
             return True
         sa = "".join(t.key for t in xs if is_cjk(t))
         sb = "".join(t.key for t in ys if is_cjk(t))
-        if sa and sb and _chinese_antonym(sa, sb, whole_a, whole_b, derived_zh):
+        if sa and sb and _chinese_antonym(sa, sb, whole_a, whole_b, derived_zh, reversals_zh, composed_zh):
             return True
     return False
 

@@ -186,6 +186,14 @@ class SlotGuard:
     #: Chinese opposites bridged from CC-CEDICT glosses and WordNet antonyms (升高 / 降低), on top
     #: of the hand-written lists.
     derived_zh: bool = True
+    #: English words made opposite by an affix WordNet's antonyms show (``_polarity.affix_opposite``:
+    #: unsafe / safe, overpaid / underpaid, careful / careless, over / under), beyond any list.
+    affixes_en: bool = True
+    #: Chinese: a verb against the one that undoes it, from CC-CEDICT glosses (申请 / 撤销, 开通 / 注销).
+    reversals_zh: bool = True
+    #: Chinese: opposite characters learned from opposite words that differ in them alone (最好 / 最差
+    #: → 好 / 差), composed inside any word (质量好 / 质量差, 贴吧里 / 贴吧外).
+    composed_zh: bool = True
     #: Chinese negation counts only when it is all that differs between the content words; the
     #: looser rule (any negation in the changed words that attaches to a shared word) vetoed more
     #: labelled BQ duplicates than it saved.
@@ -244,7 +252,8 @@ class SlotGuard:
         if not diff:
             return None
         small = small_edit(ta, tb, diff, self.polarity_min_overlap)
-        if small and self.antonyms and antonym_clash(ta, tb, diff, self.derived_zh):
+        if small and self.antonyms and antonym_clash(ta, tb, diff, self.derived_zh, self.affixes_en, self.reversals_zh,
+                                                            self.composed_zh):
             return "antonym"
         if small and self.changed_negation_zh and negation_zh_clash(ta, tb, diff, alone=self.negation_zh_alone):
             return "negation_zh"

@@ -26,7 +26,8 @@ BRIDGED = [
 def test_bridged_chinese_opposites_are_vetoed_only_with_the_bridge(a: str, b: str) -> None:
     assert SlotGuard().why(a, b) == "antonym"
     assert SlotGuard().why(b, a) == "antonym"
-    assert SlotGuard(derived_zh=False).why(a, b) is None
+    # the composed characters are learned from the bridged words too (外头 / 里头 → 外 / 里)
+    assert SlotGuard(derived_zh=False, composed_zh=False).why(a, b) is None
 
 
 def test_the_bridge_never_pairs_negators_or_numerals() -> None:
@@ -67,7 +68,7 @@ SWAPS = SlotGuard(swaps_en=True, swaps_zh=True, stretch_zh=True)
 
 
 @pytest.mark.parametrize(("a", "b"), [
-    ("Is it safe to drink tap water?", "Is it unsafe to drink tap water?"),  # no antonym list holds it
+    ("Is it safe to drink tap water?", "Is it risky to drink tap water?"),  # no antonym list holds it
     ("Is coffee good for the liver?", "Is coffee good for the kidney?"),
     ("What is it like to live a life full of regrets?", "What is it like to live a life without regrets?"),
 ])
