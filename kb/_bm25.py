@@ -27,9 +27,8 @@ bench/kb_scale.py (docs/benchmarks.md). The store stays the truth; losing an ind
   store answers meanwhile.
 - Every id a search returns is checked alive in the store (one primary-key read for the list); a
   deleted chunk is dropped, tombstoned (out of the statistics and later searches) and the list
-  refilled. Deletions that never surface are found every ``recheck_s``: when the tenant's chunk
-  count is below the index's, its ids are read and the missing ones tombstoned, so the statistics
-  count a deleted chunk for at most that long.
+  refilled. Deletions that never surface are found every ``recheck_s``: the tenant's chunk ids are
+  read and the missing ones tombstoned, so the statistics count a deleted chunk for at most that long.
 - One index holds one tenant: no search can meet another tenant's chunk, nor its statistics.
 - Filters run inside the ranking (every match is scored, then masked): collection from an array per
   position, tags / document ids / metadata as the allowed chunk ids the store reads. Never short.
@@ -133,8 +132,8 @@ class KeywordSource(Protocol):
         """The lexemes the store's own search ranks ``terms`` by, each counted as often as it does."""
         ...
 
-    def live(self, tenant: str, rowids: Sequence[int]) -> set[int]:
-        """Those of ``rowids`` still stored (all are ``tenant``'s)."""
+    def check(self, tenant: str, rowids: Sequence[int], *, after: int, limit: int) -> tuple[set[int], list[KeywordRow]]:
+        """In one read: those of ``rowids`` still stored, and up to ``limit`` of the tenant's rows above ``after``."""
         ...
 
     def chunk_ids(self, tenant: str, *, upto: int) -> list[int]:
@@ -365,13 +364,12 @@ class KeywordAccelerator:
         return True
 
     def _reconcile(self, tenant: str, index: Postings) -> None:
-        """Tombstone the deletions no search has met yet, when the tenant's size says there are some.
+        """Tombstone the deletions no search has met yet: every ``recheck_s``, before a ranking.
 
-        Run every ``recheck_s`` (after the catch-up, so the index holds every chunk the size counts
-        unless one committed since, which only makes the size larger): the statistics then count no
-        deleted chunk for longer than that.
+        One read of the tenant's chunk ids up to the index's highest (≈10 ms at 100k chunks, twice a
+        minute by default), so the statistics count a deleted chunk for at most that long.
         """
-        if not self._due(tenant) or self.source.tenant_size(tenant) >= index.live:
+        if not self._due(tenant):
             return
         stored = np.asarray(self.source.chunk_ids(tenant, upto=index.upto), dtype=np.int64)
         gone = index.ids[index.alive & ~np.isin(index.ids, stored)]
@@ -415,16 +413,8 @@ class KeywordAccelerator:
             with self._lock:
                 self._building.discard(tenant)
 
-    def _current(self, tenant: str, index: Postings) -> Postings | None:
-        """``index`` with every chunk the store has above it appended; None when too many are new."""
-        limit = self.config.catch_up_rows
-        rows = [r for batch in self.source.keyword_rows(tenant, after=index.upto, limit=limit + 1, batch=limit + 1)
-                for r in batch]
-        if not rows:
-            return index
-        if len(rows) > limit:
-            self._start_build(tenant)
-            return None
+    def _append(self, tenant: str, rows: list[KeywordRow]) -> Postings | None:
+        """The tenant's index with ``rows`` (ids above it) appended and swapped in; None when it is gone."""
         with self._lock:
             latest = self._indexes.get(tenant)
             if latest is None:
@@ -438,17 +428,33 @@ class KeywordAccelerator:
         return latest
 
     def search(self, terms: Sequence[str], *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
-        """BM25's best ``limit`` chunks of ``tenant`` for any of ``terms``, passing ``filters``."""
-        index = self.index(tenant)
-        current = None if index is None else self._current(tenant, index)
+        """BM25's best ``limit`` chunks of ``tenant`` for any of ``terms``, passing ``filters``.
+
+        One read of the store per search in the usual case: the ids ranked are checked alive and
+        chunks committed above the index's highest id are looked for in the same call. New chunks are
+        appended and the ranking run again; deleted ones are tombstoned and the list refilled.
+        """
+        current = self.index(tenant)
         if current is None:
             return self.source.store_keyword_search(terms, tenant=tenant, filters=filters, limit=limit)
         self._reconcile(tenant, current)
         lexemes = self.source.query_lexemes(terms)
-        mask = self._mask(current, tenant, filters)
+        mask, masked = None, -1
         while True:
+            if masked != len(current):
+                mask, masked = self._mask(current, tenant, filters), len(current)
             found = current.top(lexemes, limit, mask) if mask is None or mask.any() else []
-            live = self.source.live(tenant, [rowid for rowid, _ in found])
+            live, rows = self.source.check(tenant, [rowid for rowid, _ in found], after=current.upto,
+                                           limit=self.config.catch_up_rows + 1)
+            if len(rows) > self.config.catch_up_rows:  # a bulk write elsewhere: rebuild, the store answers
+                self._start_build(tenant)
+                return self.source.store_keyword_search(terms, tenant=tenant, filters=filters, limit=limit)
+            if rows:
+                appended = self._append(tenant, rows)
+                if appended is None:
+                    return self.source.store_keyword_search(terms, tenant=tenant, filters=filters, limit=limit)
+                current = appended
+                continue
             gone = [rowid for rowid, _ in found if rowid not in live]
             if not gone:
                 return [Ranked(rowid, score) for rowid, score in found]

@@ -410,6 +410,17 @@ def _bm25_sql(n_terms: int, where: str) -> str:
     )
 
 
+_KEYWORD_ROWS = (
+    "SELECT c.id, c.collection, c.kw_len, ARRAY(SELECT u.lexeme FROM unnest(c.tsv) u),"
+    " ARRAY(SELECT cardinality(u.positions) FROM unnest(c.tsv) u) FROM kb_chunks c"
+    " WHERE c.tenant = %s AND c.id > %s ORDER BY c.id LIMIT %s"
+)
+
+
+def _keyword_row(row: Sequence[Any]) -> KeywordRow:
+    return KeywordRow(int(row[0]), row[1], row[3], row[4], int(row[2]))
+
+
 class PostgresKBStore:
     """Documents, chunks, ``tsvector`` keyword index and pgvector spaces in the shared database."""
 
@@ -557,23 +568,23 @@ class PostgresKBStore:
 
     def keyword_rows(self, tenant: str, *, after: int, limit: int | None, batch: int) -> Iterator[list[KeywordRow]]:
         """The tsvector's own lexemes and counts (what the SQL BM25 reads), ``kw_len`` as the length; one snapshot."""
-        sql = ("SELECT c.id, c.collection, c.kw_len, ARRAY(SELECT u.lexeme FROM unnest(c.tsv) u),"
-               " ARRAY(SELECT cardinality(u.positions) FROM unnest(c.tsv) u) FROM kb_chunks c"
-               " WHERE c.tenant = %s AND c.id > %s ORDER BY c.id LIMIT %s")
-        rows = self.storage.query(sql, (tenant, after, limit), tenant=tenant)
+        rows = self.storage.query(_KEYWORD_ROWS, (tenant, after, limit), tenant=tenant)
         for start in range(0, len(rows), batch):
-            yield [KeywordRow(int(r[0]), r[1], r[3], r[4], int(r[2])) for r in rows[start : start + batch]]
+            yield [_keyword_row(r) for r in rows[start : start + batch]]
+
+    def check(self, tenant: str, rowids: Sequence[int], *, after: int, limit: int) -> tuple[set[int], list[KeywordRow]]:
+        """One transaction (one snapshot, one pool checkout): the live ids and the rows above ``after``."""
+        with self.storage.atomic(tenant) as conn:
+            live = {int(r[0]) for r in conn.execute(
+                "SELECT id FROM kb_chunks WHERE tenant = %s AND id = ANY(%s)", (tenant, list(rowids))).fetchall()
+                    } if rowids else set()
+            rows = conn.execute(_KEYWORD_ROWS, (tenant, after, limit)).fetchall()
+        return live, [_keyword_row(r) for r in rows]
 
     def query_lexemes(self, terms: Sequence[str]) -> list[str]:
         """Each distinct lexeme once (the SQL matches a tsquery of them), none longer than a tsvector holds."""
         return list(dict.fromkeys(
             t for t in (lexeme(_text(term)) for term in terms) if 0 < len(t.encode("utf-8")) <= _MAX_LEXEME_BYTES))
-
-    def live(self, tenant: str, rowids: Sequence[int]) -> set[int]:
-        if not rowids:
-            return set()
-        return {int(r[0]) for r in self.storage.query(
-            "SELECT id FROM kb_chunks WHERE tenant = %s AND id = ANY(%s)", (tenant, list(rowids)), tenant=tenant)}
 
     def allowed(self, tenant: str, filters: Filters) -> list[int]:
         where, params = filter_sql(filters)

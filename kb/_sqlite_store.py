@@ -539,8 +539,9 @@ class SQLiteKBStore:
         # FTS5 ranks by each quoted term as a phrase, stemmed: two terms of one stem count twice.
         return [lexeme(t) for t in terms]
 
-    def live(self, tenant: str, rowids: Sequence[int]) -> set[int]:
-        return _live(self.storage.connection(), rowids)
+    def check(self, tenant: str, rowids: Sequence[int], *, after: int, limit: int) -> tuple[set[int], list[KeywordRow]]:
+        rows = [r for batch in self.keyword_rows(tenant, after=after, limit=limit, batch=limit) for r in batch]
+        return _live(self.storage.connection(), rowids), rows
 
     def allowed(self, tenant: str, filters: Filters) -> list[int]:
         return allowed_chunks(self.storage.connection(), tenant, filters)
