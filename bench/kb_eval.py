@@ -39,6 +39,7 @@ from _common import DATA, Section
 
 from lastline import get_embedder, open_storage
 from lastline.kb import SEGMENTERS, KBConfig, KnowledgeBase, Rankings
+from lastline.kb._bm25 import BM25Config
 from lastline.kb._fusion import rrf
 from lastline.kb._spaces import ENGLISH
 from lastline.kb._store import Ranked
@@ -120,6 +121,11 @@ def score(runs: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> tuple
             sum(recall_at(r, qrels[q]) for q, r in runs.items()) / n)
 
 
+#: The in-memory keyword index's settings (``--keyword-index-threshold``): built inline, so that a
+#: data set past the threshold is ranked by it from the first query.
+KEYWORD_INDEX = BM25Config(background=False)
+
+
 def open_kb(
     workdir: Path, dataset: str, embedder_name: str, english_name: str, segmenter: str, *,
     database: tuple[str, str | None] | None = None, corpus: Path | None = None,
@@ -133,7 +139,8 @@ def open_kb(
     embedder = get_embedder(embedder_name, 1)
     embedder.load()
     english = None if english_name == "none" else get_embedder(english_name, 1)
-    kb = KnowledgeBase(storage, embedder, KBConfig(segmenter=segmenter, candidates=DEPTH), english_embedder=english)
+    kb = KnowledgeBase(storage, embedder, KBConfig(segmenter=segmenter, candidates=DEPTH, keywords=KEYWORD_INDEX),
+                       english_embedder=english)
     started = time.perf_counter()
     report = kb.ingest(corpus or DATA / DATASETS[dataset][0], tenant=tenant_of(dataset), collection=dataset,
                        sync=corpus is not None)
@@ -314,7 +321,12 @@ def main() -> None:
     parser.add_argument("--queries", type=int, help="evaluate the first N judged queries only (a subset)")
     parser.add_argument("--other-docs", type=int, default=1000,
                         help="with --queries: unjudged documents kept in the subset corpus")
+    parser.add_argument("--keyword-index-threshold", type=int, default=BM25Config().threshold,
+                        help="chunks from which a tenant's keyword search runs on the in-memory BM25 index"
+                             " (0: always, a very large number: never, the store's own search)")
     args = parser.parse_args()
+    global KEYWORD_INDEX
+    KEYWORD_INDEX = BM25Config(threshold=args.keyword_index_threshold, background=False)
     if args.write and (args.queries is not None or args.database_url):
         parser.error("--write records the full SQLite run; drop --queries and --database-url")
     database = (args.database_url, args.database_owner_url) if args.database_url else None

@@ -23,10 +23,11 @@ space's model) plus a little noise, so queries encoded by the real models meet v
 real ones. The words are real text too: an OR query of a SciFact query's words matches 40% of the
 chunks, as it matches 39% of SciFact's own 1,200-character chunks (what keyword search costs
 follows that share). Every 10th chunk is in collection ``c0`` (a 10% filter)
-and every 200th is tagged ``rare`` (0.5%: exact). Per size: the HNSW build time and the resident
+and every 200th is tagged ``rare`` (0.5%: exact). Per size: the in-memory keyword index's build,
+RAM and agreement with FTS5's own top 10 / top 100 (:mod:`lastline.kb._bm25`), the HNSW build time and the resident
 memory it added (RAM per chunk, both spaces), recall@10 and recall@100 of each space's approximate
 list against the exact kNN over the same rows (unfiltered, collection ``c0``, tag ``rare``), and
-query latency per mode with the accelerator (and, at 100k, without it: the exact search before).
+query latency per mode with the accelerators (and, at 100k, without them: FTS5 and the exact kNN before).
 
 Usage: python bench/kb_scale.py [--sizes 10000 100000] [--queries 200] [--embedder use]
                                [--english-embedder minilm-onnx|none] [--write]
@@ -54,6 +55,7 @@ from _common import DATA, Section
 from lastline import Embedder, get_embedder, open_storage
 from lastline.kb import Filters, KBConfig, KnowledgeBase, ParsedDocument, SQLiteKBStore, chunk_document
 from lastline.kb._ann import AnnConfig
+from lastline.kb._bm25 import BM25Config
 from lastline.kb._index_text import fts_text
 from lastline.kb._segment import query_terms
 from lastline.kb._spaces import ENGLISH, PRIMARY
@@ -103,7 +105,8 @@ def synthetic_store(path: Path, size: int, pool: list[str], models: list[tuple[o
                     rng: np.random.Generator) -> tuple[SQLiteKBStore, float]:
     """``size`` chunks of 2–6 pool sentences each, with summed real sentence vectors; returns (store, seconds)."""
     pooled = {space: encode_sorted(embedder, pool) for space, embedder in models}
-    store = SQLiteKBStore(open_storage(path), ann=AnnConfig(background=False))  # type: ignore[arg-type]
+    store = SQLiteKBStore(open_storage(path), ann=AnnConfig(background=False),  # type: ignore[arg-type]
+                          keywords=BM25Config(background=False))
     for space, embedder in models:
         index = store.vector_index(space)  # type: ignore[arg-type]
         index.reset(embedder.dim, seen=index.model())
@@ -156,7 +159,8 @@ def scale_store(directory: Path, size: int, pool: list[str], models: list[tuple[
     path, done = directory / f"{name}.db", directory / f"{name}.json"
     if keep and done.exists():
         print(f"    reusing {path}", file=sys.stderr)
-        return (SQLiteKBStore(open_storage(path), ann=AnnConfig(background=False)),  # type: ignore[arg-type]
+        return (SQLiteKBStore(open_storage(path), ann=AnnConfig(background=False),  # type: ignore[arg-type]
+                              keywords=BM25Config(background=False)),
                 float(json.loads(done.read_text())["write_s"]))
     for stale in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
         stale.unlink(missing_ok=True)
@@ -197,6 +201,7 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
                 index.ann.build("bench")
                 build_s += time.perf_counter() - started
             row["build_s"] = build_s
+            row["keywords"] = keyword_index(store, queries)
             print(f"  {size:,}: graphs built in {build_s:.0f} s, recall next", file=sys.stderr)
             row["ram_per_chunk_b"] = (rss_mb() - before) * 1024 * 1024 / size
             vectors = {space: embedder_.encode(queries) for space, embedder_ in models}
@@ -232,13 +237,15 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
                 curve.append((ef, float(np.mean(r100)), float(np.percentile(times, 50))))
             index.ann.config = shipped
             row["curve"] = curve
-            kb = KnowledgeBase(store.storage, embedder, KBConfig(ann=AnnConfig(background=False)),
+            kb = KnowledgeBase(store.storage, embedder, KBConfig(ann=AnnConfig(background=False),
+                                                                 keywords=BM25Config(background=False)),
                                english_embedder=english, store=store)
             row["ann"] = latencies(kb, queries)
             row["stages"] = stage_costs(kb, queries)
             if size <= args.exact_up_to:
                 for space, _ in models:
                     store.vector_index(space).ann = None  # type: ignore[arg-type]
+                store.keywords = None  # before: FTS5 ranks every match
                 row["exact"] = latencies(kb, queries[: max(20, len(queries) // 4)])
             print(f"  {size:,}: {row}", file=sys.stderr)
             rows.append(row)
@@ -261,6 +268,17 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
         before = f"{exact['vector'][0]:.0f} / {exact['hybrid'][0]:.0f}" if exact else "—"  # type: ignore[index]
         out(f"| {r['chunks']:,} | {r['write_per_s']:.0f} | {r['build_s']:.0f} | {r['ram_per_chunk_b']:,.0f} B |"
             f" {r['db_mb'] * 1e6 / r['chunks']:,.0f} B | {cells} | {before} |")  # type: ignore[operator]
+    out("")
+    out("In-memory keyword index (`lastline.kb._bm25`, BM25 postings per tenant) against the store's own"
+        " FTS5 search over the same rows: build time and the resident memory it added, how many of FTS5's"
+        " top 10 / top 100 it returns (the queries' terms, k = 10 and 100), and CPU ms per keyword search"
+        " (`time.process_time`, mean, depth 100 as hybrid fuses):\n")
+    out("| chunks | build s | RAM per chunk | top-10 / top-100 agreement | keyword CPU ms: FTS5 → in-memory |")
+    out("|---|---|---|---|---|")
+    for r in rows:
+        kw = r["keywords"]
+        out(f"| {r['chunks']:,} | {kw['build_s']:.1f} | {kw['ram_per_chunk_b']:,.0f} B |"  # type: ignore[index]
+            f" {kw['agree10']:.3f} / {kw['agree100']:.3f} | {kw['store_ms']:.1f} → {kw['index_ms']:.1f} |")  # type: ignore[index]
     out("")
     out("Recall of the approximate list against exact kNN over the same rows (recall@10 of a k=10 search /"
         " recall@100 of a k=100 search, the depth hybrid fuses):\n")
@@ -289,6 +307,29 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
     out.done(args.write)
 
 
+def keyword_index(store: SQLiteKBStore, queries: list[str]) -> dict[str, float]:
+    """The in-memory keyword index's build, RAM, agreement with FTS5's own list, and CPU per search."""
+    assert store.keywords is not None
+    before = rss_mb()
+    started = time.perf_counter()
+    store.keywords.build("bench")
+    out = {"build_s": time.perf_counter() - started}
+    out["ram_per_chunk_b"] = (rss_mb() - before) * 1024 * 1024 / max(1, store.chunk_count("bench"))
+    terms = [query_terms(q, "char") for q in queries]
+    agree10, agree100 = [], []
+    clock = time.process_time()
+    wanted = [store.store_keyword_search(t, tenant="bench", filters=Filters(), limit=100) for t in terms]
+    out["store_ms"] = (time.process_time() - clock) * 1000 / len(terms)
+    clock = time.process_time()
+    got = [store.keyword_search(t, tenant="bench", filters=Filters(), limit=100) for t in terms]
+    out["index_ms"] = (time.process_time() - clock) * 1000 / len(terms)
+    for mine, theirs in zip(got, wanted, strict=True):
+        agree10.append(len({r.rowid for r in mine[:10]} & {r.rowid for r in theirs[:10]}) / max(1, len(theirs[:10])))
+        agree100.append(len({r.rowid for r in mine} & {r.rowid for r in theirs}) / max(1, len(theirs)))
+    out["agree10"], out["agree100"] = float(np.mean(agree10)), float(np.mean(agree100))
+    return out
+
+
 def stage_costs(kb: KnowledgeBase, queries: list[str]) -> dict[str, float]:
     """CPU ms per query (``time.process_time``) of each stage of a hybrid search, in the order it runs.
 
@@ -309,7 +350,8 @@ def stage_costs(kb: KnowledgeBase, queries: list[str]) -> dict[str, float]:
         started = clock = time.process_time()
         terms = query_terms(query, kb.config.segmenter)
         kb.store.keyword_search(terms, tenant="bench", filters=Filters(), limit=depth)
-        clock = add("keyword (FTS5)", clock)
+        clock = add("keyword (in-memory BM25)" if getattr(kb.store, "keywords", None) is not None
+                    else "keyword (FTS5)", clock)
         for space, space_embedder in kb.spaces:
             if space.holds(query):
                 vector = space_embedder.encode([query])[0]

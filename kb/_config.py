@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ._ann import AnnConfig
+from ._bm25 import BM25Config
 from ._chunking import DEFAULT_MAX_CHARS, DEFAULT_OVERLAP
 
 __all__ = ["DEFAULT_K", "DEFAULT_RRF_K", "DEFAULT_SEGMENTER", "MAX_K", "MAX_QUERY_CHARS", "KBConfig", "Mode"]
@@ -50,3 +51,6 @@ class KBConfig:
     # Approximate kNN (HNSW) for a tenant past 20k vectors on SQLite; exact below. Recall and
     # latency against exact search: bench/kb_scale.py in docs/benchmarks.md.
     ann: AnnConfig = field(default_factory=AnnConfig)
+    # In-memory BM25 for a tenant past 10k chunks, on both backends; the store's own search below.
+    # Agreement with the store's ranking and latency: bench/kb_scale.py in docs/benchmarks.md.
+    keywords: BM25Config = field(default_factory=BM25Config)

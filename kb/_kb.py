@@ -63,7 +63,8 @@ class KnowledgeBase:
     ) -> None:
         self.storage = storage
         self.config = config or KBConfig()
-        self.store: KBStore = store if store is not None else open_kb_store(storage, ann=self.config.ann)
+        self.store: KBStore = store if store is not None else open_kb_store(
+            storage, ann=self.config.ann, keywords=self.config.keywords)
         self.embedder = embedder
         if self.config.segmenter not in SEGMENTERS:
             raise InvalidInput(f"segmenter: choose one of {', '.join(SEGMENTERS)}")
@@ -143,6 +144,7 @@ class KnowledgeBase:
         return {
             "documents": self.store.count(tenant) if tenant is not None else None,
             "chunks": self.store.chunk_count(tenant), "spaces": spaces,
+            "keyword_index": self.store.keyword_status(tenant) if tenant is not None else None,
         }
 
     def _searchable(self) -> list[tuple[VectorIndex, Embedder]]:

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,6 +50,7 @@ from psycopg import sql as pgsql
 from lastline.postgres import PostgresStorage, build_index_in_memory, tenant_isolation
 from lastline.text import normalize_text
 
+from ._bm25 import BM25_B, BM25_K1, BM25Config, KeywordAccelerator, KeywordRow
 from ._filters import Filters
 from ._pg_schema import MIGRATIONS
 from ._spaces import VectorSpace
@@ -58,8 +59,10 @@ from ._store import ChunkRow, ChunkSource, DocumentWrite, Ranked, StoredDocument
 
 __all__ = ["SPACE_LOCK", "PostgresKBStore", "PostgresVectorIndex"]
 
-BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25() defaults
 _DOC_LOCK_CLASS = 0x6B62  # pg_advisory_xact_lock(class, key): one writer per (tenant, doc id) at a time
+#: pg_advisory_xact_lock(class, hashtext(tenant)): a tenant's chunk ids are handed out in commit order
+#: (the in-memory keyword index appends ids above its highest, lastline.kb._bm25).
+_CHUNK_ID_LOCK_CLASS = 0x6B63
 SPACE_LOCK = 0x6B76  # pg_advisory_xact_lock(class, key): one reset / drop / index build of a space at a time
 MAX_EF_SEARCH = 1000  # pgvector's limit on hnsw.ef_search
 _MAX_LEXEME_BYTES = 2046  # PostgreSQL drops longer words from a tsvector (with a notice)
@@ -341,6 +344,9 @@ def _write_documents(conn: Any, tenant: str, collection: str, documents: Sequenc
         key = f"{tenant}\x1f{_text(doc_id)}"
         conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_DOC_LOCK_CLASS, key))
     total = sum(len(item.chunks) for item in documents)
+    # Held to commit, after the document locks (always in that order): no chunk of this tenant can
+    # commit with an id below one committed before it, so "ids above the highest seen" is every new one.
+    conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_CHUNK_ID_LOCK_CLASS, tenant))
     rowids = [int(r[0]) for r in conn.execute(
         "SELECT nextval(pg_get_serial_sequence('kb_chunks', 'id')) FROM generate_series(1, %s)", (total,))]
     chunks: list[tuple[Any, ...]] = []
@@ -404,12 +410,26 @@ def _bm25_sql(n_terms: int, where: str) -> str:
     )
 
 
+_KEYWORD_ROWS = (
+    "SELECT c.id, c.collection, c.kw_len, ARRAY(SELECT u.lexeme FROM unnest(c.tsv) u),"
+    " ARRAY(SELECT cardinality(u.positions) FROM unnest(c.tsv) u) FROM kb_chunks c"
+    " WHERE c.tenant = %s AND c.id > %s ORDER BY c.id LIMIT %s"
+)
+
+
+def _keyword_row(row: Sequence[Any]) -> KeywordRow:
+    return KeywordRow(int(row[0]), row[1], row[3], row[4], int(row[2]))
+
+
 class PostgresKBStore:
     """Documents, chunks, ``tsvector`` keyword index and pgvector spaces in the shared database."""
 
-    def __init__(self, storage: PostgresStorage) -> None:
+    def __init__(self, storage: PostgresStorage, *, keywords: BM25Config | None = None) -> None:
         self.storage = storage
         storage.migrate(MIGRATIONS)
+        keywords = keywords if keywords is not None else BM25Config()
+        #: This replica's in-memory BM25 past ``keywords.threshold`` chunks per tenant (None: SQL always).
+        self.keywords = KeywordAccelerator(self, keywords) if keywords.enabled else None
 
     def vector_index(self, space: VectorSpace) -> PostgresVectorIndex:
         return PostgresVectorIndex(self.storage, space)
@@ -515,8 +535,19 @@ class PostgresKBStore:
     # -- keyword index -------------------------------------------------------------------------
 
     def keyword_search(self, terms: Sequence[str], *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
-        lexemes = list(dict.fromkeys(
-            t for t in (lexeme(_text(term)) for term in terms) if 0 < len(t.encode("utf-8")) <= _MAX_LEXEME_BYTES))
+        """BM25's best ``limit``: from this replica's in-memory index of the tenant when it has one, else SQL."""
+        if self.keywords is not None:
+            return self.keywords.search(terms, tenant=tenant, filters=filters, limit=limit)
+        return self.store_keyword_search(terms, tenant=tenant, filters=filters, limit=limit)
+
+    def keyword_status(self, tenant: str) -> dict[str, object]:
+        """The tenant's in-memory keyword index in this replica, as ``KnowledgeBase.status`` shows it."""
+        return {"enabled": False} if self.keywords is None else self.keywords.status(tenant)
+
+    def store_keyword_search(self, terms: Sequence[str], *, tenant: str, filters: Filters,
+                             limit: int) -> list[Ranked]:
+        """BM25 computed in SQL over every matching chunk of the tenant (see the module docstring)."""
+        lexemes = self.query_lexemes(terms)
         if not lexemes:
             return []
         where, params = filter_sql(filters)
@@ -530,8 +561,44 @@ class PostgresKBStore:
                f" WHERE f.tenant = %s AND f.question_norm = %s{where} ORDER BY f.chunk")
         return [int(r[0]) for r in self.storage.query(sql, (tenant, _text(question_norm), *params), tenant=tenant)]
 
+    # -- what the in-memory keyword index (lastline.kb._bm25) is built from and checked against --
+
+    def tenant_size(self, tenant: str) -> int:
+        return self.chunk_count(tenant)
+
+    def keyword_rows(self, tenant: str, *, after: int, limit: int | None, batch: int) -> Iterator[list[KeywordRow]]:
+        """The tsvector's own lexemes and counts (what the SQL BM25 reads), ``kw_len`` as the length; one snapshot."""
+        rows = self.storage.query(_KEYWORD_ROWS, (tenant, after, limit), tenant=tenant)
+        for start in range(0, len(rows), batch):
+            yield [_keyword_row(r) for r in rows[start : start + batch]]
+
+    def check(self, tenant: str, rowids: Sequence[int], *, after: int, limit: int) -> tuple[set[int], list[KeywordRow]]:
+        """One transaction (one snapshot, one pool checkout): the live ids and the rows above ``after``."""
+        with self.storage.atomic(tenant) as conn:
+            live = {int(r[0]) for r in conn.execute(
+                "SELECT id FROM kb_chunks WHERE tenant = %s AND id = ANY(%s)", (tenant, list(rowids))).fetchall()
+                    } if rowids else set()
+            rows = conn.execute(_KEYWORD_ROWS, (tenant, after, limit)).fetchall()
+        return live, [_keyword_row(r) for r in rows]
+
+    def query_lexemes(self, terms: Sequence[str]) -> list[str]:
+        """Each distinct lexeme once (the SQL matches a tsquery of them), none longer than a tsvector holds."""
+        return list(dict.fromkeys(
+            t for t in (lexeme(_text(term)) for term in terms) if 0 < len(t.encode("utf-8")) <= _MAX_LEXEME_BYTES))
+
+    def allowed(self, tenant: str, filters: Filters) -> list[int]:
+        where, params = filter_sql(filters)
+        return [int(r[0]) for r in self.storage.query(
+            f"SELECT c.id FROM kb_chunks c WHERE c.tenant = %s{where}", (tenant, *params), tenant=tenant)]
+
+    def chunk_ids(self, tenant: str, *, upto: int) -> list[int]:
+        return [int(r[0]) for r in self.storage.query(
+            "SELECT id FROM kb_chunks WHERE tenant = %s AND id <= %s", (tenant, upto), tenant=tenant)]
+
     def reindex_keywords(self, keyword_text: Callable[[str, str, tuple[str, ...], str], str]) -> None:
         """Rewrite every tenant's keyword column (a segmenter change is service-wide): the owner's job."""
+        if self.keywords is not None:
+            self.keywords.clear()
         with self.storage.maintenance() as conn:
             rows = conn.execute("SELECT c.id, d.kind, d.title, c.heading, c.text FROM kb_chunks c"
                                 " JOIN kb_documents d ON d.id = c.doc").fetchall()

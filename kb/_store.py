@@ -188,6 +188,10 @@ class KeywordIndex(Protocol):
         """BM25 over the tenant's chunks for any of ``terms`` (from ``query_terms``: words, never syntax)."""
         ...
 
+    def keyword_status(self, tenant: str) -> dict[str, object]:
+        """The tenant's in-memory keyword index (:mod:`lastline.kb._bm25`) in this process: built, size, dead."""
+        ...
+
     def faq_exact(self, question_norm: str, *, tenant: str, filters: Filters) -> list[int]:
         """FAQ chunks whose normalized question equals ``question_norm``."""
         ...

@@ -129,10 +129,22 @@ class SpaceStatus(BaseModel):
     error: str | None
 
 
+class KeywordIndexStatus(BaseModel):
+    enabled: bool = Field(description="Whether this process keeps in-memory keyword indexes at all.")
+    threshold: int | None = Field(None, description="Chunks from which a tenant gets one.")
+    built: bool = Field(False, description="The caller's tenant is searched from this process's index.")
+    building: bool = False
+    chunks: int = Field(0, description="Live chunks the index holds.")
+    appended: int = Field(0, description="Chunks added since it was built (written after its snapshot).")
+    dead: int = Field(0, description="Deleted chunks it has tombstoned since it was built.")
+
+
 class StatusOut(BaseModel):
     documents: int | None = Field(description="The caller's tenant.")
     chunks: int = Field(description="All tenants.")
     spaces: list[SpaceStatus]
+    keyword_index: KeywordIndexStatus | None = Field(
+        None, description="The caller's tenant's in-memory BM25 index in this process (the store answers without).")
 
 
 @router.get("/status", response_model=StatusOut, responses={401: _ERRORS[401]})
