@@ -14,6 +14,7 @@ from decimal import Decimal
 from ._types import Entity, format_decimal
 from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, parse_number
 from .numbers_en import find_word_numbers
+from .regexes import alternation
 
 __all__ = ["CURRENCIES", "CURRENCY_NAMES", "find_money", "parse_money"]
 
@@ -57,12 +58,13 @@ for _code, _name in CURRENCY_NAMES.items():
 CURRENCIES.update({"hong kong dollars": "HKD", "hong kong dollar": "HKD", "japanese yen": "JPY",
                    "british pounds": "GBP", "british pound": "GBP", "pounds sterling": "GBP", "pound sterling": "GBP",
                    "rs.": "INR", "rs": "INR", "Rs.": "INR", "Rs": "INR"})
+#: Written before the amount (any order: :func:`alternation` tries the longer of ``US$`` / ``$`` first).
 _PREFIXES = ["dollars", "dollar", "cad$", "mxn$", "mex$", "Mex$", "c $", "Rs.", "Rs",
              "US$", "HK$", "NT$", "A$", "C$", "S$", "RMB", "CNY", "USD", "EUR", "GBP", "JPY", "HKD",
              "人民币", "美元", "港币", "港元", "欧元", "英镑", "日元", "$", "€", "£", "¥", "₩", "₹"]
 _SYMBOLS = ("$", "€", "£", "¥", "₩", "₹", "US$", "HK$", "NT$", "A$", "C$", "S$", "c $", "c$", "cad$", "mxn$", "mex$",
             "Mex$")
-_SUFFIXES = sorted((k for k in CURRENCIES if k not in _SYMBOLS), key=len, reverse=True)
+_SUFFIXES = [k for k in CURRENCIES if k not in _SYMBOLS]
 #: Currency names in words match in any case ("200 Swiss Francs"); codes and symbols only as written.
 _NAME_SUFFIXES = [k for k in _SUFFIXES if k.isascii() and k.islower() and (len(k) > 3 or " " in k)]
 _OTHER_SUFFIXES = [k for k in _SUFFIXES if k not in _NAME_SUFFIXES]
@@ -76,10 +78,10 @@ MONEY_RE = re.compile(
     rf"(?=[0-9{CN_NUM_CHARS}A-Z{re.escape(_STARTS)}])(?<![A-Za-z])"
     # Any other three capitals before digits are tried as a code (one branch, not thirty): parse_money
     # keeps the ones CURRENCY_NAMES knows ("CHF 200"), drops the rest ("ABC 12").
-    r"(?P<pre>" + "|".join(re.escape(p) for p in _PREFIXES) + r"|[A-Z]{3}(?=[ ]{0,2}\d))?[ ]{0,2}"
+    r"(?P<pre>" + alternation(re.escape(p) for p in _PREFIXES) + r"|[A-Z]{3}(?=[ ]{0,2}\d))?[ ]{0,2}"
     rf"(?P<num>{_NUM})(?P<k>[kKmM](?![A-Za-z])|[ ]?(?:million|billion|thousand|mn|bn)\b)?[ ]{{0,2}}"
-    r"(?P<suf>(?=[A-Za-z])(?i:" + "|".join(re.escape(s) for s in _NAME_SUFFIXES) + ")|"
-    + "|".join(re.escape(s) for s in _OTHER_SUFFIXES) + r"|[$€£](?![ ]{0,2}\d))?(?P<zheng>整|正)?"
+    r"(?P<suf>(?=[A-Za-z])(?i:" + alternation(re.escape(s) for s in _NAME_SUFFIXES) + ")|"
+    + alternation(re.escape(s) for s in _OTHER_SUFFIXES) + r"|[$€£](?![ ]{0,2}\d))?(?P<zheng>整|正)?"
     r"(?(suf)(?:[ ](?P<minor>\d{2})(?!\d|[.,]\d|[ ]?(?:%|[A-Za-z0-9]))"
     r"|[ ]+(?:and[ ]+)?(?P<minor_cents>\d{1,2})[ ]?cents?\b)?)"
     rf"(?:(?P<jiao>{_CENT_DIGIT})[角毛])?(?:(?P<fen>{_CENT_DIGIT})分)?"
