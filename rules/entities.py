@@ -19,7 +19,7 @@ from ._types import ENTITY_TYPES, Entity, fold
 from .dates import find_dates
 from .money import find_money, find_word_money
 from .numbers import find_number_forms, find_numbers, find_ordinals
-from .numbers_en import find_word_number_entities
+from .numbers_en import find_word_number_entities, find_word_numbers
 from .patterns import find_patterns
 from .percent import find_percent, find_word_percent
 
@@ -61,16 +61,21 @@ def find_entities(
     ref = reference_time or datetime.now()
     if ref.tzinfo is not None:
         ref = ref.replace(tzinfo=None)
+    try:  # read once for the three recognizers of numbers in words (money, percent, number)
+        words = find_word_numbers(folded, lone_one=True)
+    except Exception:  # as for any recognizer: skipped, never raised
+        log.exception("English number words failed; skipped")
+        words = []
     recognizers: list[Callable[[], Iterable[Entity]]] = [
         lambda: find_patterns(text, folded),
         lambda: find_money(text, folded, cjk),
-        lambda: find_word_money(text, folded),
+        lambda: find_word_money(text, folded, words),
         lambda: find_percent(text, folded),
-        lambda: find_word_percent(text, folded),
+        lambda: find_word_percent(text, folded, words),
         lambda: find_dates(text, folded, ref, cjk),
         lambda: find_numbers(text, folded),
         lambda: find_number_forms(text, folded),
-        lambda: find_word_number_entities(text, folded),
+        lambda: find_word_number_entities(text, folded, words),
         lambda: find_ordinals(text, folded),
     ]
     candidates: list[Entity] = []

@@ -8,12 +8,12 @@ The value is ``{"amount": "<decimal>", "currency": "<ISO 4217>"}`` so ``五千�
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
 
 from ._types import Entity, format_decimal
 from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, parse_number
-from .numbers_en import find_word_numbers
+from .numbers_en import WordNumber, find_word_numbers
 from .regexes import alternation
 
 __all__ = ["CURRENCIES", "CURRENCY_NAMES", "find_money", "parse_money"]
@@ -167,9 +167,13 @@ _WORD_UNIT = re.compile(
 )
 
 
-def find_word_money(text: str, folded: str) -> Iterator[Entity]:
-    """Amounts written in English words before a currency word (``thirteen dollars and forty-five cents``)."""
-    words = find_word_numbers(folded, lone_one=True)
+def find_word_money(text: str, folded: str, words: Sequence[WordNumber] | None = None) -> Iterator[Entity]:
+    """Amounts written in English words before a currency word (``thirteen dollars and forty-five cents``).
+
+    ``words``: the text's word numbers, a lone ``one`` included, when the caller has read them already.
+    """
+    if words is None:
+        words = find_word_numbers(folded, lone_one=True)
     by_start = {w.start: w for w in words}
     for w in words:
         m = _WORD_UNIT.match(folded, w.end)

@@ -10,7 +10,7 @@ it is as often a pronoun ("which one") as a count, and the semantic cache compar
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
@@ -38,6 +38,8 @@ class WordNumber:
     start: int
     end: int
     value: Decimal
+    #: A ``one`` standing alone: kept only for readers that want it (``one dollar``), see ``lone_one``.
+    lone: bool = False
 
 
 class _Token:
@@ -113,13 +115,16 @@ _DENOMINATOR_TAIL = re.compile(r"[ ]?-[ ]?(?:[a-z]+ths?|thirds?|halves|halfs?|qu
 _DIGIT_WORDS = {"zero", "nought", "naught", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight",
                 "nine"}
 _HYPHEN = re.compile(r"[ ]?-[ ]?")
+_LETTERS = re.compile(r"[A-Za-z]+")
 
 
 def _split_fraction_word(m: re.Match[str]) -> list[tuple[int, int]]:
     """``five-eighths`` is a numerator and a denominator (two tokens); ``twenty-one`` stays one;
     digits read one by one (``three-nought-four``) and a count joined to its unit (``one-yen``) are
     separate words."""
-    parts = [(p.start(), p.end()) for p in re.finditer(r"[A-Za-z]+", m.group())]
+    if "-" not in m.group():
+        return [m.span()]  # most tokens: nothing to split (the token pattern joins words only by a hyphen)
+    parts = [(p.start(), p.end()) for p in _LETTERS.finditer(m.group())]
     tail = _DENOMINATOR_TAIL.search(m.group())
     if len(parts) > 1 and tail is None:  # two-thirds is a fraction, not a count joined to its unit
         names = [m.group()[a:b].lower() for a, b in parts]
@@ -239,14 +244,21 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
             i, value = i - 1, -value
         merged.append((i, j, value))
     for i, j, value in merged:
-        if j - i == 1 and ((words[i] == "one" and not lone_one) or words[i][0].isdigit()):
-            continue  # a lone "one" is as often a pronoun; lone digits are find_numbers' own
-        out.append(WordNumber(spans[i][0], spans[j - 1][1], value))
+        if j - i == 1 and words[i][0].isdigit():
+            continue  # lone digits are find_numbers' own
+        lone = j - i == 1 and words[i] == "one"  # as often a pronoun as a count
+        if lone and not lone_one:
+            continue
+        out.append(WordNumber(spans[i][0], spans[j - 1][1], value, lone))
     return sorted(out, key=lambda w: w.start)
 
 
-def find_word_number_entities(text: str, folded: str) -> Iterator[Entity]:
-    """:func:`find_word_numbers` as ``number`` entities (rounded to 15 places: ``two thirds``)."""
-    for w in find_word_numbers(folded):
+def find_word_number_entities(text: str, folded: str,
+                              words: Sequence[WordNumber] | None = None) -> Iterator[Entity]:
+    """:func:`find_word_numbers` as ``number`` entities (rounded to 15 places: ``two thirds``), a lone
+    ``one`` left out. ``words``: the text's word numbers when the caller has read them already."""
+    for w in find_word_numbers(folded) if words is None else words:
+        if w.lone:
+            continue
         value = w.value.quantize(Decimal("1e-15")).normalize() if w.value != int(w.value) else w.value
         yield Entity("number", text[w.start:w.end], w.start, w.end, format_decimal(value))

@@ -8,12 +8,12 @@ The value is the percent number as a decimal string: ``15%`` → ``"15"``, ``千
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
 
 from ._types import Entity, format_decimal
 from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, parse_number
-from .numbers_en import find_word_numbers
+from .numbers_en import WordNumber, find_word_numbers
 
 __all__ = ["find_percent", "find_word_percent"]
 
@@ -92,12 +92,15 @@ _PERCENT_OF = re.compile(r"\b(?:percentages?|percents?|per[ ]cent)[ ]+of[ ]+", r
 _DIGITS = re.compile(r"\d+(?:\.\d+)?(?![\d.])")
 
 
-def find_word_percent(text: str, folded: str) -> Iterator[Entity]:
+def find_word_percent(text: str, folded: str, words: Sequence[WordNumber] | None = None) -> Iterator[Entity]:
     """``fifteen percent``, ``minus five percent``, ``one hundred percents`` (English number words), and
-    the rate named first: ``percent of 10``, ``a percentage of twelve``."""
+    the rate named first: ``percent of 10``, ``a percentage of twelve``.
+
+    ``words``: the text's word numbers when the caller has read them already.
+    """
     if "per" not in folded.lower() and "pct" not in folded.lower():
         return
-    words = find_word_numbers(folded)
+    words = [w for w in (find_word_numbers(folded) if words is None else words) if not w.lone]
     for w in words:
         m = _WORD_PERCENT.match(folded, w.end)
         if m is not None:
