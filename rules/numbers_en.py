@@ -235,8 +235,9 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
                     k += 1  # "a million" read on its own is inside this one
             else:
                 continue
-            if (words[i] in ("half", "quarter") or words[j - 1] in ("half", "quarter")) and j < len(words) \
-                    and (words[j] in _SCALE or words[j] in _DOZEN):
+            after_and = i > 0 and words[i - 1] == "and" and bool(merged) and merged[-1][1] == i - 1
+            if (words[i] in ("half", "quarter") or (words[j - 1] in ("half", "quarter") and not after_and)) \
+                    and j < len(words) and (words[j] in _SCALE or words[j] in _DOZEN):  # not "one and a half million"
                 share = Decimal(1) / value if words[i] in ("half", "quarter") else value  # "a quarter": 1/4 already
                 value, j = share * _SCALE.get(words[j], 12), j + 1  # half a million, a quarter million, half a dozen
         if not ordinal and i > 0 and words[i - 1] == "point" and value == int(value) and j - i == 1 \
