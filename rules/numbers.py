@@ -238,7 +238,7 @@ def find_ordinals(text: str, folded: str) -> Iterator[Entity]:
 _SIGNED = r"[-+]?\d+(?:\.\d+)?"
 POWER_RE = re.compile(rf"(?<![\w.^])(?P<b>{_SIGNED})\^(?P<e>[-+]{{0,2}}\d{{1,3}})(?![\d.])")
 FRACTION_RE = re.compile(
-    r"(?<![0-9A-Za-z./])(?:(?P<sign>(?<![\w-])-[ ]?)?(?P<w>\d{1,9})[ ]+)?(?P<n>\d{1,9})[ ]?/[ ]?(?P<d>\d{1,9})"
+    r"(?<![0-9A-Za-z./])(?P<sign>(?<![\w-])-[ ]?)?(?:(?P<w>\d{1,9})[ ]+)?(?P<n>\d{1,9})[ ]?/[ ]?(?P<d>\d{1,9})"
     r"(?![0-9A-Za-z./])"
 )
 #: Scientific notation written out: ``6.23x10^-4``, ``1.3 × 10^6``.
@@ -270,8 +270,8 @@ def find_number_forms(text: str, folded: str) -> Iterator[Entity]:
     if "/" in folded:
         for m in FRACTION_RE.finditer(folded):
             whole, den = m.group("w"), int(m.group("d"))
-            if den == 0 or not (whole or folded.startswith("的", m.end())):
-                continue
+            if den == 0 or not (whole or m.group("sign") or folded.startswith("的", m.end())):
+                continue  # a bare 12/1 may be a date; a signed -4/5 is not
             value = Decimal(int(whole or 0)) + Decimal(int(m.group("n"))) / Decimal(den)
             if m.group("sign"):
                 value = -value  # - 1 4/5

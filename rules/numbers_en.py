@@ -21,7 +21,7 @@ from ._types import Entity, format_decimal
 __all__ = ["SCALED_CHAIN_RE", "WordNumber", "find_word_number_entities", "find_word_numbers"]
 
 #: A word token; ``ninety - five`` / ``five - eighths`` (a hyphen spaced out) is one word as ``ninety-five``.
-_TOKEN = re.compile(r"[A-Za-z]+(?:[ ]?-[ ]?[A-Za-z]+)*|\d+(?:\.\d+)?|\S")
+_TOKEN = re.compile(r"[A-Za-z]+(?:[ ]?-[ ]?[A-Za-z]+)*|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\S")
 #: Cheap gate: the text has at least one English number word.
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
 _HAS_WORD = re.compile(
@@ -112,7 +112,7 @@ def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
             continue
         if t not in taken and (w[0].isdigit() or w in ("half", "quarter", "halves", "quarters")):
             if w[0].isdigit():
-                out.append((t, t + 1, Decimal(w), False))
+                out.append((t, t + 1, Decimal(w.replace(",", "")), False))  # 1,234 (minus 1,234)
             else:  # a bare half / quarter: a denominator waiting for its numerator
                 out.append((t, t + 1, Decimal(_DENOMINATORS[w]), True))
     return sorted(out)

@@ -41,6 +41,8 @@ def _money(text: str) -> tuple[str, str, str]:
     ("he ate a fifth of the pie", "a fifth", "0.2"),                            # a fraction by article
     ("seventy - three hundred fifths of it", "seventy - three hundred fifths", "1460"),  # ordinal took its numerator
     ("only .75 million remain", ".75 million", "750000"),                       # a bare decimal before a scale
+    ("the index moved -3/8 today", "-3/8", "-0.375"),                           # a signed fraction is no date
+    ("the account shows minus 2,500", "minus 2,500", "-2500"),                  # a sign word before grouped digits
 ])
 def test_english_number_constructions(text: str, span: str, value: str) -> None:
     assert _one(text, "number") == (span, value)
@@ -127,8 +129,9 @@ def test_decimal_comma_amounts_round_trip(whole: int, cents: int) -> None:
 @given(st.integers(min_value=1, max_value=999))
 @settings(max_examples=100, deadline=None)
 def test_worded_cents_are_hundredths_of_a_dollar(n: int) -> None:
-    span, amount, currency = _money(f"it was {words(n) if n > 1 else 'one'} cents")
-    assert Decimal(amount) == Decimal(n) / 100 and currency == "USD"
+    text = f"it was {words(n) if n > 1 else 'one'} cents"
+    span, amount, currency = _money(text)
+    assert (span, Decimal(amount), currency) == (text[7:], Decimal(n) / 100, "USD")
 
 
 # -- percent ---------------------------------------------------------------------------------
