@@ -232,7 +232,10 @@ def find_word_money(text: str, folded: str, words: Sequence[WordNumber] | None =
     if words is None:
         words = find_word_numbers(folded, lone_one=True)
     by_start = {w.start: w for w in words}
+    taken = 0  # end of the last amount: its cents are no amount of their own
     for w in words:
+        if w.start < taken:
+            continue
         m = _WORD_UNIT.match(folded, w.end)
         if m is None or (any(ch.isdigit() for ch in folded[w.start:w.end]) and " " not in folded[w.start:w.end]):
             continue
@@ -247,6 +250,7 @@ def find_word_money(text: str, folded: str, words: Sequence[WordNumber] | None =
                 continue  # "five cents and ten cents" is no amount
             amount, unit = amount / 100, "dollars"
         code = CURRENCIES.get(unit) or CURRENCIES.get(unit.rstrip("s"), "USD")
+        taken = end
         yield Entity("money", text[w.start:end], w.start, end, {"amount": format_decimal(amount), "currency": code})
     if "cent" in folded.lower() or "¢" in folded:
         for c in _DIGIT_CENTS.finditer(folded):
