@@ -167,6 +167,12 @@ def _whole_and_numerator(words: list[str]) -> tuple[Decimal, Decimal, int] | Non
     return whole[0][2], numerator[0][2], unit
 
 
+def _of_a_scale(words: list[str], j: int) -> bool:
+    """``of a million`` / ``of a dozen`` starts at ``j``: a fraction before it is a fraction of the scale."""
+    return words[j:j + 1] == ["of"] and words[j + 1:j + 2] in (["a"], ["an"]) and j + 2 < len(words) \
+        and words[j + 2] in _BIG_SCALE
+
+
 def _numerator_inside(words: list[str]) -> Decimal | None:
     """``ninety-five hundred fifths`` read as one ordinal (9505th) → 9500 / 5: the cardinal before the
     plural ordinal word is its numerator."""
@@ -228,6 +234,8 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
                 value = split_ordinal  # ninety - five hundred fifths: 9500 / 5, not a lone 9505th
             elif words[i] in ("half", "quarter") and j < len(words) and words[j] in _SCALE:
                 pass  # half million: the scale word below takes it
+            elif words[i] in ("half", "quarter") and _of_a_scale(words, j):
+                value = 1 / value  # half of a million: "of a million" below scales it
             elif words[i] in ("half", "quarter") and words[j:j + 1] in (["a"], ["an"]) and j + 1 < len(words) \
                     and (words[j + 1] in _SCALE or words[j + 1] in _DOZEN):
                 j += 1  # half a million: a half of the scale word below
@@ -267,6 +275,10 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
                 k += 1
         if j < len(words) and words[j] in _DOZEN:
             value, j = value * 12, j + 1
+        if 0 < value < 1 and _of_a_scale(words, j):
+            value, j = value * _BIG_SCALE[words[j + 2]], j + 3  # a quarter of a million, two-thirds of a billion
+            while k < len(items) and items[k][0] < j:
+                k += 1  # "a million" read on its own is inside this one
         if merged and merged[-1][1] + 1 == i and words[i - 1] == "and" and 0 < value < 1:
             a, end, whole = merged.pop()  # 103 and two thirds, one and a half
             i, value = a, whole + value * _BIG_SCALE.get(words[end - 1], 1)  # two million and a half

@@ -29,7 +29,7 @@ _FRACTION: dict[str, Decimal] = {
 PERCENT_RE = re.compile(
     rf"(?=[-+负負.0-9{CN_NUM_CHARS}对半])(?P<neg>[负負-])?(?P<of>百万|百萬|万万|萬萬|[百佰千仟万萬]){_SP}分{_SP}之{_SP}(?P<n1>{_N}|百)"
     rf"|(?P<n2>{_N}){_SP}(?:%|[个個]{_SP}百{_SP}分{_SP}[点點]"
-    r"|[ ]?(?:percentage[ ]points?|percentage|percents?|per[ -]?cent(?:um)?|pct|pc(?![ ]?(?:set|pack|kit|box|lot)\b)"
+    r"|[ ]?(?:percentage[ ]points?|percentage|percents?|per[ -]?cent(?:um|s)?|pct|pc(?![ ]?(?:set|pack|kit|box|lot)\b)"
     r"|(?P<bp>basis[ ]points?|(?<![A-Za-z])bps?))\b|[ ]?p\.c\.)"
     rf"|(?P<half>对折|半成)"
     rf"|(?P<n3>(?<![0-9{CN_DIGITS}十点點.])[0-9{CN_DIGITS}十](?:[ ]{{0,3}}[0-9{CN_DIGITS}点點.]){{0,6}})"
@@ -85,14 +85,14 @@ def _rate(num: str, unit: str, tail: str) -> Decimal | None:
 
 
 _WORD_PERCENT = re.compile(r"[ ]?(?:(?:of[ ]+)?an?[ ]+(?=per|pct))?"  # three quarters of a percent
-                           r"(?:percentage[ ]points?|percentages?|percents?|per[ -]?cent(?:um)?|pct)\b",
+                           r"(?:percentage[ ]points?|percentages?|percents?|per[ -]?cent(?:um|s)?|pct)\b",
                            re.IGNORECASE)
 #: Half of one percent, which no number word reads alone: ``half a percent``, ``half of a per cent``.
 _HALF_PERCENT = re.compile(r"\bhalf[ ]+(?:of[ ]+)?an?[ ]+(?:percentage[ ]point|percent|per[ -]?cent|pct)\b",
                            re.IGNORECASE)
 
 
-_PERCENT_OF = re.compile(r"\b(?:percentages?|percents?|per[ ]cent)[ ]+of[ ]+", re.IGNORECASE)
+_PERCENT_OF = re.compile(r"\b(?:percentages?|percents?|per[ ]cents?)[ ]+of[ ]+", re.IGNORECASE)
 _DIGITS = re.compile(r"\d+(?:\.\d+)?(?![\d.])")
 
 

@@ -43,6 +43,8 @@ def _money(text: str) -> tuple[str, str, str]:
     ("only .75 million remain", ".75 million", "750000"),                       # a bare decimal before a scale
     ("the index moved -3/8 today", "-3/8", "-0.375"),                           # a signed fraction is no date
     ("the account shows minus 2,500", "minus 2,500", "-2500"),                  # a sign word before grouped digits
+    ("they lost a quarter of a million", "a quarter of a million", "250000"),   # a fraction of a scale
+    ("we sold half of a dozen", "half of a dozen", "6"),
 ])
 def test_english_number_constructions(text: str, span: str, value: str) -> None:
     assert _one(text, "number") == (span, value)
@@ -145,6 +147,7 @@ def test_worded_cents_are_hundredths_of_a_dollar(n: int) -> None:
     ("growth of 3 p.c. a year", "3 p.c.", "3"),
     ("prices rose 2 percent of 2023 levels", "2 percent", "2"),            # a rate before "percent of"
     ("the loan is minus 2 percent", "minus 2 percent", "-2"),
+    ("turnout rose 4 per cents", "4 per cents", "4"),                      # the plural as some write it
 ])
 def test_english_percent_constructions(text: str, span: str, value: str) -> None:
     assert _one(text, "percent") == (span, value)

@@ -1,6 +1,7 @@
-"""A pack's output schema is checked on every extraction: jsonschema-rs says whether it holds,
-jsonschema words what is wrong. The two must agree on every output, or a field would pass or fail
-depending on which one looked."""
+"""How a pack extraction reads and checks its fields: a labelled field's text is read for its kind only,
+and the output schema is checked on every extraction — jsonschema-rs says whether it holds, jsonschema
+words what is wrong. The two must agree on every output, or a field would pass or fail depending on
+which one looked."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ from typing import Any
 
 import jsonschema
 import jsonschema_rs
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lastline.rules import RuleEngine, load_pack
+from lastline.rules import RuleEngine, find_entities, load_pack
 from lastline.rules.extract import extract_fields
+from lastline.rules.normalizers import NormalizeError, normalize
 from lastline.rules.packs import parse_pack_yaml
 
 DECLARED = """
@@ -66,3 +69,18 @@ def test_both_validators_agree_on_every_output(values: dict[str, Any], which: in
     schema = SCHEMAS[which]
     assert jsonschema_rs.Draft202012Validator(schema).is_valid(values) == \
         jsonschema.Draft202012Validator(schema).is_valid(values)
+
+
+def test_a_labelled_field_reads_its_kind_without_rivals_of_other_kinds() -> None:
+    """A money rule's text is read for money only: a date reading of the same span does not take it,
+    while find_entities, which does not know the kind, prefers the longer date."""
+    text = "USD 5 May 2024"
+    assert [e.type for e in find_entities(text, lang="en")] == ["date"]
+    assert normalize("money", text, None, "en") == {"amount": "5", "currency": "USD"}
+    assert normalize("date", text, None, "en") == "2024-05-05"
+
+
+def test_a_number_field_still_reads_dates_as_rivals() -> None:
+    """A year inside a date is no count: the number normalizer keeps the date grammars as rivals."""
+    with pytest.raises(NormalizeError):
+        normalize("number", "2024年6月15日", None, "zh")
