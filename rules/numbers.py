@@ -18,7 +18,7 @@ from functools import lru_cache
 from ._types import Entity, format_decimal
 from .regexes import alternation
 
-__all__ = ["CN_DIGITS", "CN_NUM_CHARS", "NUMBER_RE", "find_numbers", "find_ordinals", "parse_number"]
+__all__ = ["CN_DIGITS", "CN_NUM_CHARS", "DOT_GROUPED", "NUMBER_RE", "find_numbers", "find_ordinals", "parse_number"]
 
 DIGIT_VALUES = {
     "零": 0, "〇": 0, "○": 0, "洞": 0,
@@ -32,7 +32,10 @@ APPROX = "余多几幾"  # 十多万, 五百余万: the round part is the value
 POINT = "点點"
 CN_DIGITS = "零〇○一壹二贰貳两兩三叁參四肆五伍六陆陸七柒八捌九玖"
 CN_NUM_CHARS = CN_DIGITS + "十拾百佰千仟万萬亿億兆"
-_ARABIC = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+#: Thousands grouped by dots, as much of Europe writes them: two groups at least (``1.234.567``), so
+#: ``1.234`` stays a decimal.
+DOT_GROUPED = r"\d{1,3}(?:\.\d{3}){2,}(?![\d.])"
+_ARABIC = rf"{DOT_GROUPED}|\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCI = r"\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])"
 _CN = f"[{CN_NUM_CHARS}]"
 _UNITS = "十拾百佰千仟万萬亿億兆"
@@ -116,6 +119,8 @@ def _parse_fraction(s: str) -> Decimal | None:
 
 
 def _parse_unsigned(s: str) -> Decimal | None:
+    if re.fullmatch(DOT_GROUPED, s):
+        return Decimal(s.replace(".", ""))
     if re.fullmatch(_ARABIC, s):
         return Decimal(s.replace(",", ""))
     frac = ""

@@ -45,6 +45,7 @@ def _money(text: str) -> tuple[str, str, str]:
     ("the account shows minus 2,500", "minus 2,500", "-2500"),                  # a sign word before grouped digits
     ("they lost a quarter of a million", "a quarter of a million", "250000"),   # a fraction of a scale
     ("we sold half of a dozen", "half of a dozen", "6"),
+    ("a population of 1.234.567", "1.234.567", "1234567"),                      # thousands grouped by dots
 ])
 def test_english_number_constructions(text: str, span: str, value: str) -> None:
     assert _one(text, "number") == (span, value)
@@ -100,9 +101,14 @@ def test_minus_before_any_worded_or_digit_integer_negates_it(n: int) -> None:
     ("dinner was ฿ 450", "฿ 450", "450", "THB"),                                    # more symbols
     ("a room at 2 500 ₽", "500 ₽", "500", "RUB"),
     ("he won a million dollars", "a million dollars", "1000000", "USD"),
+    ("the villa sold for 2.500.000 EUR", "2.500.000 EUR", "2500000", "EUR"),
 ])
 def test_english_money_constructions(text: str, span: str, amount: str, currency: str) -> None:
     assert _money(text) == (span, amount, currency)
+
+
+def test_one_dot_group_stays_a_decimal() -> None:
+    assert _one("the ratio is 1.234 today", "number") == ("1.234", "1.234")
 
 
 def test_a_thousands_comma_is_not_a_decimal_comma() -> None:
