@@ -1,6 +1,6 @@
 """Entity extraction accuracy on the Microsoft Recognizers-Text specs (Chinese and English), beside libraries.
 
-Run: ``python bench/rules_accuracy.py`` (``--misses N`` lists up to N misses per construction,
+Run: ``python bench/rules_accuracy.py`` (``--misses N`` lists up to N misses of half a per construction,
 ``--folders`` picks folders, ``--write`` replaces the Rules section of docs/benchmarks.md, ``--against REV``
 also times the contract packs at an earlier revision in the same process, ``--speed-only`` skips the
 scoring: the check before a commit that a grammar change kept ``contract_zh`` and ``contract_en`` fast). Data:
@@ -424,15 +424,17 @@ def score(folders: tuple[str, ...] = FOLDERS, libraries: bool = True, half: str 
     for folder in folders:
         for path in sorted((DATA / "rules" / folder).glob("*.json")):
             cases = json.loads(path.read_text(encoding="utf-8"))
+            # Each case keeps the half it belongs to (its parity in the file), whichever half is scored.
+            halves = ["a" if i % 2 == 0 else "b" for i in range(len(cases))]
             if half != "all":
-                cases = cases[(half == "b")::2]
+                cases, halves = cases[(half == "b")::2], halves[(half == "b")::2]
             golds_of = [_golds(c) for c in cases]
             kinds = [g["kind"] for gs in golds_of for g in gs]
             file_kind = max(set(kinds), key=kinds.count) if kinds else "datetime"
             row = per_file[(folder, path.stem)] = _new_row()
             row["kind"] = file_kind
             row["cases"] = len(cases)
-            for case, golds in zip(cases, golds_of, strict=True):
+            for case, golds, case_half in zip(cases, golds_of, halves, strict=True):
                 ref = _reference(case)
                 entities = find_entities(case["Input"], reference_time=ref)
                 if not golds:
@@ -468,7 +470,8 @@ def score(folders: tuple[str, ...] = FOLDERS, libraries: bool = True, half: str 
                         r["value"] += hit
                         r["given"] += given
                     if not hit:
-                        misses.append({"folder": folder, "file": path.stem, "construction": construction(gold),
+                        misses.append({"folder": folder, "file": path.stem, "half": case_half,
+                                       "construction": construction(gold),
                                        "input": case["Input"], "gold": gold["Text"],
                                        "resolution": gold["Resolution"],
                                        "ours": [(e.type, e.text, e.value) for e in found]})
@@ -530,10 +533,29 @@ def file_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def tuning_misses(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The misses one may read: those of half **a** only. Half b is the held-out check of each tuning
+    round, so its misses are never printed or written, whichever half was scored."""
+    return [m for m in result["misses"] if m["half"] == "a"]
+
+
+def miss_lines(result: dict[str, Any], per_construction: int) -> list[str]:
+    """Up to ``per_construction`` of half a's misses per (folder, construction), one line each (``--misses``)."""
+    shown: dict[tuple[str, str], int] = defaultdict(int)
+    out = []
+    for m in tuning_misses(result):
+        key = (m["folder"], m["construction"])
+        if shown[key] < per_construction:
+            shown[key] += 1
+            out.append(f"MISS {m['folder']}/{m['file']} [{m['construction']}] {m['input'][:70]!r} gold={m['gold']!r} "
+                       f"{json.dumps(m['resolution'], ensure_ascii=False)[:140]} ours={m['ours']}")
+    return out
+
+
 def miss_table(result: dict[str, Any], examples: int) -> str:
-    """Misses grouped by folder and construction, most frequent first."""
+    """Half a's misses (:func:`tuning_misses`) grouped by folder and construction, most frequent first."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for m in result["misses"]:
+    for m in tuning_misses(result):
         groups[(m["folder"], m["construction"])].append(m)
     lines = ["| folder | construction | misses | e.g. |", "|---|---|---|---|"]
     for (folder, label), ms in sorted(groups.items(), key=lambda kv: (FOLDERS.index(kv[0][0]), -len(kv[1]), kv[0][1])):
@@ -813,23 +835,20 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.write and args.half != "all":
         parser.error("--write scores every case: drop --half")
+    if args.misses and args.half == "b":
+        parser.error("half b is held out: its misses are never listed (--misses reads half a)")
     if args.speed_only:
         if args.write:
             parser.error("--write needs the accuracy tables: drop --speed-only")
         print(speed_lines(args.against))
         return
     result = score(tuple(args.folders), libraries=not args.no_libraries, half=args.half)
-    if args.misses:
-        shown: dict[tuple[str, str], int] = defaultdict(int)
-        for m in result["misses"]:
-            key = (m["folder"], m["construction"])
-            if shown[key] < args.misses:
-                shown[key] += 1
-                print(f"MISS {m['folder']}/{m['file']} [{m['construction']}] {m['input'][:70]!r} gold={m['gold']!r} "
-                      f"{json.dumps(m['resolution'], ensure_ascii=False)[:140]} ours={m['ours']}", file=sys.stderr)
+    for line in miss_lines(result, args.misses):
+        print(line, file=sys.stderr)
     out = [f"Machine: {machine()}; load average {os.getloadavg()[0]:.1f}.", "", _PROSE, "",
            "Per type:", "", type_table(result), "", "Per file:", "", file_table(result), "",
-           _TUNING_RECORD, "", "Value misses by construction:", "", miss_table(result, args.examples), ""]
+           _TUNING_RECORD, "", "Value misses by construction (half a only: half b is held out, never read):", "",
+           miss_table(result, args.examples), ""]
     out += [_CONTRACT_PROSE, "", "| contract snippets | cases | fields correct | cases fully correct |",
             "|---|---|---|---|"]
     for holdout in (False, True):

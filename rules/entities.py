@@ -19,7 +19,7 @@ from ._types import ENTITY_TYPES, Entity, fold
 from .dates import find_dates
 from .money import find_money, find_word_money
 from .numbers import find_number_forms, find_numbers, find_ordinals
-from .numbers_en import find_word_number_entities
+from .numbers_en import WordNumber, find_word_number_entities, find_word_numbers
 from .patterns import find_patterns
 from .percent import find_percent, find_word_percent
 
@@ -33,6 +33,11 @@ PRECEDENCE = {t: i for i, t in enumerate((
     "duration", "set", "order_id", "phone", "ordinal", "number",
 ))}
 MAX_CHARS = 200_000
+#: The types each recognizer yields (``rivals=False`` skips the ones a caller does not ask for).
+TEMPORAL_TYPES = frozenset({"date", "datetime", "time", "daterange", "timerange", "duration", "set"})
+_PATTERN_TYPES = frozenset({"email", "url", "id_card", "order_id", "phone"})
+_MONEY, _PERCENT = frozenset({"money"}), frozenset({"percent"})
+_NUMBER, _ORDINAL = frozenset({"number"}), frozenset({"ordinal"})
 
 
 def find_entities(
@@ -41,6 +46,7 @@ def find_entities(
     reference_time: datetime | None = None,
     types: Collection[str] | None = None,
     lang: str | None = None,
+    rivals: bool = True,
 ) -> list[Entity]:
     """All entities in ``text``, sorted by position, non-overlapping.
 
@@ -48,6 +54,10 @@ def find_entities(
     ``types`` keeps only those types (overlaps are still resolved against all of them, so
     ``2024年6月15日`` never yields the number 2024). ``lang`` ("zh"/"en") overrides the language
     guess that decides what a bare ``¥`` means (for a snippet cut from a longer document).
+    ``rivals=False`` (with ``types``) runs only the recognizers that can yield those types: for a
+    caller that knows the kind of the text already — a pack rule whose label names a money or a date
+    field reads its value without asking whether a date or a phone could take the span (the date
+    grammars are most of the cost of a short English text).
     Never raises on any string.
     """
     if not isinstance(text, str) or not text:
@@ -61,20 +71,29 @@ def find_entities(
     ref = reference_time or datetime.now()
     if ref.tzinfo is not None:
         ref = ref.replace(tzinfo=None)
-    recognizers: list[Callable[[], Iterable[Entity]]] = [
-        lambda: find_patterns(text, folded),
-        lambda: find_money(text, folded, cjk),
-        lambda: find_word_money(text, folded),
-        lambda: find_percent(text, folded),
-        lambda: find_word_percent(text, folded),
-        lambda: find_dates(text, folded, ref, cjk),
-        lambda: find_numbers(text, folded),
-        lambda: find_number_forms(text, folded),
-        lambda: find_word_number_entities(text, folded),
-        lambda: find_ordinals(text, folded),
+    wanted_kinds = set(types) if types is not None and not rivals else None
+    words: list[WordNumber] = []
+    if wanted_kinds is None or wanted_kinds & {"money", "percent", "number"}:
+        try:  # read once for the three recognizers of numbers in words (money, percent, number)
+            words = find_word_numbers(folded, lone_one=True)
+        except Exception:  # as for any recognizer: skipped, never raised
+            log.exception("English number words failed; skipped")
+    recognizers: list[tuple[frozenset[str], Callable[[], Iterable[Entity]]]] = [
+        (_PATTERN_TYPES, lambda: find_patterns(text, folded)),
+        (_MONEY, lambda: find_money(text, folded, cjk)),
+        (_MONEY, lambda: find_word_money(text, folded, words)),
+        (_PERCENT, lambda: find_percent(text, folded)),
+        (_PERCENT, lambda: find_word_percent(text, folded, words)),
+        (TEMPORAL_TYPES, lambda: find_dates(text, folded, ref, cjk)),
+        (_NUMBER, lambda: find_numbers(text, folded)),
+        (_NUMBER, lambda: find_number_forms(text, folded)),
+        (_NUMBER, lambda: find_word_number_entities(text, folded, words)),
+        (_ORDINAL, lambda: find_ordinals(text, folded)),
     ]
     candidates: list[Entity] = []
-    for recognize in recognizers:
+    for kinds, recognize in recognizers:
+        if wanted_kinds is not None and not kinds & wanted_kinds:
+            continue
         try:
             candidates.extend(recognize())
         except Exception:  # a recognizer bug must not take the caller down

@@ -8,14 +8,15 @@ The value is ``{"amount": "<decimal>", "currency": "<ISO 4217>"}`` so ``五千�
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
 
 from ._types import Entity, format_decimal
-from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, parse_number
-from .numbers_en import find_word_numbers
+from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, DOT_GROUPED, parse_number
+from .numbers_en import WordNumber, find_word_numbers
+from .regexes import alternation
 
-__all__ = ["CURRENCIES", "CURRENCY_NAMES", "find_money", "parse_money"]
+__all__ = ["CURRENCIES", "CURRENCY_NAMES", "UNIT_NAMES", "find_money", "parse_money"]
 
 #: Written currency → ISO 4217 code (keys are matched longest first).
 CURRENCIES = {
@@ -50,43 +51,87 @@ CURRENCY_NAMES = {
     "HUF": "hungarian forints", "TWD": "taiwan dollars", "VND": "vietnamese dong", "NGN": "nigerian naira",
     "EGP": "egyptian pounds", "PKR": "pakistani rupees",
 }
+#: Currency units named without their country, where one currency is meant ("500 rubles", "20 zlotys",
+#: "฿300", "₽ 100"); units many countries share are left out ("dinars", "kroner", "shillings"), except
+#: the peso, read as the most traded one (MXN), as a bare ``$`` reads USD.
+UNIT_NAMES = {
+    "rubles": "RUB", "ruble": "RUB", "roubles": "RUB", "rouble": "RUB", "baht": "THB", "zlotys": "PLN",
+    "zloty": "PLN", "złoty": "PLN", "forints": "HUF", "forint": "HUF", "shekels": "ILS", "shekel": "ILS",
+    "liras": "TRY", "lira": "TRY", "rupiahs": "IDR", "rupiah": "IDR", "ringgits": "MYR", "ringgit": "MYR",
+    "naira": "NGN", "hryvnias": "UAH", "hryvnia": "UAH", "korunas": "CZK", "koruna": "CZK", "kronor": "SEK",
+    "krona": "SEK", "rand": "ZAR", "won": "KRW", "renminbi": "CNY", "pesos": "MXN", "peso": "MXN",
+    "dirhams": "AED", "dirham": "AED", "riyals": "SAR", "riyal": "SAR", "reais": "BRL", "taka": "BDT",
+    "cedis": "GHS", "cedi": "GHS", "pennies": "GBX", "penny": "GBX",
+    "₽": "RUB", "₺": "TRY", "₴": "UAH", "₱": "PHP", "฿": "THB", "₪": "ILS", "₫": "VND", "₦": "NGN", "₵": "GHS",
+    "₸": "KZT", "zł": "PLN", "Kč": "CZK",
+}
+for _unit, _code in UNIT_NAMES.items():
+    CURRENCIES.setdefault(_unit, _code)
 for _code, _name in CURRENCY_NAMES.items():
     CURRENCIES.setdefault(_code, _code)  # upper case only: "try", "php", "rub" are words
     CURRENCIES.setdefault(_name, _code)  # plural
     CURRENCIES.setdefault(re.sub(r"(?<=[a-z])s$", "", _name), _code)  # singular
 CURRENCIES.update({"hong kong dollars": "HKD", "hong kong dollar": "HKD", "japanese yen": "JPY",
                    "british pounds": "GBP", "british pound": "GBP", "pounds sterling": "GBP", "pound sterling": "GBP",
-                   "rs.": "INR", "rs": "INR", "Rs.": "INR", "Rs": "INR"})
+                   "rs.": "INR", "rs": "INR", "Rs.": "INR", "Rs": "INR",
+                   "AU$": "AUD", "CA$": "CAD", "NZ$": "NZD", "R$": "BRL", "SFr.": "CHF", "sfr": "CHF",
+                   # lower case and spaced, as newswire text writes them: "hk $ 100", "eur 20,000"
+                   "hk $": "HKD", "hk$": "HKD", "nt $": "TWD", "nt$": "TWD", "us $": "USD", "us$": "USD",
+                   "u.s. $": "USD", "u.s.$": "USD", "nz $": "NZD", "nz$": "NZD", "au $": "AUD", "au$": "AUD"})
+#: ISO codes that are no English word, in lower case ("chf 5", "5 sgd"); "try", "php", "rub" are words.
+for _code in [*CURRENCY_NAMES, "USD", "EUR", "GBP", "JPY", "CNY", "HKD"]:
+    if _code.lower() not in ("try", "php", "rub", "cad"):
+        CURRENCIES.setdefault(_code.lower(), _code)
+#: Lower-case codes read before an amount only when a digit follows ("eur 20,000", not "usd" alone).
+_LOWER_CODES = sorted(k for k in CURRENCIES if re.fullmatch(r"[a-z]{3}", k) and k.upper() in CURRENCIES.values())
+#: Written before the amount (any order: :func:`alternation` tries the longer of ``US$`` / ``$`` first).
 _PREFIXES = ["dollars", "dollar", "cad$", "mxn$", "mex$", "Mex$", "c $", "Rs.", "Rs",
-             "US$", "HK$", "NT$", "A$", "C$", "S$", "RMB", "CNY", "USD", "EUR", "GBP", "JPY", "HKD",
-             "人民币", "美元", "港币", "港元", "欧元", "英镑", "日元", "$", "€", "£", "¥", "₩", "₹"]
-_SYMBOLS = ("$", "€", "£", "¥", "₩", "₹", "US$", "HK$", "NT$", "A$", "C$", "S$", "c $", "c$", "cad$", "mxn$", "mex$",
+             "US$", "HK$", "NT$", "AU$", "CA$", "NZ$", "R$", "A$", "C$", "S$", "SFr.", "sfr", "RMB",
+             "hk $", "hk$", "nt $", "nt$", "us $", "us$", "u.s. $", "u.s.$", "nz $", "nz$", "au $", "au$", "yen",
+             "CNY", "USD", "EUR", "GBP", "JPY", "HKD",
+             "人民币", "美元", "港币", "港元", "欧元", "英镑", "日元", "$", "€", "£", "¥", "₩", "₹",
+             # symbols that also follow the amount (100 ₽): not in _SYMBOLS
+             "₽", "₺", "₴", "₱", "฿", "₪", "₫", "₦", "₵", "₸", "₡", "₭"]
+_SYMBOLS = ("$", "€", "£", "¥", "₩", "₹", "US$", "HK$", "NT$", "AU$", "CA$", "NZ$", "R$", "A$", "C$", "S$", "SFr.",
+            "hk $", "hk$", "nt $", "nt$", "us $", "us$", "u.s. $", "u.s.$", "nz $", "nz$", "au $", "au$",
+            "c $", "c$", "cad$", "mxn$", "mex$",
             "Mex$")
-_SUFFIXES = sorted((k for k in CURRENCIES if k not in _SYMBOLS), key=len, reverse=True)
+_SUFFIXES = [k for k in CURRENCIES if k not in _SYMBOLS]
 #: Currency names in words match in any case ("200 Swiss Francs"); codes and symbols only as written.
 _NAME_SUFFIXES = [k for k in _SUFFIXES if k.isascii() and k.islower() and (len(k) > 3 or " " in k)]
 _OTHER_SUFFIXES = [k for k in _SUFFIXES if k not in _NAME_SUFFIXES]
-_NUM = (rf"(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[十百千万亿萬億](?:\d+|[{CN_DIGITS}])?)*"
+#: A decimal comma, as most of Europe writes amounts: ``€ 3,50``, ``1.234,56 EUR`` (two decimals, so
+#: ``$20,300`` keeps its thousands comma). Read only beside a currency: a bare ``1,3`` stays apart.
+_EURO_NUM = r"\d{1,3}(?:\.\d{3})+,\d{2}(?![\d.,])|\d+,\d{2}(?![\d.,])"
+_EURO_RE = re.compile(_EURO_NUM)
+#: A whole and a fraction in digits, as share prices were quoted: ``$ 3 1/2``.
+_MIXED_NUM = r"\d{1,9}[ ]\d{1,2}/\d{1,3}(?![\d/])"
+_MIXED_RE = re.compile(r"(\d+) (\d+)/(\d+)")
+_NUM = (rf"{_MIXED_NUM}|{_EURO_NUM}|{DOT_GROUPED}"
+        rf"|(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[十百千万亿萬億](?:\d+|[{CN_DIGITS}])?)*"
         rf"|[{CN_NUM_CHARS}]+(?:[点點][{CN_DIGITS}]+)?")
 _CENT_DIGIT = f"[0-9{CN_DIGITS}]"
 #: The characters an amount can start with (a digit, a numeral, or a prefix's first character): a
 #: cheap look-ahead so the long prefix alternation is tried only there.
-_STARTS = "".join(sorted({p[0] for p in _PREFIXES} - set("0123456789") - set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")))
+_STARTS = "".join(sorted({p[0] for p in [*_PREFIXES, *_LOWER_CODES]} - set("0123456789")
+                         - set("ABCDEFGHIJKLMNOPQRSTUVWXYZ")))
 MONEY_RE = re.compile(
     rf"(?=[0-9{CN_NUM_CHARS}A-Z{re.escape(_STARTS)}])(?<![A-Za-z])"
     # Any other three capitals before digits are tried as a code (one branch, not thirty): parse_money
     # keeps the ones CURRENCY_NAMES knows ("CHF 200"), drops the rest ("ABC 12").
-    r"(?P<pre>" + "|".join(re.escape(p) for p in _PREFIXES) + r"|[A-Z]{3}(?=[ ]{0,2}\d))?[ ]{0,2}"
-    rf"(?P<num>{_NUM})(?P<k>[kKmM](?![A-Za-z])|[ ]?(?:million|billion|thousand|mn|bn)\b)?[ ]{{0,2}}"
-    r"(?P<suf>(?=[A-Za-z])(?i:" + "|".join(re.escape(s) for s in _NAME_SUFFIXES) + ")|"
-    + "|".join(re.escape(s) for s in _OTHER_SUFFIXES) + r"|[$€£](?![ ]{0,2}\d))?(?P<zheng>整|正)?"
+    r"(?P<pre>" + alternation(re.escape(p) for p in _PREFIXES) + r"|[A-Z]{3}(?=[ ]{0,2}\d)|(?:"
+    + alternation(_LOWER_CODES) + r")(?=[ ]{0,2}\d))?[ ]{0,2}"
+    rf"(?P<num>{_NUM})(?P<k>[kKmMbB](?![A-Za-z])|[ ]?(?:million|billion|trillion|thousand|mln|bln|mn|bn|tn)\b)?"
+    r"[ ]{0,2}"
+    r"(?P<suf>(?=[A-Za-z])(?i:" + alternation(re.escape(s) for s in _NAME_SUFFIXES) + ")|"
+    + alternation(re.escape(s) for s in _OTHER_SUFFIXES) + r"|[$€£](?![ ]{0,2}\d))?(?P<zheng>整|正)?"
     r"(?(suf)(?:[ ](?P<minor>\d{2})(?!\d|[.,]\d|[ ]?(?:%|[A-Za-z0-9]))"
     r"|[ ]+(?:and[ ]+)?(?P<minor_cents>\d{1,2})[ ]?cents?\b)?)"
     rf"(?:(?P<jiao>{_CENT_DIGIT})[角毛])?(?:(?P<fen>{_CENT_DIGIT})分)?"
     rf"(?:[又零]?(?P<cents>[0-9{CN_DIGITS}十]{{1,3}})美分)?"
 )
-_MAG = {"k": 1000, "K": 1000, "m": 10**6, "M": 10**6, "thousand": 1000, "million": 10**6, "mn": 10**6,
-        "billion": 10**9, "bn": 10**9}
+_MAG = {"k": 1000, "K": 1000, "m": 10**6, "M": 10**6, "b": 10**9, "B": 10**9, "thousand": 1000, "million": 10**6,
+        "mn": 10**6, "mln": 10**6, "billion": 10**9, "bn": 10**9, "bln": 10**9, "trillion": 10**12, "tn": 10**12}
 _ASCII_SUFFIX = re.compile(r"[A-Za-z]+")
 
 
@@ -97,7 +142,15 @@ def parse_money(match: re.Match[str], cjk: bool) -> tuple[Decimal, str] | None:
         pre = None  # three capitals that are no code
     if not pre and not suf:
         return None
-    amount = parse_number(match.group("num"))
+    num = match.group("num")
+    mixed = _MIXED_RE.fullmatch(num)
+    if mixed:
+        if not pre or not int(mixed.group(3)):
+            return None  # "3 1/2 dollars" is rare; "12 1/2" alone no amount
+        num = str(int(mixed.group(1)) + Decimal(int(mixed.group(2))) / int(mixed.group(3)))
+    elif _EURO_RE.fullmatch(num):
+        num = num.replace(".", "").replace(",", ".")  # 1.234,56 → 1234.56
+    amount = parse_number(num)
     if amount is None:
         return None
     if match.group("k"):
@@ -157,19 +210,32 @@ def find_money(text: str, folded: str, cjk: bool) -> Iterator[Entity]:
                      {"amount": format_decimal(amount), "currency": code})
 
 
-#: A currency word right after an amount in English words: ``five million yen``, ``one-yen``.
+#: Currency names written in words (every one :data:`CURRENCIES` knows: ``swiss francs``, ``bucks``,
+#: ``pence``), as they follow an amount in words.
+_WORD_NAMES = [k for k in CURRENCIES if re.fullmatch(r"[a-z][a-z. ]*[a-z]", k) and len(k) > 2]
+#: A currency word right after an amount in English words: ``five million yen``, ``one-yen``, ``ten bucks``;
+#: ``cents`` alone are hundredths of a dollar (``twenty-five cents``).
 _WORD_UNIT = re.compile(
-    r"[ \-]?(?P<u>us dollars?|u\.s\. dollars?|dollars?|euros?|pounds?|yen|yuan|francs?|rupees?|bitcoins?)\b"
+    r"[ \-]?(?P<u>" + alternation(re.escape(n) for n in _WORD_NAMES) + r"|cents?)\b"
     r"(?:[ ]+(?:and[ ]+)?(?P<cents>[a-z\- ]+?)[ ]+cents?\b)?",
     re.IGNORECASE,
 )
+#: Cents in digits: ``99 cents``, ``50¢`` (hundredths of a dollar; ``3 dollars and 50 cents`` is read whole above).
+_DIGIT_CENTS = re.compile(r"(?<![\w.,$])(?P<n>\d{1,3}(?:\.\d+)?)[ ]?(?:cents?\b|¢)", re.IGNORECASE)
 
 
-def find_word_money(text: str, folded: str) -> Iterator[Entity]:
-    """Amounts written in English words before a currency word (``thirteen dollars and forty-five cents``)."""
-    words = find_word_numbers(folded, lone_one=True)
+def find_word_money(text: str, folded: str, words: Sequence[WordNumber] | None = None) -> Iterator[Entity]:
+    """Amounts written in English words before a currency word (``thirteen dollars and forty-five cents``).
+
+    ``words``: the text's word numbers, a lone ``one`` included, when the caller has read them already.
+    """
+    if words is None:
+        words = find_word_numbers(folded, lone_one=True)
     by_start = {w.start: w for w in words}
+    taken = 0  # end of the last amount: its cents are no amount of their own
     for w in words:
+        if w.start < taken:
+            continue
         m = _WORD_UNIT.match(folded, w.end)
         if m is None or (any(ch.isdigit() for ch in folded[w.start:w.end]) and " " not in folded[w.start:w.end]):
             continue
@@ -178,5 +244,15 @@ def find_word_money(text: str, folded: str) -> Iterator[Entity]:
             cents = by_start.get(m.start("cents"))
             if cents is not None and cents.end == m.end("cents") and 0 <= cents.value < 100:
                 amount, end = amount + cents.value / 100, m.end()
-        code = CURRENCIES.get(m.group("u").lower()) or CURRENCIES.get(m.group("u").lower().rstrip("s"), "USD")
+        unit = m.group("u").lower()
+        if unit.startswith("cent"):
+            if m.group("cents"):
+                continue  # "five cents and ten cents" is no amount
+            amount, unit = amount / 100, "dollars"
+        code = CURRENCIES.get(unit) or CURRENCIES.get(unit.rstrip("s"), "USD")
+        taken = end
         yield Entity("money", text[w.start:end], w.start, end, {"amount": format_decimal(amount), "currency": code})
+    if "cent" in folded.lower() or "¢" in folded:
+        for c in _DIGIT_CENTS.finditer(folded):
+            yield Entity("money", text[c.start():c.end()], c.start(), c.end(),
+                         {"amount": format_decimal(Decimal(c.group("n")) / 100), "currency": "USD"})

@@ -41,9 +41,12 @@ def _text(raw: str, ref: datetime | None, lang: str | None = None) -> str:
     return value[:MAX_TEXT_CHARS]
 
 
-def _entity(*types: str) -> Callable[[str, datetime | None, str | None], Any]:
+def _entity(*types: str, rivals: bool = False) -> Callable[[str, datetime | None, str | None], Any]:
+    """The first entity of ``types`` in the matched text. The rule's label named the kind, so other
+    kinds are not read as rivals for its span (``rivals=False``), except for numbers: a year or a
+    day inside a date is no count (``2024年6月15日`` holds no number)."""
     def norm(raw: str, ref: datetime | None, lang: str | None = None) -> Any:
-        for entity in find_entities(raw, reference_time=ref, lang=lang):
+        for entity in find_entities(raw, reference_time=ref, lang=lang, types=types, rivals=rivals):
             if entity.type in types:
                 return entity.value
         raise NormalizeError(f"no {' or '.join(types)} in {raw[:40]!r}")
@@ -80,12 +83,12 @@ NORMALIZERS: dict[str, Callable[[str, datetime | None, str | None], Any]] = {
     "money": _entity("money"),
     "amount": _amount,
     "percent": _entity("percent"),
-    "number": _entity("number", "percent"),
+    "number": _entity("number", "percent", rivals=True),
     "phone": _entity("phone"),
     "email": _entity("email"),
     "url": _entity("url"),
     "id_card": _entity("id_card"),
-    "order_id": _entity("order_id", "number"),
+    "order_id": _entity("order_id", "number", rivals=True),
 }
 _MONEY_SCHEMA = {"type": "object", "properties": {"amount": {"type": "string"},
                                                     "currency": {"type": ["string", "null"]}},

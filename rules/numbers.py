@@ -18,7 +18,7 @@ from functools import lru_cache
 from ._types import Entity, format_decimal
 from .regexes import alternation
 
-__all__ = ["CN_DIGITS", "CN_NUM_CHARS", "NUMBER_RE", "find_numbers", "find_ordinals", "parse_number"]
+__all__ = ["CN_DIGITS", "CN_NUM_CHARS", "DOT_GROUPED", "NUMBER_RE", "find_numbers", "find_ordinals", "parse_number"]
 
 DIGIT_VALUES = {
     "零": 0, "〇": 0, "○": 0, "洞": 0,
@@ -32,7 +32,10 @@ APPROX = "余多几幾"  # 十多万, 五百余万: the round part is the value
 POINT = "点點"
 CN_DIGITS = "零〇○一壹二贰貳两兩三叁參四肆五伍六陆陸七柒八捌九玖"
 CN_NUM_CHARS = CN_DIGITS + "十拾百佰千仟万萬亿億兆"
-_ARABIC = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+#: Thousands grouped by dots, as much of Europe writes them: two groups at least (``1.234.567``), so
+#: ``1.234`` stays a decimal.
+DOT_GROUPED = r"\d{1,3}(?:\.\d{3}){2,}(?![\d.])"
+_ARABIC = rf"{DOT_GROUPED}|\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCI = r"\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])"
 _CN = f"[{CN_NUM_CHARS}]"
 _UNITS = "十拾百佰千仟万萬亿億兆"
@@ -116,6 +119,8 @@ def _parse_fraction(s: str) -> Decimal | None:
 
 
 def _parse_unsigned(s: str) -> Decimal | None:
+    if re.fullmatch(DOT_GROUPED, s):
+        return Decimal(s.replace(".", ""))
     if re.fullmatch(_ARABIC, s):
         return Decimal(s.replace(",", ""))
     frac = ""
@@ -238,7 +243,7 @@ def find_ordinals(text: str, folded: str) -> Iterator[Entity]:
 _SIGNED = r"[-+]?\d+(?:\.\d+)?"
 POWER_RE = re.compile(rf"(?<![\w.^])(?P<b>{_SIGNED})\^(?P<e>[-+]{{0,2}}\d{{1,3}})(?![\d.])")
 FRACTION_RE = re.compile(
-    r"(?<![0-9A-Za-z./])(?:(?P<sign>(?<![\w-])-[ ]?)?(?P<w>\d{1,9})[ ]+)?(?P<n>\d{1,9})[ ]?/[ ]?(?P<d>\d{1,9})"
+    r"(?<![0-9A-Za-z./])(?P<sign>(?<![\w-])-[ ]?)?(?:(?P<w>\d{1,9})[ ]+)?(?P<n>\d{1,9})[ ]?/[ ]?(?P<d>\d{1,9})"
     r"(?![0-9A-Za-z./])"
 )
 #: Scientific notation written out: ``6.23x10^-4``, ``1.3 × 10^6``.
@@ -270,8 +275,8 @@ def find_number_forms(text: str, folded: str) -> Iterator[Entity]:
     if "/" in folded:
         for m in FRACTION_RE.finditer(folded):
             whole, den = m.group("w"), int(m.group("d"))
-            if den == 0 or not (whole or folded.startswith("的", m.end())):
-                continue
+            if den == 0 or not (whole or m.group("sign") or folded.startswith("的", m.end())):
+                continue  # a bare 12/1 may be a date; a signed -4/5 is not
             value = Decimal(int(whole or 0)) + Decimal(int(m.group("n"))) / Decimal(den)
             if m.group("sign"):
                 value = -value  # - 1 4/5

@@ -10,7 +10,7 @@ it is as often a pronoun ("which one") as a count, and the semantic cache compar
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
@@ -21,12 +21,13 @@ from ._types import Entity, format_decimal
 __all__ = ["SCALED_CHAIN_RE", "WordNumber", "find_word_number_entities", "find_word_numbers"]
 
 #: A word token; ``ninety - five`` / ``five - eighths`` (a hyphen spaced out) is one word as ``ninety-five``.
-_TOKEN = re.compile(r"[A-Za-z]+(?:[ ]?-[ ]?[A-Za-z]+)*|\d+(?:\.\d+)?|\S")
+_TOKEN = re.compile(r"[A-Za-z]+(?:[ ]?-[ ]?[A-Za-z]+)*|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\S")
 #: Cheap gate: the text has at least one English number word.
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
 _HAS_WORD = re.compile(
     r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty"
-    r"|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozens?|half|quarter|over)", re.I)
+    r"|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozens?|half|quarter|over"
+    r"|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|minus|negative|point)", re.I)
 _DENOMINATORS = {"half": 2, "halves": 2, "quarter": 4, "quarters": 4}
 _SIGN = {"negative", "minus"}
 
@@ -38,6 +39,8 @@ class WordNumber:
     start: int
     end: int
     value: Decimal
+    #: A ``one`` standing alone: kept only for readers that want it (``one dollar``), see ``lone_one``.
+    lone: bool = False
 
 
 class _Token:
@@ -70,7 +73,7 @@ _DOZEN = {"dozen", "dozens", "doz", "dozs"}
 _A = {"a", "an", "one"}
 #: Digits with a scale word or suffix: 2 million, 1.2b, 2.33 k, 10 bln, 2mil, 1,674,200.5 M.
 SCALED_RE = re.compile(
-    r"(?<![\w.,])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)[ ]?"
+    r"(?<![\w.,])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)[ ]?"
     r"(?P<s>(?i:hundred|thousand|million|billion|trillion|mil|mln|bln|bn|tln|crore|lakh)|[kKMB]|(?<=\d)b)(?![\w])"
 )
 _NO_SCALE = r"[\w.,]|[ ]+(?i:hundred|thousand|million|billion)"
@@ -81,6 +84,11 @@ SCALED_CHAIN_RE = re.compile(
     r"(?:[ ]+(?i:and[ ]+)?\d{1,3}(?!" + _NO_SCALE + r"))?"
     r"|[ ]+(?i:and)[ ]+\d{1,3}(?!" + _NO_SCALE + r"))"
 )
+#: Scale words a fraction after "and" is a part of (``two million and a half`` = 2,500,000, ``a dozen
+#: and a half`` = 18); after ``hundred`` it is a part of one (``one hundred and three and two thirds``).
+_BIG_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "dozen": 12, "dozens": 12}
+#: Words that open a number with ``a``/``an`` before them standing for one (``a million``, ``a hundred and ten``).
+_ARTICLE_SCALE = {"hundred", "thousand", "million", "billion", "trillion"}
 _CHAIN_PART = re.compile(r"(\d+)(?:[ ]+([a-z]+))?", re.IGNORECASE)
 _SCALE = {"hundred": 10**2, "thousand": 10**3, "k": 10**3, "million": 10**6, "mil": 10**6, "mln": 10**6,
           "m": 10**6, "billion": 10**9, "bln": 10**9, "bn": 10**9, "b": 10**9, "trillion": 10**12, "tln": 10**12,
@@ -99,9 +107,12 @@ def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
         if w in _DOZEN and t > 0 and words[t - 1] in ("a", "an") and t - 1 not in taken:
             out.append((t - 1, t, Decimal(1), False))  # a dozen: one dozen
             continue
+        if w == "trillion" and t not in taken and (t == 0 or words[t - 1] in ("a", "an")):
+            out.append((t, t + 1, Decimal(10**12), False))  # a trillion
+            continue
         if t not in taken and (w[0].isdigit() or w in ("half", "quarter", "halves", "quarters")):
             if w[0].isdigit():
-                out.append((t, t + 1, Decimal(w), False))
+                out.append((t, t + 1, Decimal(w.replace(",", "")), False))  # 1,234 (minus 1,234)
             else:  # a bare half / quarter: a denominator waiting for its numerator
                 out.append((t, t + 1, Decimal(_DENOMINATORS[w]), True))
     return sorted(out)
@@ -113,13 +124,16 @@ _DENOMINATOR_TAIL = re.compile(r"[ ]?-[ ]?(?:[a-z]+ths?|thirds?|halves|halfs?|qu
 _DIGIT_WORDS = {"zero", "nought", "naught", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight",
                 "nine"}
 _HYPHEN = re.compile(r"[ ]?-[ ]?")
+_LETTERS = re.compile(r"[A-Za-z]+")
 
 
 def _split_fraction_word(m: re.Match[str]) -> list[tuple[int, int]]:
     """``five-eighths`` is a numerator and a denominator (two tokens); ``twenty-one`` stays one;
     digits read one by one (``three-nought-four``) and a count joined to its unit (``one-yen``) are
     separate words."""
-    parts = [(p.start(), p.end()) for p in re.finditer(r"[A-Za-z]+", m.group())]
+    if "-" not in m.group():
+        return [m.span()]  # most tokens: nothing to split (the token pattern joins words only by a hyphen)
+    parts = [(p.start(), p.end()) for p in _LETTERS.finditer(m.group())]
     tail = _DENOMINATOR_TAIL.search(m.group())
     if len(parts) > 1 and tail is None:  # two-thirds is a fraction, not a count joined to its unit
         names = [m.group()[a:b].lower() for a, b in parts]
@@ -136,8 +150,9 @@ def _split_fraction_word(m: re.Match[str]) -> list[tuple[int, int]]:
     return [(m.start(), cut), (rest, m.end())]
 
 
-def _whole_and_numerator(words: list[str]) -> tuple[Decimal, Decimal] | None:
-    """``twenty and three`` before a plural ordinal → (20, 3): the ``and`` joins a whole and a fraction."""
+def _whole_and_numerator(words: list[str]) -> tuple[Decimal, Decimal, int] | None:
+    """``twenty and three`` before a plural ordinal → (20, 3, 1): the ``and`` joins a whole and a
+    fraction; ``two million and three`` → (2000000, 3, 1000000): a fraction of the scale that ends the whole."""
     if "and" not in words:
         return None
     cut = len(words) - 1 - words[::-1].index("and")
@@ -146,9 +161,27 @@ def _whole_and_numerator(words: list[str]) -> tuple[Decimal, Decimal] | None:
         return None
     if whole[0][1] - whole[0][0] != cut or numerator[0][1] - numerator[0][0] != len(words) - cut - 1:
         return None
-    if whole[0][2] >= 1000 or numerator[0][2] >= 20:
-        return None  # "two million and three fifths" reads otherwise; leave it to the plain reading
-    return whole[0][2], numerator[0][2]
+    unit = _BIG_SCALE.get(words[cut - 1], 1)
+    if (whole[0][2] >= 1000 and unit == 1) or numerator[0][2] >= 20:
+        return None  # "one thousand two hundred and three fifths": leave it to the plain reading
+    return whole[0][2], numerator[0][2], unit
+
+
+def _of_a_scale(words: list[str], j: int) -> bool:
+    """``of a million`` / ``of a dozen`` starts at ``j``: a fraction before it is a fraction of the scale."""
+    return words[j:j + 1] == ["of"] and words[j + 1:j + 2] in (["a"], ["an"]) and j + 2 < len(words) \
+        and words[j + 2] in _BIG_SCALE
+
+
+def _numerator_inside(words: list[str]) -> Decimal | None:
+    """``ninety-five hundred fifths`` read as one ordinal (9505th) → 9500 / 5: the cardinal before the
+    plural ordinal word is its numerator."""
+    numerator, denominator = _cardinals(words[:-1]), _cardinals(words[-1:])
+    if len(numerator) != 1 or numerator[0][:2] != (0, len(words) - 1) or numerator[0][3]:
+        return None
+    if len(denominator) != 1 or not denominator[0][3] or not denominator[0][2]:
+        return None
+    return numerator[0][2] / denominator[0][2]
 
 
 def _chain_value(text: str) -> Decimal | None:
@@ -192,22 +225,32 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
                 a, _, num = merged.pop()  # two thirds, one eighth
                 split = _whole_and_numerator(words[a:i])
                 if split is not None:  # twenty and three fifths: 20 + 3/5, not 23/5
-                    i, value = a, split[0] + split[1] / value
+                    i, value = a, split[0] + split[2] * split[1] / value
                 else:
                     i, value = a, num / value
             elif i > 0 and words[i - 1] in ("a", "an") and value:
                 i, value = i - 1, 1 / value  # a third, a half
+            elif j - i >= 2 and words[j - 1].endswith("s") and (split_ordinal := _numerator_inside(words[i:j])):
+                value = split_ordinal  # ninety - five hundred fifths: 9500 / 5, not a lone 9505th
             elif words[i] in ("half", "quarter") and j < len(words) and words[j] in _SCALE:
                 pass  # half million: the scale word below takes it
+            elif words[i] in ("half", "quarter") and _of_a_scale(words, j):
+                value = 1 / value  # half of a million: "of a million" below scales it
             elif words[i] in ("half", "quarter") and words[j:j + 1] in (["a"], ["an"]) and j + 1 < len(words) \
-                    and words[j + 1] in _SCALE:
+                    and (words[j + 1] in _SCALE or words[j + 1] in _DOZEN):
                 j += 1  # half a million: a half of the scale word below
                 while k < len(items) and items[k][0] < j + 1:
                     k += 1  # "a million" read on its own is inside this one
             else:
                 continue
-            if words[i] in ("half", "quarter") and j < len(words) and words[j] in _SCALE:
-                value, j = Decimal(1) / value * _SCALE[words[j]], j + 1
+            after_and = i > 0 and words[i - 1] == "and" and bool(merged) and merged[-1][1] == i - 1
+            if (words[i] in ("half", "quarter") or (words[j - 1] in ("half", "quarter") and not after_and)) \
+                    and j < len(words) and (words[j] in _SCALE or words[j] in _DOZEN):  # not "one and a half million"
+                share = Decimal(1) / value if words[i] in ("half", "quarter") else value  # "a quarter": 1/4 already
+                value, j = share * _SCALE.get(words[j], 12), j + 1  # half a million, a quarter million, half a dozen
+        if not ordinal and i > 0 and words[i - 1] == "point" and value == int(value) and j - i == 1 \
+                and not (merged and merged[-1][1] == i - 1):
+            i, value = i - 1, Decimal("0." + str(int(value)))  # point five: a decimal with no whole part
         nxt = items[k] if k < len(items) else None
         if nxt is not None and j < len(words) and words[j] == "point" and nxt[0] == j + 1 and value == int(value) \
                 and not nxt[3] and nxt[1] - nxt[0] == 1:
@@ -232,21 +275,39 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
                 k += 1
         if j < len(words) and words[j] in _DOZEN:
             value, j = value * 12, j + 1
+        if 0 < value < 1 and _of_a_scale(words, j):
+            value, j = value * _BIG_SCALE[words[j + 2]], j + 3  # a quarter of a million, two-thirds of a billion
+            while k < len(items) and items[k][0] < j:
+                k += 1  # "a million" read on its own is inside this one
         if merged and merged[-1][1] + 1 == i and words[i - 1] == "and" and 0 < value < 1:
-            a, _, whole = merged.pop()  # 103 and two thirds, one and a half
-            i, value = a, whole + value
-        if i > 0 and words[i - 1] in _SIGN:
-            i, value = i - 1, -value
+            a, end, whole = merged.pop()  # 103 and two thirds, one and a half
+            i, value = a, whole + value * _BIG_SCALE.get(words[end - 1], 1)  # two million and a half
+            if j < len(words) and words[j] in _BIG_SCALE and whole < 1000:
+                value, j = value * _BIG_SCALE[words[j]], j + 1  # one and a half million
+                while k < len(items) and items[k][0] < j:
+                    k += 1  # the scale word read on its own is inside this one
+        if i > 0 and words[i - 1] in _SIGN and not (merged and merged[-1][1] == i - 1) \
+                and not (i > 1 and words[i - 2][0].isdigit()):
+            i, value = i - 1, -value  # minus five, negative 3.5 (not "10 minus 3": a difference)
+        elif i > 0 and words[i - 1] in ("a", "an") and words[i] in _ARTICLE_SCALE:
+            i -= 1  # a million, a hundred and ten: the article is the count
         merged.append((i, j, value))
     for i, j, value in merged:
-        if j - i == 1 and ((words[i] == "one" and not lone_one) or words[i][0].isdigit()):
-            continue  # a lone "one" is as often a pronoun; lone digits are find_numbers' own
-        out.append(WordNumber(spans[i][0], spans[j - 1][1], value))
+        if j - i == 1 and words[i][0].isdigit():
+            continue  # lone digits are find_numbers' own
+        lone = j - i == 1 and words[i] == "one"  # as often a pronoun as a count
+        if lone and not lone_one:
+            continue
+        out.append(WordNumber(spans[i][0], spans[j - 1][1], value, lone))
     return sorted(out, key=lambda w: w.start)
 
 
-def find_word_number_entities(text: str, folded: str) -> Iterator[Entity]:
-    """:func:`find_word_numbers` as ``number`` entities (rounded to 15 places: ``two thirds``)."""
-    for w in find_word_numbers(folded):
+def find_word_number_entities(text: str, folded: str,
+                              words: Sequence[WordNumber] | None = None) -> Iterator[Entity]:
+    """:func:`find_word_numbers` as ``number`` entities (rounded to 15 places: ``two thirds``), a lone
+    ``one`` left out. ``words``: the text's word numbers when the caller has read them already."""
+    for w in find_word_numbers(folded) if words is None else words:
+        if w.lone:
+            continue
         value = w.value.quantize(Decimal("1e-15")).normalize() if w.value != int(w.value) else w.value
         yield Entity("number", text[w.start:w.end], w.start, w.end, format_decimal(value))

@@ -8,12 +8,12 @@ The value is the percent number as a decimal string: ``15%`` → ``"15"``, ``千
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
 
 from ._types import Entity, format_decimal
 from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, parse_number
-from .numbers_en import find_word_numbers
+from .numbers_en import WordNumber, find_word_numbers
 
 __all__ = ["find_percent", "find_word_percent"]
 
@@ -29,8 +29,8 @@ _FRACTION: dict[str, Decimal] = {
 PERCENT_RE = re.compile(
     rf"(?=[-+负負.0-9{CN_NUM_CHARS}对半])(?P<neg>[负負-])?(?P<of>百万|百萬|万万|萬萬|[百佰千仟万萬]){_SP}分{_SP}之{_SP}(?P<n1>{_N}|百)"
     rf"|(?P<n2>{_N}){_SP}(?:%|[个個]{_SP}百{_SP}分{_SP}[点點]"
-    r"|[ ]?(?:percentage[ ]points?|percentage|percents?|per[ ]?cent(?:um)?|pct"
-    r"|(?P<bp>basis[ ]points?|(?<![A-Za-z])bps))\b)"
+    r"|[ ]?(?:percentage[ ]points?|percentage|percents?|per[ -]?cent(?:um|s)?|pct|pc(?![ ]?(?:set|pack|kit|box|lot)\b)"
+    r"|(?P<bp>basis[ ]points?|(?<![A-Za-z])bps?))\b|[ ]?p\.c\.)"
     rf"|(?P<half>对折|半成)"
     rf"|(?P<n3>(?<![0-9{CN_DIGITS}十点點.])[0-9{CN_DIGITS}十](?:[ ]{{0,3}}[0-9{CN_DIGITS}点點.]){{0,6}})"
     rf"{_SP}(?P<unit>[折成])(?P<tail>{_SP}[{CN_DIGITS}])?"
@@ -84,26 +84,39 @@ def _rate(num: str, unit: str, tail: str) -> Decimal | None:
     return value if 0 < value <= 100 else None
 
 
-_WORD_PERCENT = re.compile(r"[ ]?(?:percentage[ ]points?|percentages?|percents?|per[ ]?cent(?:um)?|pct)\b",
+_WORD_PERCENT = re.compile(r"[ ]?(?:(?:of[ ]+)?an?[ ]+(?=per|pct))?"  # three quarters of a percent
+                           r"(?:percentage[ ]points?|percentages?|percents?|per[ -]?cent(?:um|s)?|pct)\b",
+                           re.IGNORECASE)
+#: Half of one percent, which no number word reads alone: ``half a percent``, ``half of a per cent``.
+_HALF_PERCENT = re.compile(r"\bhalf[ ]+(?:of[ ]+)?an?[ ]+(?:percentage[ ]point|percent|per[ -]?cent|pct)\b",
                            re.IGNORECASE)
 
 
-_PERCENT_OF = re.compile(r"\b(?:percentages?|percents?|per[ ]cent)[ ]+of[ ]+", re.IGNORECASE)
+_PERCENT_OF = re.compile(r"\b(?:percentages?|percents?|per[ ]cents?)[ ]+of[ ]+", re.IGNORECASE)
 _DIGITS = re.compile(r"\d+(?:\.\d+)?(?![\d.])")
 
 
-def find_word_percent(text: str, folded: str) -> Iterator[Entity]:
+def find_word_percent(text: str, folded: str, words: Sequence[WordNumber] | None = None) -> Iterator[Entity]:
     """``fifteen percent``, ``minus five percent``, ``one hundred percents`` (English number words), and
-    the rate named first: ``percent of 10``, ``a percentage of twelve``."""
+    the rate named first: ``percent of 10``, ``a percentage of twelve``.
+
+    ``words``: the text's word numbers when the caller has read them already.
+    """
     if "per" not in folded.lower() and "pct" not in folded.lower():
         return
-    words = find_word_numbers(folded)
+    if words is None:
+        words = find_word_numbers(folded, lone_one=True)  # "one percent": no pronoun before "percent"
     for w in words:
         m = _WORD_PERCENT.match(folded, w.end)
-        if m is not None:
+        if m is not None and (w.value < 1 or not m.group().lstrip().startswith(("of", "a"))):
             yield Entity("percent", text[w.start:m.end()], w.start, m.end(), format_decimal(w.value))
-    by_start = {w.start: w for w in words}
+    for h in _HALF_PERCENT.finditer(folded):
+        yield Entity("percent", text[h.start():h.end()], h.start(), h.end(), "0.5")
+    by_start = {w.start: w for w in words if not w.lone}
+    counts_before = {w.end for w in words} | {d.end() for d in _DIGITS.finditer(folded)}
     for m in _PERCENT_OF.finditer(folded):
+        if m.start() - 1 in counts_before or m.start() in counts_before:
+            continue  # "2 percent of 2024": the rate is the 2, the 2024 is what it is a rate of
         rate = by_start.get(m.end())
         d = _DIGITS.match(folded, m.end())
         end, value = (rate.end, rate.value) if rate is not None else (d.end(), Decimal(d.group())) if d else (0, None)
