@@ -68,7 +68,7 @@ class RequestCounter:
         finally:
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
-            self.metrics.requests.labels(method=scope.get("method", ""), route=template, status=str(status)).inc()
+            self.metrics.count_request(scope.get("method", ""), template, status)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
