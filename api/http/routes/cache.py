@@ -2,8 +2,8 @@
 
 Thin on purpose: every check and decision lives in :class:`lastline.cache.SemanticCache`; this
 module maps JSON to its calls, the tenant from the API key, and its errors to ``{error, detail}``.
-The cache call runs in FastAPI's thread pool (sync endpoints), so one slow encode never blocks
-the event loop.
+The cache call runs in a thread (FastAPI's pool for sync endpoints; the lookup, the hot path, in
+the loop's executor: ``http/threads.py``), so one slow encode never blocks the event loop.
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ from lastline import InvalidInput, NotFound
 from lastline.cache import Language, LookupResult, Mode
 
 from ...ladder.ladder import Context, ThresholdOverride
+from ...ladder.runtime import Runtime
 from ...ladder.text_limits import check_text_lengths
 from ..deps import RuntimeDep, StrictBody, TenantDep
+from ..threads import in_thread
 
 __all__ = ["router"]
 
@@ -93,8 +95,12 @@ def put_entry(body: EntryIn, runtime: RuntimeDep, tenant: TenantDep) -> EntryCre
 
 
 @router.post("/lookup", response_model=LookupResult, responses=_ERRORS)
-def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> Response:
+async def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> Response:
     """Exact → fuzzy → semantic, slot guard and age check; a miss says why in ``reason``."""
+    return await in_thread(_lookup, body, runtime, tenant)
+
+
+def _lookup(body: LookupIn, runtime: Runtime, tenant: str) -> Response:
     check_text_lengths(runtime.settings, prompt=body.prompt)
     started = time.perf_counter()
     res = runtime.cache.lookup(body.prompt, tenant=tenant, context=body.context, mode=body.mode,
