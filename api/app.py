@@ -12,6 +12,7 @@ start-up, before ``/readyz`` says yes.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -31,6 +32,7 @@ from .http.routes import fallback as routes_fallback
 from .http.routes import kb as routes_kb
 from .http.routes import ops as routes_ops
 from .http.routes import rules as routes_rules
+from .http.threads import install_executor
 from .ladder.metrics import Metrics
 from .ladder.runtime import Runtime
 from .openai_compat import routes as routes_openai
@@ -68,7 +70,7 @@ class RequestCounter:
         finally:
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
-            self.metrics.requests.labels(method=scope.get("method", ""), route=template, status=str(status)).inc()
+            self.metrics.count_request(scope.get("method", ""), template, status)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -83,13 +85,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Every admitted request gets a thread at once: the pool is as large as all bulkheads together
         # (plus room for the probes), so nothing queues between the door and the work.
+        threads = sum(b.limit for b in bulkheads.values()) + 8
         limiter = anyio.to_thread.current_default_thread_limiter()
-        limiter.total_tokens = max(limiter.total_tokens, sum(b.limit for b in bulkheads.values()) + 8)
+        limiter.total_tokens = max(limiter.total_tokens, threads)
+        executor = install_executor(asyncio.get_running_loop(), threads)  # the lookup's hop (http/threads.py)
         await run_in_threadpool(runtime.build)
         runtime.kb.start_background()  # fills the KB's slower vector spaces; resumes after a restart
         drain_on_sigterm(app.state, bulkheads)
         app.state.ready = True
         yield
+        executor.shutdown(wait=True)
         runtime.close()
 
     app = FastAPI(

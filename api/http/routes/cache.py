@@ -2,8 +2,8 @@
 
 Thin on purpose: every check and decision lives in :class:`lastline.cache.SemanticCache`; this
 module maps JSON to its calls, the tenant from the API key, and its errors to ``{error, detail}``.
-The cache call runs in FastAPI's thread pool (sync endpoints), so one slow encode never blocks
-the event loop.
+The cache call runs in a thread (FastAPI's pool for sync endpoints; the lookup, the hot path, in
+the loop's executor: ``http/threads.py``), so one slow encode never blocks the event loop.
 """
 
 from __future__ import annotations
@@ -13,14 +13,16 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, status
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 
 from lastline import InvalidInput, NotFound
 from lastline.cache import Language, LookupResult, Mode
 
 from ...ladder.ladder import Context, ThresholdOverride
+from ...ladder.runtime import Runtime
 from ...ladder.text_limits import check_text_lengths
 from ..deps import RuntimeDep, StrictBody, TenantDep
+from ..threads import in_thread
 
 __all__ = ["router"]
 
@@ -32,6 +34,14 @@ _ERRORS: dict[int | str, dict[str, str]] = {
     413: {"description": "Prompt or body too large."},
     422: {"description": "invalid_input: a field is wrong (empty prompt, bad TTL, threshold outside [0, 1])."},
 }
+
+
+#: The lookup's answer rendered to JSON here, not by FastAPI: from a sync endpoint FastAPI validates
+#: the returned value against ``response_model`` again in a second thread-pool hop before it
+#: serializes it — a wake-up, a GIL hand-over and a validation of an object this module just built.
+#: The same adapter FastAPI would use, with its ``by_alias``, so the bytes are the same;
+#: ``response_model`` still documents the shape.
+_LOOKUP_JSON = TypeAdapter(LookupResult)
 
 
 class EntryIn(StrictBody):
@@ -85,15 +95,19 @@ def put_entry(body: EntryIn, runtime: RuntimeDep, tenant: TenantDep) -> EntryCre
 
 
 @router.post("/lookup", response_model=LookupResult, responses=_ERRORS)
-def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> LookupResult:
+async def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> Response:
     """Exact → fuzzy → semantic, slot guard and age check; a miss says why in ``reason``."""
+    return await in_thread(_lookup, body, runtime, tenant)
+
+
+def _lookup(body: LookupIn, runtime: Runtime, tenant: str) -> Response:
     check_text_lengths(runtime.settings, prompt=body.prompt)
     started = time.perf_counter()
     res = runtime.cache.lookup(body.prompt, tenant=tenant, context=body.context, mode=body.mode,
                                threshold=body.threshold, exact_only=body.exact_only)
     runtime.metrics.count_lookup(hit=res.hit, layer=res.layer, exact_only=body.exact_only,
                                  duration_s=time.perf_counter() - started, endpoint="cache")
-    return res
+    return Response(_LOOKUP_JSON.dump_json(res, by_alias=True), media_type="application/json")
 
 
 @router.get("/entries/{entry_id}", responses={404: {"description": "No such entry for this tenant."}})
