@@ -7,7 +7,7 @@ import lastline.kb
 
 def test_kb_public_names() -> None:
     assert lastline.kb.__all__ == [
-        "DEFAULT_K", "DEFAULT_SEGMENTER", "MAX_K", "MAX_QUERY_CHARS", "PARSERS", "SEGMENTERS", "Chunk",
+        "COPIED_TABLES", "DEFAULT_K", "DEFAULT_SEGMENTER", "MAX_K", "MAX_QUERY_CHARS", "PARSERS", "SEGMENTERS", "Chunk",
         "DocumentStore", "Filters", "IngestReport",
         "KBConfig", "KBStore", "KeywordIndex", "KnowledgeBase", "Mode", "ParseError", "ParsedDocument",
         "PostgresKBStore", "Rankings", "SQLiteKBStore", "SearchResult", "Section", "VectorIndex", "chunk_document",
