@@ -282,7 +282,7 @@ class SemanticCache:
         norm, _ = v.check_prompt(prompt, self.config.max_prompt_chars)
         key = (tenant, context_hash(v.check_context(context)))
         self.sync()
-        if not self.neighbours.partition_size(key):
+        if self.neighbours.is_empty(key):
             return None, None
         hits = self.neighbours.search(key, self.embedder.encode([norm])[0], self.config.knn_k)
         rows = self.store.by_seqs(tenant, key[1], [s for s, _ in hits])

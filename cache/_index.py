@@ -303,10 +303,10 @@ class VectorIndex:
         with self.lock:
             return {seq for seq in seqs if seq not in self._where}
 
-    def partition_size(self, key: PartitionKey) -> int:
+    def is_empty(self, key: PartitionKey) -> bool:
         with self.lock:
             part = self._parts.get(key)
-            return len(part) if part else 0
+            return not part
 
     def kind(self, key: PartitionKey) -> str | None:
         with self.lock:

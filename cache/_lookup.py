@@ -116,7 +116,7 @@ class LookupPath:
                 return found, None
 
         # 3. semantic kNN in the partition (plus fuzzy among the neighbours when it is too big to scan)
-        if not self.index.partition_size(key):
+        if self.index.is_empty(key):
             trace.empty = row is None
             return _stale(trace), None
         vector = self.embedder.encode([q.norm])[0]

@@ -44,7 +44,9 @@ class Neighbours(Protocol):
         """The partition's normalized prompts when small enough to scan, else None."""
         ...
 
-    def partition_size(self, key: PartitionKey) -> int: ...
+    def is_empty(self, key: PartitionKey) -> bool:
+        """True when the partition holds no vector: the lookup then skips embedding the prompt."""
+        ...
 
     def search(self, key: PartitionKey, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         """Up to ``k`` (seq, cosine), best first (the hits of :meth:`nearest`)."""
@@ -62,7 +64,7 @@ class Neighbours(Protocol):
 class VectorSearchStore(Protocol):
     """A store that searches its own vectors (the PostgreSQL cache store)."""
 
-    def partition_size(self, tenant: str, ctx: str, model_id: str, cap: int | None = None) -> int: ...
+    def has_vectors(self, tenant: str, ctx: str, model_id: str) -> bool: ...
 
     def partition_prompts(self, tenant: str, ctx: str, model_id: str, limit: int) -> dict[int, str] | None: ...
 
@@ -88,8 +90,8 @@ class StoreNeighbours:
     def fuzzy_choices(self, key: PartitionKey) -> dict[int, str] | None:
         return self.store.partition_prompts(key[0], key[1], self.model_id, self.fuzzy_scan_limit)
 
-    def partition_size(self, key: PartitionKey) -> int:
-        return self.store.partition_size(key[0], key[1], self.model_id)
+    def is_empty(self, key: PartitionKey) -> bool:
+        return not self.store.has_vectors(key[0], key[1], self.model_id)
 
     def search(self, key: PartitionKey, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         return self.store.nearest(key[0], key[1], self.model_id, query, k, exact_scan_limit=self.exact_scan_limit,

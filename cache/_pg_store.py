@@ -310,6 +310,22 @@ class PostgresCacheStore:
             last = int(rows[-1][0])
             yield [VectorRow(int(r[0]), r[1], r[2], r[3], _blob(r[4])) for r in rows]
 
+    def vector_seqs(self, model_id: str, limit: int, *, after: int, upto: int) -> list[int]:
+        with self.storage.maintenance() as conn:
+            return [int(r[0]) for r in conn.execute(
+                "SELECT seq FROM cache_entries WHERE model_id = %s AND embedding IS NOT NULL AND seq > %s"
+                " AND seq <= %s ORDER BY seq LIMIT %s", (model_id, after, upto, limit))]
+
+    def vectors_at(self, model_id: str, seqs: Sequence[int]) -> list[VectorRow]:
+        if not seqs:
+            return []
+        with self.storage.maintenance() as conn:
+            rows = conn.execute(
+                "SELECT seq, tenant, context_hash, prompt_norm, embedding FROM cache_entries"
+                " WHERE model_id = %s AND embedding IS NOT NULL AND seq = ANY(%s) ORDER BY seq",
+                (model_id, [int(s) for s in seqs]), binary=True).fetchall()
+        return [VectorRow(int(r[0]), r[1], r[2], r[3], _blob(r[4])) for r in rows]
+
     def foreign_model_rows(self, model_id: str, limit: int) -> list[tuple[int, str]]:
         with self.storage.maintenance() as conn:
             return [(int(r[0]), r[1]) for r in conn.execute(
@@ -345,12 +361,15 @@ class PostgresCacheStore:
                                       [(k, int(s)) for s, k in keys])
 
     # -- kNN in the database (CacheConfig.vector_index = "store") ------------------------------
-    def partition_size(self, tenant: str, ctx: str, model_id: str, cap: int | None = None) -> int:
-        """Vector entries of the model in the partition (counted up to ``cap`` when given)."""
-        limit = pgsql.SQL("") if cap is None else pgsql.SQL(" LIMIT {}").format(pgsql.Literal(int(cap)))
-        query = pgsql.SQL("SELECT count(*) FROM (SELECT 1 FROM cache_entries WHERE tenant = %s AND context_hash = %s"
-                          " AND model_id = %s AND embedding IS NOT NULL{}) AS part").format(limit)
-        return int(self.storage.query(query.as_string(None), (tenant, ctx, model_id), tenant=tenant)[0][0])
+    def has_vectors(self, tenant: str, ctx: str, model_id: str) -> bool:
+        """Whether the partition holds any vector of the model (stops at the first row it finds).
+
+        Every semantic lookup asks this; an uncapped ``count(*)`` cost ≈17 ms at 10k entries.
+        """
+        rows = self.storage.query(
+            "SELECT EXISTS (SELECT 1 FROM cache_entries WHERE tenant = %s AND context_hash = %s"
+            " AND model_id = %s AND embedding IS NOT NULL)", (tenant, ctx, model_id), tenant=tenant)
+        return bool(rows[0][0])
 
     def partition_prompts(self, tenant: str, ctx: str, model_id: str, limit: int) -> dict[int, str] | None:
         """The partition's normalized prompts when it holds at most ``limit`` vectors, else None."""

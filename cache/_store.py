@@ -171,6 +171,21 @@ class SQLiteCacheStore:
             last = rows[-1][0]
             yield [VectorRow(*row) for row in rows]
 
+    def vector_seqs(self, model_id: str, limit: int, *, after: int, upto: int) -> list[int]:
+        return [int(r[0]) for r in self.storage.query(
+            "SELECT seq FROM cache_entries WHERE model_id = ? AND vector IS NOT NULL AND seq > ? AND seq <= ?"
+            " ORDER BY seq LIMIT ?", (model_id, after, upto, limit))]
+
+    def vectors_at(self, model_id: str, seqs: Sequence[int]) -> list[VectorRow]:
+        if not seqs:
+            return []
+        marks = ",".join("?" * len(seqs))
+        rows = self.storage.query(  # on the primary key, as in by_seqs
+            "SELECT seq, tenant, context_hash, prompt_norm, vector FROM cache_entries"
+            f" WHERE seq IN ({marks}) AND +model_id = ? AND vector IS NOT NULL ORDER BY seq",
+            (*(int(s) for s in seqs), model_id))
+        return [VectorRow(*row) for row in rows]
+
     def foreign_model_rows(self, model_id: str, limit: int) -> list[tuple[int, str]]:
         """Entries embedded by another model (to re-embed with this one; never mixed)."""
         return [(r[0], r[1]) for r in self.storage.query(

@@ -67,6 +67,18 @@ class CacheStore(Protocol):
         """Vectors of one model with ``after < seq ≤ upto``, in seq order, in batches."""
         ...
 
+    def vector_seqs(self, model_id: str, limit: int, *, after: int, upto: int) -> list[int]:
+        """Seqs of the model's vectors with ``after < seq ≤ upto``, in seq order, at most ``limit``.
+
+        Lets a catch-up skip the rows its index already holds (its own writes) without reading
+        their vectors.
+        """
+        ...
+
+    def vectors_at(self, model_id: str, seqs: Sequence[int]) -> list[VectorRow]:
+        """The model's vector rows among ``seqs`` (all tenants), in seq order; gone ones left out."""
+        ...
+
     def foreign_model_rows(self, model_id: str, limit: int) -> list[tuple[int, str]]:
         """(seq, prompt) of entries embedded by another model (to re-embed; never mixed)."""
         ...

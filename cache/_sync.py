@@ -17,9 +17,10 @@ How, cheapest first:
 2. one read of two counters (≈4 µs) — ``cache_seq.next`` (the last seq handed out) and the head of the
    deletion log — says whether entries changed at all. Unchanged: done, remember the version.
 3. Otherwise catch up, under the cache's write lock (never holding SQLite's): drop the seqs the
-   trigger-written ``cache_deletions`` log lists past our deletion watermark, then add rows of our
-   model with seq past our insert watermark that are not live here yet (our own writes are), at
-   most ``CATCH_UP_ROWS`` per call so that no single lookup pays for a bulk import elsewhere.
+   trigger-written ``cache_deletions`` log lists past our deletion watermark, then read the seqs of
+   our model past our insert watermark and the vectors of only those not live here yet (our own
+   writes are), at most ``CATCH_UP_ROWS`` per call so that no single lookup pays for a bulk import
+   elsewhere — nor re-reads a bulk put of its own.
 
 Without a change token (PostgreSQL: replicas on other machines share no file to watch), step 1 is
 skipped and step 2 runs at most every ``poll_s`` seconds (``CacheConfig.replica_sync_s``): the
@@ -49,10 +50,13 @@ from ._index import VectorIndex
 from ._rows import SyncState, VectorRow
 from ._store_api import CacheStore
 
-__all__ = ["CATCH_UP_ROWS", "IndexSync", "SyncReport", "SyncState", "add_rows"]
+__all__ = ["CATCH_UP_ROWS", "CATCH_UP_SEQS", "IndexSync", "SyncReport", "SyncState", "add_rows"]
 
 #: Inserts one catch-up adds at most: ≈20 ms into flat partitions, ≈1 s into a large HNSW one.
 CATCH_UP_ROWS = 2_000
+#: Seqs one catch-up reads at most. Only the seqs missing from the index have their vectors read,
+#: so a process that bulk-put 100k entries itself passes over them in two lookups, reading no vector.
+CATCH_UP_SEQS = 50_000
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,7 @@ class IndexSync:
         self._local = threading.local()  # per thread: (data_version, total_changes) at its last check
         self._synced = SyncState(-1, -1, 0)  # watermarks: (last seq, log head) the index reflects
         self.max_rows = CATCH_UP_ROWS
+        self.max_seqs = CATCH_UP_SEQS
         #: Without a change token (PostgreSQL), the counters are read at most this often.
         self.poll_s = poll_s
         self._next_poll = 0.0  # monotonic time of the next counter read (no change token)
@@ -164,12 +169,14 @@ class IndexSync:
             removed = index.remove(self.store.deleted_seqs(synced.log_head, state.log_head))
         added, upto = 0, state.last_seq
         if state.last_seq > synced.last_seq:
-            batch = next(iter(self.store.vectors(self.model_id, self.max_rows, after=synced.last_seq,
-                                                 upto=state.last_seq)), [])
-            fresh = index.missing(r.seq for r in batch)
-            added = add_rows(index, (r for r in batch if r.seq in fresh))
-            if len(batch) == self.max_rows:
-                upto = batch[-1].seq  # every seq up to here is read; the rest at the next check
+            seqs = self.store.vector_seqs(self.model_id, self.max_seqs, after=synced.last_seq, upto=state.last_seq)
+            fresh = sorted(index.missing(seqs))
+            if len(fresh) > self.max_rows:
+                fresh = fresh[:self.max_rows]
+                upto = fresh[-1]  # every seq up to here is in the index now; the rest at the next check
+            elif len(seqs) == self.max_seqs:
+                upto = seqs[-1]
+            added = add_rows(index, self.store.vectors_at(self.model_id, fresh))
         self._synced = SyncState(upto, state.log_head, state.pruned_through)
         return SyncReport(added=added, removed=removed, pending=upto < state.last_seq)
 

@@ -305,6 +305,19 @@ def test_a_lookup_does_not_wait_for_a_running_rebuild_and_catches_up_after_it(
     assert b.cache.lookup(KEEPER_PARA, threshold=0.8).entry_id == entry
 
 
+def test_a_catch_up_passes_over_its_own_bulk_put_and_adds_only_the_other_writers_rows(
+        pair: tuple[Instance, Instance]) -> None:
+    a, b = pair
+    b.cache._sync.max_rows = 8  # fewer than b's own rows: reading them would take several calls
+    b.cache.put_many([{"prompt": f"How do I {t}?", "response": t} for t in TOPICS[:10]])
+    a.cache.put_many([{"prompt": f"How can I {t}?", "response": t} for t in TOPICS[:5]])
+    b.cache.put_many([{"prompt": f"Where can I {t}?", "response": t} for t in TOPICS[10:]])
+    report = b.cache.sync()
+    assert (report.added, report.pending) == (5, False)  # a's five, in one call, past b's own twenty
+    assert _index_seqs(b.cache) == _vector_seqs(b.cache)
+    assert b.cache.sync() == SyncReport()
+
+
 def test_a_bulk_import_elsewhere_is_caught_up_over_several_lookups(pair: tuple[Instance, Instance]) -> None:
     a, b = pair
     b.cache._sync.max_rows = 8
