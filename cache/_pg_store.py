@@ -128,7 +128,7 @@ class PostgresCacheStore:
                                       (hnsw_index_name(model_id, dim),)).fetchone()
                 if not exists:
                     conn.execute("SELECT pg_advisory_xact_lock(%s)", (_INDEX_LOCK,))
-                    build_index_in_memory(conn, hnsw_index_ddl(model_id, dim))
+                    build_index_in_memory(conn, hnsw_index_ddl(model_id, dim), "cache_entries")
             self._indexed.add(key)
 
     def build_vector_indexes(self) -> list[tuple[str, int]]:

@@ -241,7 +241,7 @@ class PostgresVectorIndex:
             if self._model(conn) is None or _relation_exists(conn, index):
                 return False
             build_index_in_memory(conn, pgsql.SQL("CREATE INDEX {} ON {} USING hnsw (embedding vector_cosine_ops)")
-                                  .format(pgsql.Identifier(index), self.table))
+                                  .format(pgsql.Identifier(index), self.table), self.table)
         return True
 
     def drop(self) -> None:

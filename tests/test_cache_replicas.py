@@ -152,6 +152,22 @@ def test_only_a_replica_searching_in_the_database_builds_the_models_hnsw_index(
     assert hit.layer == "semantic" and hit.entry_id == faiss.lookup("Do you ship to Norway?").entry_id
 
 
+def test_building_the_hnsw_index_after_a_bulk_load_leaves_the_planner_knowing_the_rows(
+        storage: PostgresStorage, embedder: Embedder) -> None:
+    """Statistics of an empty table make the planner sort the partition instead of walking the graph."""
+    loader = SemanticCache(storage, embedder)
+    loader.put_many([{"prompt": q, "response": f"answer {i}"} for i, q in enumerate(QUESTIONS)])
+    def known_and_stored() -> tuple[float, int]:
+        with storage.maintenance() as conn:  # the owner: every tenant's rows
+            return (conn.execute("SELECT reltuples FROM pg_class WHERE relname = 'cache_entries'").fetchone()[0],
+                    conn.execute("SELECT count(*) FROM cache_entries").fetchone()[0])
+
+    known, stored = known_and_stored()
+    assert stored == len(QUESTIONS) and known < stored  # never analyzed (-1): autovacuum's job, up to a minute on
+    SemanticCache(storage, embedder, CacheConfig(vector_index="store"))
+    assert known_and_stored() == (stored, stored)
+
+
 def test_a_hits_bookkeeping_leaves_the_entrys_vector_row_and_its_hnsw_graph_untouched(
         storage: PostgresStorage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder, CacheConfig(vector_index="store"))

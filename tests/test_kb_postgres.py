@@ -194,7 +194,14 @@ def test_writes_keep_no_hnsw_graph_search_is_exact_until_a_serving_start_builds_
     exact = _exact_top(index, vector, "t", rowids, 10)
     assert [r.rowid for r in index.search(vector, tenant="t", filters=Filters(), limit=10)] == exact
     serving = KnowledgeBase(open_storage(app, owner_url=owner), embedder)
+    def rows_known() -> float:  # the planner's row count of the space's table
+        with storage.maintenance() as conn:
+            return float(conn.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass",
+                                      (PRIMARY.table,)).fetchone()[0])
+
+    assert rows_known() < 0  # never analyzed: autovacuum's job, up to a minute after the load
     assert serving.build_search_indexes() == ["vector"]
+    assert rows_known() == len(rowids) + 1  # analyzed with the build: the planner walks the graph at once
     assert index.has_search_index() and serving.build_search_indexes() == []  # once
     assert [r.rowid for r in index.search(vector, tenant="t", filters=Filters(), limit=10)] == exact
     loader.add_document(tenant="t", title="Late", text="A late parcel note: ships in one hour.", doc_id="late")
