@@ -129,9 +129,14 @@ _PATTERNS = [
             r"(?P<dir>from|after|before)\s+(?P<base>today|tomorrow|yesterday|now)\b"),
     ("cent", r"\b(?:the\s+)?(?P<c>[1-9]|1\d|2[01])(?:st|nd|rd|th)\s+century\b"),
     ("cy", r"\b(?:cy|calendar\s+year)\s?(?P<y>(?:1[6-9]|20)\d{2}|\d{2})\b(?![\d/:.-])"),
-    ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s"
-            r"|(?<=the\s)(?:(?P<cw>nineteen|eighteen)[ -]?)?'?(?P<word>twenties|thirties|forties|fifties|sixties"
+    ("dec", r"\b(?:the\s+)?(?:(?P<mod>early|mid|late)[\s-]+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s"
+            r"|(?<=the\s|mid[\s-]|rly[\s-]|ate[\s-])(?:(?P<cw>nineteen|eighteen)[ -]?)?'?"
+            r"(?P<word>twenties|thirties|forties|fifties|sixties"
             r"|seventies|eighties|nineties))\b"),
+    ("isow", r"(?<![\w-])(?P<y>(?:19|20)\d{2})-?W(?P<w>0[1-9]|[1-4]\d|5[0-3])(?:-?(?P<wd>[1-7]))?(?![\w-])"),
+    # at 0800, at 1530 hrs: four digits after "at" are a clock time with a leading zero or before "hours"
+    ("mil", r"\bat\s+(?:(?P<h0>0\d)(?P<m0>[0-5]\d)\b(?:\s*(?:hrs|hours|h)\b)?"
+            r"|(?P<h1>1\d|2[0-3])(?P<m1>[0-5]\d)\s*(?:hrs|hours|h)\b)(?![.,:/-]\d|\s*(?:[ap]\.?m|%))"),
     ("clock", r"(?<![\d:.,])(?:(?P<hm>(?:0?\d|1[0-2])[0-5]\d)|(?P<th>[01]?\d|2[0-3])(?:[:.](?P<tm>[0-5]\d))?"
               r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>(?:[ap]\.m\.?|[ap]m)|(?<=\d)[ap])(?![a-z])"),
     ("oclock", rf"\b(?P<th>[01]?\d|2[0-3]|{_HOUR_WORDS})\s*o'?\s?clock\b"),
@@ -154,13 +159,14 @@ _PATTERNS = [
              rf"(?P<h2>[01]?\d|2[0-3]|{_HOUR_WORDS})(?:[:.](?P<m2>[0-5]\d))?(?:\s*(?P<ap2>{_AP}))?"
              r"(?![\d:]|\.\d|\s*(?:%|/))(?:\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night)\b)?"),
     ("nrng", rf"\b(?:the\s+)?(?:(?P<dir>next|last|past|previous|upcoming|coming|following)\s+(?P<n>\d+|{_COUNT_WORDS})"
-             rf"\s+(?P<u>days?|weeks?|months?|years?|quarters?|hours?|minutes?)"
+             rf"\s+(?P<u>(?:business|working)\s+days?|days?|weeks?|months?|years?|quarters?|hours?|minutes?)"
              rf"|(?P<n2>\d+|{_COUNT_WORDS})\s+(?P<dir2>upcoming|previous|past|next|coming)\s+"
              r"(?P<u2>days?|weeks?|months?|years?|quarters?|hours?|minutes?)"
              r"|(?P<dir3>next|last|past|previous|this)\s+(?P<u3>hour|minute))\b"),
     ("nwk", rf"\b(?P<which>next|last|this)\s+week(?:\s+on)?\s+(?P<wd>{WEEKDAY_ALT})\b"),
     ("wk", r"\b(?:(?:the\s+)?(?P<ord>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+week\s+of\s+"
            rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<my>(?:19|20)\d{{2}}))?|(?P<y>(?:19|20)\d{{2}})"
+           r"|(?:the\s+|(?P<ry>this|next|last|previous|following)\s+)year"
            r"|(?:the\s+)?(?:(?P<rm>this|next|last|previous|following)\s+)?month)"
            r"|week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?![\d:.])"
            r"(?:\s+of\s+(?P<y2>(?:19|20)\d{2}))?)\b"),
@@ -176,7 +182,8 @@ _PATTERNS = [
     ("decp", r"\b(?:the\s+)?(?P<which>next|last|this|previous|coming|past|current)\s+decade\b"),
     ("now", r"\b(?:(?:right\s+)?now|at\s+present)\b"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
-            r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2})|\s+(?:of\s+)?(?P<qy>this|next|last)\s+year)?"
+            r"|q(?P<q>[1-4])(?:(?:\s*[-/ ]\s*|\s+of\s+)(?P<y>(?:19|20)\d{2})"
+            r"|\s+(?:of\s+)?(?P<qy>this|next|last)\s+year)?"
             r"|(?P<y2>(?:19|20)\d{2})\s*[-/ ]?\s*(?P<hq>[qh])(?P<q2>[1-4])"
             r"|h(?P<h>[12])\s*[-/ ]\s*(?P<y4>(?:19|20)\d{2})"
             r"|(?:the\s+)?(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th|(?:last|final)(?=\s+(?:quarter|half)\s+of\b))"
@@ -223,7 +230,8 @@ _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy"
           "pod": "pod", "hpod": "pod", "hwin": "pod", "wclock": "tens", "aot": "unit", "trng": "range", "set": "set",
           "nrng": "rel",
           "nwk": "week",
-          "wk": "week", "endof": "end", "decp": "decade", "now": "now", "qtr": "quarter",
+          "wk": "week", "isow": "digit", "mil": "digit",
+          "endof": "end", "decp": "decade", "now": "now", "qtr": "quarter",
           "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit",
           "wyr": "yearword"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -473,7 +481,18 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             start = century + tens
         else:
             start = int(g["full"]) if g["full"] else (1900 if int(g["short"]) >= 30 else 2000) + int(g["short"])
-        return DateHit("daterange", m.start(), m.end(), f"{start:04d}/{start + 10:04d}")
+        lo, hi = _DECADE_PARTS[(g["mod"] or "").lower()]
+        return DateHit("daterange", m.start(), m.end(), f"{start + lo:04d}/{start + hi:04d}")
+    if name == "isow":  # 2024-W23 (that ISO week), 2024-W23-3 (its Wednesday)
+        try:
+            monday = date.fromisocalendar(int(g["y"]), int(g["w"]), 1)
+        except ValueError:
+            return None
+        if g["wd"]:
+            return DateHit("date", m.start(), m.end(), (monday + timedelta(days=int(g["wd"]) - 1)).isoformat())
+        return DateHit("daterange", m.start(), m.end(), f"{monday.isoformat()}/{monday + timedelta(days=7)}")
+    if name == "mil":  # at 0800, at 1530 hrs: a four-digit clock time
+        return DateHit("time", m.start(), m.end(), f"{int(g['h0'] or g['h1']):02d}:{g['m0'] or g['m1']}:00")
     if name == "clock":
         clock = _clock(m)
         return DateHit("time", m.start(), m.end(), clock) if clock else None
@@ -553,6 +572,9 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
 
 
 #: The decades of a century in words, from the twenties: ``the nineties`` are 1990 up to 2000.
+#: Early / mid / late of a decade as years from its start, [lo, hi): overlapping as the parts of a
+#: month do (early 1st–15th, mid 10th–20th): early 0–3, mid 3–6, late 6–9 (the mid-2010s: 2013–2016).
+_DECADE_PARTS = {"": (0, 10), "early": (0, 4), "mid": (3, 7), "late": (6, 10)}
 _DECADE_WORDS = ("twenties", "thirties", "forties", "fifties", "sixties", "seventies", "eighties", "nineties")
 _UNIT_CODE = {"y": "Y", "mo": "M", "w": "W", "f": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
@@ -634,7 +656,9 @@ def _week(m: re.Match[str], today: date) -> DateHit | None:
     else:
         # the first week of july: this year's
         year, ord_ = int(g["y"] or g["my"] or today.year), g["ord"].lower()
-        if g["mon"] or not g["y"]:  # a named month, or the month: this one, the next, the last
+        if g["ry"] is not None or (not g["mon"] and g["y"] is None and "year" in m.group().lower()):
+            year += {"next": 1, "following": 1, "last": -1, "previous": -1}.get((g["ry"] or "").lower(), 0)
+        if g["mon"] or not (g["y"] or "year" in m.group().lower()):  # a named month, or the month
             shift = {"next": 1, "following": 1, "last": -1, "previous": -1}.get((g["rm"] or "").lower(), 0)
             first = date(year, MONTHS[g["mon"].lower()], 1) if g["mon"] else add_months(today.replace(day=1), shift)
             if ord_ == "last":
@@ -665,7 +689,7 @@ def _counted_range(m: re.Match[str], ref: datetime) -> DateHit | None:
     if n is None or n != int(n) or n <= 0:
         return None
     k = int(n)
-    unit = (g["u"] or g["u2"] or g["u3"]).lower().rstrip("s")
+    unit = re.sub(r"\s+", " ", (g["u"] or g["u2"] or g["u3"]).lower()).rstrip("s")
     future = direction in ("next", "upcoming", "coming", "following", "this")
     if unit in ("hour", "minute"):
         delta = timedelta(hours=k) if unit == "hour" else timedelta(minutes=k)
@@ -673,6 +697,8 @@ def _counted_range(m: re.Match[str], ref: datetime) -> DateHit | None:
         first, last = (now, now + delta) if future else (now - delta, now)
         return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{last.isoformat()}")
     today = ref.date()
+    if unit.endswith(" day"):  # business / working days: weekdays only, today not counted
+        return _business_days(m, today, k, future) if k <= 1000 else None
     if unit == "quarter":
         start = date(today.year, (today.month - 1) // 3 * 3 + 1, 1)
         lo, hi = (add_months(start, 3), add_months(start, 3 + 3 * k)) if future else (add_months(start, -3 * k), start)
@@ -682,6 +708,20 @@ def _counted_range(m: re.Match[str], ref: datetime) -> DateHit | None:
         hi = _shift(lo, unit, k)
     else:
         lo, hi = _shift(today, unit, -k), today
+    return DateHit("daterange", m.start(), m.end(), f"{lo.isoformat()}/{hi.isoformat()}")
+
+
+def _business_days(m: re.Match[str], today: date, k: int, future: bool) -> DateHit:
+    """``the next 3 business days`` (the first three weekdays after today, up to the day after the
+    last), ``the previous 4 working days`` (the four weekdays before today, up to today)."""
+    step = 1 if future else -1
+    days: list[date] = []
+    d = today
+    while len(days) < k:
+        d += timedelta(days=step)
+        if d.weekday() < 5:
+            days.append(d)
+    lo, hi = (days[0], days[-1] + timedelta(days=1)) if future else (days[-1], today)
     return DateHit("daterange", m.start(), m.end(), f"{lo.isoformat()}/{hi.isoformat()}")
 
 

@@ -1,7 +1,8 @@
 """English days and spans named by their place in a period: ``early June``, ``mid-2024``, ``the end of
-next month``, ``the first Monday of July``, ``the 15th`` (of this or the next month), ``Friday next
-week``, ``the next day``, ``the week after next``, ranges of weekdays (``Mon-Fri``) and parts of the
-current period cut at today (``later this week``, ``the rest of the month``, ``year to date``).
+next month``, ``the first Monday of July``, ``the last weekend of March``, ``the 15th`` (of this or the
+next month), ``Friday next week``, ``the next day``, ``the week after next``, ranges of weekdays
+(``Mon-Fri``) and parts of the current period cut at today (``later this week``, ``the rest of the
+month``, ``year to date``).
 
 Where a part of a period is meant, the spans follow one convention (the one the Recognizers-Text gold
 uses, so the bench measures the grammar and not a different split): a month is early on the 1st–15th,
@@ -33,6 +34,8 @@ _PATTERNS = [
     ("nthwd", rf"\b(?:the\s+)?(?P<ord>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+"
               rf"(?P<wd>{WEEKDAY_ALT})\s+(?:of|in)\s+(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<y>{_YEAR}))?"
               rf"|(?:the\s+)?(?P<rel>{_REL})\s+month|the\s+month)\b"),
+    ("nthwe", rf"\b(?:the\s+)?(?P<ord>first|second|third|fourth|last|1st|2nd|3rd|4th)\s+weekend\s+(?:of|in)\s+"
+              rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<y>{_YEAR}))?|(?:the\s+)?(?P<rel>{_REL})\s+month|the\s+month)\b"),
     ("dom", rf"\b(?P<pre>(?:on|by|before|after|until|till|from|since|through|of)\s+)?the\s+"
             rf"(?:(?P<d>[12]?\d|3[01])(?:st|nd|rd|th|(?=\s+(?:at|from|between)\s+\d))|(?P<dw>{ORD_DAY_ALT}))\b"
             r"(?P<day>\s+day)?"
@@ -59,7 +62,8 @@ _PATTERNS = [
 ]
 #: The first letters each pattern can start with: a look-ahead the regex engine tests before the
 #: rest (it halves the scan of a 2 KB text), as cheap as the gates below.
-_FIRST = {"mod": "tembls", "nthwd": "tfsl1-5", "dom": "obuatfs", "edge": "tfl", "wdwk": "tmwfs", "wdan": "tmwfs",
+_FIRST = {"mod": "tembls", "nthwd": "tfsl1-5", "nthwe": "tfsl1-4", "dom": "obuatfs",
+          "edge": "tfl", "wdwk": "tmwfs", "wdan": "tmwfs",
           "relday": "tnfp", "after": "twmy", "wdr": "fmtws", "later": "le", "domr": "fbt0-9", "firstn": "tfl",
           "halfm": "tfs12l", "rest": "tr", "todate": "tyqmw"}
 _COMPILED = [(name, re.compile(f"(?=[{_FIRST[name]}])" + pat, re.IGNORECASE)) for name, pat in _PATTERNS]
@@ -71,6 +75,7 @@ _DAY_STARTS = tuple(f"the {w}" for w in (*"123456789", "fi", "se", "th", "fo", "
 _GATES: dict[str, Callable[[str], bool]] = {
     "mod": lambda low: any(w in low for w in ("early", "mid", "late ", "beginning of", "start of", "end of")),
     "nthwd": lambda low: any(f"{d} of " in low or f"{d} in " in low for d in _WEEKDAY_WORDS),
+    "nthwe": lambda low: "weekend of" in low or "weekend in" in low,
     "dom": lambda low: any(w in low for w in _DAY_STARTS),
     "edge": lambda low: "day of" in low,
     "wdwk": lambda low: any(w in low for w in _RELATIVE_WEEKS),
@@ -165,6 +170,25 @@ def _nth_weekday(m: re.Match[str], today: date) -> DateHit | None:
         if day.month != first.month:
             return None  # there is no fifth Monday this month
     return DateHit("date", m.start(), m.end(), day.isoformat())
+
+
+def _nth_weekend(m: re.Match[str], today: date) -> DateHit | None:
+    """``the last weekend of March``, ``the first weekend of next month``: the weekend (Saturday up to
+    Monday, as ``this weekend`` reads) of that Saturday of the month."""
+    g = m.groupdict()
+    if g["mon"]:
+        first = date(int(g["y"]) if g["y"] else today.year, MONTHS[g["mon"].lower()], 1)
+    else:
+        first = add_months(today.replace(day=1), _SHIFT.get((g["rel"] or "this").lower(), 0))
+    ordinal = g["ord"].lower()
+    if ordinal == "last":
+        last = add_months(first, 1) - timedelta(days=1)
+        saturday = last - timedelta(days=(last.weekday() - 5) % 7)
+    else:
+        saturday = first + timedelta(days=(5 - first.weekday()) % 7 + 7 * (_ORDINAL[ordinal] - 1))
+        if saturday.month != first.month:
+            return None
+    return _span(m, saturday, saturday + timedelta(days=2))
 
 
 def _day_of_month(m: re.Match[str], today: date) -> DateHit | None:
@@ -291,6 +315,8 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
         return _nth_weekday(m, today)
     if name == "dom":
         return _day_of_month(m, today)
+    if name == "nthwe":
+        return _nth_weekend(m, today)
     if name == "edge":
         return _edge_day(m, today)
     if name == "wdwk":  # friday next week, tuesday of last week: that weekday of that week

@@ -402,3 +402,79 @@ def test_the_part_of_the_day_of_a_day_number() -> None:
     assert dates("on the evening of the 20th") == [
         ("daterange", "the evening of the 20th", "2024-06-20T16:00:00/2024-06-20T20:00:00")]
     assert dates("one of the 5th graders") == []
+
+
+# -- weeks and weekends counted in a period --------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("closed the last weekend of March", "the last weekend of March", "2024-03-30/2024-04-01"),
+    ("the first weekend of May 2025 is booked", "the first weekend of May 2025", "2025-05-03/2025-05-05"),
+    ("visit on the second weekend of next month", "the second weekend of next month", "2024-07-13/2024-07-15"),
+])
+def test_the_nth_weekend_of_a_month_runs_saturday_to_monday(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_a_fifth_weekend_a_month_does_not_have_is_none() -> None:
+    assert not any(e[1].startswith("the fifth") for e in dates("the fifth weekend of June"))
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("audit in the last week of the year", "the last week of the year", "2024-12-23/2024-12-30"),
+    ("kick-off the first week of next year", "the first week of next year", "2024-12-30/2025-01-06"),
+])
+def test_the_nth_week_of_a_relative_year_is_its_iso_week(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+# -- ISO week dates ----------------------------------------------------------------------------------
+@given(st.dates(min_value=date(1900, 1, 1), max_value=date(2099, 12, 31)), st.booleans())
+def test_an_iso_week_date_reads_back_as_its_day_or_week(day: date, with_weekday: bool) -> None:
+    year, week, weekday = day.isocalendar()
+    if with_weekday:
+        assert dates(f"delivery {year}-W{week:02d}-{weekday}") == [
+            ("date", f"{year}-W{week:02d}-{weekday}", day.isoformat())]
+    else:
+        monday = day - timedelta(days=weekday - 1)
+        assert dates(f"sprint {year}-W{week:02d} ends") == [
+            ("daterange", f"{year}-W{week:02d}", f"{monday.isoformat()}/{(monday + timedelta(days=7)).isoformat()}")]
+
+
+def test_an_iso_week_past_the_years_last_is_none() -> None:
+    assert dates("in 2021-W53") == []  # 2021 has 52 ISO weeks
+
+
+# -- quarters and decades ----------------------------------------------------------------------------
+def test_a_quarter_of_a_year_after_of() -> None:
+    assert dates("revenue in Q1 of 2023") == [("daterange", "Q1 of 2023", "2023-01-01/2023-04-01")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("popular in the early 1990s", "the early 1990s", "1990/1994"),
+    ("built in the mid-2010s", "the mid-2010s", "2013/2017"),
+    ("a late 80s film", "late 80s", "1986/1990"),
+    ("music of the mid-nineties", "the mid-nineties", "1993/1997"),
+    ("music of the nineties", "the nineties", "1990/2000"),
+])
+def test_early_mid_and_late_parts_of_a_decade(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+# -- four-digit clock times, business days -----------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("report at 0800", "at 0800", "08:00:00"), ("muster at 1530 hrs", "at 1530 hrs", "15:30:00"),
+])
+def test_a_four_digit_clock_time_after_at(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("time", span, value)]
+
+
+def test_four_digits_after_at_are_no_time_without_a_leading_zero_or_hours() -> None:
+    assert dates("sold at 1530 each") == []
+    assert dates("the engine ran 1530 hours") == [("duration", "1530 hours", "PT1530H")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("sales of the previous 4 business days", "the previous 4 business days", "2024-06-06/2024-06-12"),
+    ("ships in the next 3 working days", "the next 3 working days", "2024-06-13/2024-06-18"),
+])
+def test_a_counted_run_of_business_days_skips_the_weekend(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
