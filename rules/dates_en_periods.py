@@ -36,6 +36,10 @@ _PATTERNS = [
               rf"|(?:the\s+)?(?P<rel>{_REL})\s+month|the\s+month)\b"),
     ("nthwe", rf"\b(?:the\s+)?(?P<ord>first|second|third|fourth|last|1st|2nd|3rd|4th)\s+weekend\s+(?:of|in)\s+"
               rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<y>{_YEAR}))?|(?:the\s+)?(?P<rel>{_REL})\s+month|the\s+month)\b"),
+    ("mrng", rf"\b(?:(?P<pre>from|between)\s+)?(?:(?P<rel>this|next|last)\s+)?(?P<m1>{MONTH_ALT})\.?"
+             rf"(?:\s*,?\s*(?P<y1>{_YEAR}))?\s*(?P<sep>-|–|to|through|thru|till|until|and)\s*(?P<m2>{MONTH_ALT})\.?"
+             rf"(?:\s+(?:the\s+)?(?P<d2>[12]?\d|3[01])(?:st|nd|rd|th)?)?(?:\s*,?\s*(?P<y2>{_YEAR}))?\b"
+             r"(?![\d:/.-]|\s*(?:[ap]\.?m\b|\d))"),
     ("dom", rf"\b(?P<pre>(?:on|by|before|after|until|till|from|since|through|of)\s+)?the\s+"
             rf"(?:(?P<d>[12]?\d|3[01])(?:st|nd|rd|th|(?=\s+(?:at|from|between)\s+\d))|(?P<dw>{ORD_DAY_ALT}))\b"
             r"(?P<day>\s+day)?"
@@ -62,12 +66,13 @@ _PATTERNS = [
 ]
 #: The first letters each pattern can start with: a look-ahead the regex engine tests before the
 #: rest (it halves the scan of a 2 KB text), as cheap as the gates below.
-_FIRST = {"mod": "tembls", "nthwd": "tfsl1-5", "nthwe": "tfsl1-4", "dom": "obuatfs",
+_FIRST = {"mod": "tembls", "nthwd": "tfsl1-5", "nthwe": "tfsl1-4", "mrng": "fbtnljmasond", "dom": "obuatfs",
           "edge": "tfl", "wdwk": "tmwfs", "wdan": "tmwfs",
           "relday": "tnfp", "after": "twmy", "wdr": "fmtws", "later": "le", "domr": "fbt0-9", "firstn": "tfl",
           "halfm": "tfs12l", "rest": "tr", "todate": "tyqmw"}
 _COMPILED = [(name, re.compile(f"(?=[{_FIRST[name]}])" + pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 _WEEKDAY_WORDS = tuple(WEEKDAYS)
+_MONTH_STEMS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _RELATIVE_WEEKS = tuple(f"{w} week" for w in _REL.split("|"))
 _DAY_STARTS = tuple(f"the {w}" for w in (*"123456789", "fi", "se", "th", "fo", "si", "ei", "ni", "te", "el", "tw"))
 #: One cheap test per pattern on the lower-cased text (substrings, no regex): it only runs when the
@@ -76,6 +81,7 @@ _GATES: dict[str, Callable[[str], bool]] = {
     "mod": lambda low: any(w in low for w in ("early", "mid", "late ", "beginning of", "start of", "end of")),
     "nthwd": lambda low: any(f"{d} of " in low or f"{d} in " in low for d in _WEEKDAY_WORDS),
     "nthwe": lambda low: "weekend of" in low or "weekend in" in low,
+    "mrng": lambda low: sum(m in low for m in _MONTH_STEMS) >= (1 if "-" in low or "–" in low else 2),
     "dom": lambda low: any(w in low for w in _DAY_STARTS),
     "edge": lambda low: "day of" in low,
     "wdwk": lambda low: any(w in low for w in _RELATIVE_WEEKS),
@@ -189,6 +195,32 @@ def _nth_weekend(m: re.Match[str], today: date) -> DateHit | None:
         if saturday.month != first.month:
             return None
     return _span(m, saturday, saturday + timedelta(days=2))
+
+
+def _month_range(m: re.Match[str], today: date) -> DateHit | None:
+    """``from August to October``, ``Jan-Mar 2024``, ``between Sep and Nov``, ``Nov-Feb 5th, 2017``,
+    ``from this May to Oct 2020``: the first month's first day up to the second month's first day (the
+    Recognizers-Text convention: the end month starts the end), or up to the day named after it; a
+    range that wraps the year (Nov-Feb) ends in the next one. ``March`` and ``May`` are verbs too:
+    without ``from``/``between`` or a year they must be capitalized."""
+    g = m.groupdict()
+    sep, pre = g["sep"].lower(), (g["pre"] or "").lower()
+    if (sep == "and") != (pre == "between"):
+        return None  # "May and June" lists two months; "between" asks for "and"
+    m1, m2 = MONTHS[g["m1"].lower()], MONTHS[g["m2"].lower()]
+    if not (pre or g["y1"] or g["y2"] or g["rel"]) and any(
+            w.lower() in ("may", "march", "mar") and not w[0].isupper() for w in (g["m1"], g["m2"])):
+        return None
+    if g["y1"]:
+        y1 = int(g["y1"])
+    elif g["y2"] and not g["rel"]:
+        y1 = int(g["y2"]) - (1 if m1 > m2 else 0)
+    else:
+        y1 = today.year + _SHIFT.get((g["rel"] or "this").lower(), 0)
+    y2 = int(g["y2"]) if g["y2"] else y1 + (1 if m1 > m2 else 0)
+    start = date(y1, m1, 1)
+    end = safe_date(y2, m2, int(g["d2"])) if g["d2"] else date(y2, m2, 1)
+    return _span(m, start, end) if end and end > start else None
 
 
 def _day_of_month(m: re.Match[str], today: date) -> DateHit | None:
@@ -317,6 +349,8 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
         return _day_of_month(m, today)
     if name == "nthwe":
         return _nth_weekend(m, today)
+    if name == "mrng":
+        return _month_range(m, today)
     if name == "edge":
         return _edge_day(m, today)
     if name == "wdwk":  # friday next week, tuesday of last week: that weekday of that week

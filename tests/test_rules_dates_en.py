@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from lastline.rules import find_entities
@@ -478,3 +478,28 @@ def test_four_digits_after_at_are_no_time_without_a_leading_zero_or_hours() -> N
 ])
 def test_a_counted_run_of_business_days_skips_the_weekend(text: str, span: str, value: str) -> None:
     assert dates(text) == [("daterange", span, value)]
+
+
+# -- ranges of months ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("out from August to October", "from August to October", "2024-08-01/2024-10-01"),
+    ("sales Jan-Mar 2024", "Jan-Mar 2024", "2024-01-01/2024-03-01"),
+    ("open between Sep and Nov", "between Sep and Nov", "2024-09-01/2024-11-01"),
+    ("the season Nov-Feb 5th, 2017", "Nov-Feb 5th, 2017", "2016-11-01/2017-02-05"),
+    ("billed Dec 2023 - Feb 2024", "Dec 2023 - Feb 2024", "2023-12-01/2024-02-01"),
+])
+def test_a_range_of_months_runs_to_the_first_day_of_its_last_month(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_two_months_joined_by_and_without_between_stay_a_list() -> None:
+    assert dates("in May and June") == [("date", "May", "2024-05"), ("date", "June", "2024-06")]
+
+
+@given(st.integers(1, 12), st.integers(1, 12), st.integers(1990, 2060))
+def test_a_month_range_before_its_year_wraps_into_the_year_before(m1: int, m2: int, year: int) -> None:
+    assume(m1 != m2)
+    names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    start = date(year - 1 if m1 > m2 else year, m1, 1)
+    assert dates(f"booked from {names[m1 - 1]} to {names[m2 - 1]} {year}") == [
+        ("daterange", f"from {names[m1 - 1]} to {names[m2 - 1]} {year}", f"{start}/{date(year, m2, 1)}")]
