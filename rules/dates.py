@@ -543,9 +543,45 @@ def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -
             *find_en(folded, reference, day_first=cjk),
             *(find_en_periods(folded, reference) if _ASCII_LETTER.search(folded) else ()),
             *find_holidays(folded, reference)]
-    hits = _join_durations(folded, _drop_overlaps(hits))
+    hits = _join_durations(folded, _weekends_of_days(folded, _drop_overlaps(hits), reference))
     for h in join_ranges(folded, hits, reference.date().isoformat()):
         yield Entity(h.type, text[h.start:h.end], h.start, h.end, h.value)
+
+
+_WEEKEND_AFTER = re.compile(r"\s+weekend\b(?:\s*,?\s*(?P<y>(?:19|20)\d{2})\b)?", re.IGNORECASE)
+_WEEKEND_BEFORE = re.compile(r"\b(?:the\s+)?weekend\s+of\s+$", re.IGNORECASE)
+_HAS_YEAR = re.compile(r"\d{4}")
+
+
+def _weekends_of_days(folded: str, hits: list[DateHit], reference: datetime) -> list[DateHit]:
+    """``halloween weekend 2021``, ``July 4th weekend``, ``the weekend of June 15``: the weekend
+    (Saturday up to Monday) of the Monday-to-Sunday week holding that day, or the one before a Monday
+    (a Monday holiday ends a long weekend). A year after ``weekend``
+    belongs to the day: the day's own words are read again with it (a movable holiday moves)."""
+    if "weekend" not in folded.lower():
+        return hits
+    out: list[DateHit] = []
+    for h in hits:
+        after = _WEEKEND_AFTER.match(folded, h.end)
+        before = _WEEKEND_BEFORE.search(folded, max(0, h.start - 20), h.start)
+        if h.type != "date" or not _DAY_VALUE.fullmatch(h.value) or not (after or before):
+            out.append(h)
+            continue
+        day, end = date.fromisoformat(h.value), h.end
+        if after:
+            end = after.end()
+            year = after.group("y")
+            if year and not _HAS_YEAR.search(folded, h.start, h.end):
+                words = f"{folded[h.start:h.end]} {year}"
+                again = [x for x in (*find_en(words, reference), *find_holidays(words, reference))
+                         if x.start == 0 and x.end == len(words) and _DAY_VALUE.fullmatch(x.value)]
+                if again:
+                    day = date.fromisoformat(again[0].value)
+        # a Monday (Memorial Day) closes the long weekend before it
+        saturday = day - timedelta(days=2) if day.weekday() == 0 else day - timedelta(days=day.weekday() - 5)
+        out.append(DateHit("daterange", before.start() if before and not after else h.start, end,
+                           f"{saturday.isoformat()}/{(saturday + timedelta(days=2)).isoformat()}"))
+    return out
 
 
 #: Between the parts of one spaced duration: ``3 hours 30 minutes``, ``1 hour and 15 minutes``, ``2 years, 1 month``.

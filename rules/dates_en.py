@@ -141,9 +141,18 @@ _PATTERNS = [
               r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>(?:[ap]\.m\.?|[ap]m)|(?<=\d)[ap])(?![a-z])"),
     ("oclock", rf"\b(?P<th>[01]?\d|2[0-3]|{_HOUR_WORDS})\s*o'?\s?clock\b"),
     ("noon", r"\b(?P<w>noon|midday|mid-day|midnight|mid night)\b"),
+    ("wam", rf"\b(?P<hw>{_HOUR_WORDS})\s*(?P<ap>{_AP})"),
+    # Tue 3pm, Mon 9am-5pm, on Thu: a weekday's short name is a day before a clock time or after "on"
+    # (Sat, Sun, Mon, Wed are words too: capitalized only)
+    ("bwda", r"(?:(?<=\bon\s)|\b)(?P<wd>tue|tues|thu|thur|thurs|fri|(?-i:Sat|Sun|Mon|Wed|SAT|SUN|MON|WED))\.?"
+             r"(?:(?<=\bon\s...)|(?<=\bon\s....)|(?<=\bon\s.....)|(?=,?\s+(?:at\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\b|-\s*\d)"
+             r"|,?\s+at\s+\d))(?![\w-])"),
+    ("yq", r"\b(?P<rel>this|next|last|previous)\s+year'?s\s+(?:(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th"
+           r"|last|final)\s+(?P<qh>quarter|half)|(?P<hq>[qh])(?P<n>[1-4]))\b"),
     ("wclock", rf"(?=[otfsen])\b(?P<hw>{_HOUR_WORDS})[ -]+(?P<mw>{_CLOCK_MINUTE_WORDS})\b(?:\s*(?P<ap>{_AP}))?"),
     ("past", rf"\b(?:(?P<half>half)|(?P<q>(?:a\s+)?quarter)|(?P<mn>[0-5]?\d|{_MINUTE_WORDS})"
-             rf"(?P<unit>\s*(?:min|mins|minutes))?)\s+(?P<dir>past|to)\s+(?P<hh>[01]?\d|2[0-3]|{_HOUR_WORDS})\b"),
+             rf"(?P<unit>\s*(?:min|mins|minutes))?)\s+(?P<dir>past|to)\s+(?P<hh>[01]?\d|2[0-3]|{_HOUR_WORDS})\b"
+             rf"(?:\s*(?P<ap>{_AP}))?"),
     ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d|\s*(?:[ap]\.?m|[ap]\b))"),
     ("pod", rf"\b(?:(?P<el>early|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
             rf"(?P<wd>{WEEKDAY_ALT})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>(?:in|during)\s+the\s+)|(?<=early\s)|(?<=late\s))"
@@ -212,6 +221,9 @@ _GATES = {
                       r"|days\b|\bon(?:c)?e\s+a\s"
                       r"|mornings|afternoons|evenings|nights", re.IGNORECASE),
     "week": re.compile(r"week", re.IGNORECASE),
+    "ap": re.compile(r"[ap]\.?m", re.IGNORECASE),
+    "name3": re.compile(r"tue|thu|fri|sat|sun|mon|wed", re.IGNORECASE),
+    "years": re.compile(r"year'?s\s", re.IGNORECASE),
     "end": re.compile(r"\b(?:end|eod)\b", re.IGNORECASE),
     "decade": re.compile(r"decade", re.IGNORECASE),
     "century": re.compile(r"century", re.IGNORECASE),
@@ -230,7 +242,7 @@ _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy"
           "pod": "pod", "hpod": "pod", "hwin": "pod", "wclock": "tens", "aot": "unit", "trng": "range", "set": "set",
           "nrng": "rel",
           "nwk": "week",
-          "wk": "week", "isow": "digit", "mil": "digit",
+          "wk": "week", "isow": "digit", "mil": "digit", "wam": "ap", "bwda": "name3", "yq": "years",
           "endof": "end", "decp": "decade", "now": "now", "qtr": "quarter",
           "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit",
           "wyr": "yearword"}
@@ -513,12 +525,31 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         if g["dir"].lower() == "to" and g["mn"] and not g["unit"]:
             return None  # "two to four people" is a range of counts, not 3:58
         hour = _HOURS.get(g["hh"].lower()) or int(g["hh"])
+        if g["ap"]:  # half past 3 pm
+            hour = _meridiem(hour, g["ap"][0].lower())
         minutes = 30 if g["half"] else 15 if g["q"] else _MINUTES.get(g["mn"].lower()) or int(g["mn"])
         if g["dir"].lower() == "to":
             hour, minutes = (hour - 1) % 24, 60 - minutes
         return DateHit("time", m.start(), m.end(), f"{hour:02d}:{minutes:02d}:00")
     if name == "pod":
         return _part_of_day(m, today)
+    if name == "wam":  # nine am, eleven p.m.
+        hour = _meridiem(_HOURS[g["hw"].lower()], g["ap"][0].lower())
+        return DateHit("time", m.start(), m.end(), f"{hour:02d}:00:00")
+    if name == "bwda":  # Tue 3pm, on Thu: the next such weekday (today counts), as a weekday alone
+        short = g["wd"].lower()
+        wd = next(i for full, i in WEEKDAYS.items() if full.startswith(short[:3]))
+        return DateHit("date", m.start(), m.end(), (today + timedelta(days=(wd - today.weekday()) % 7)).isoformat())
+    if name == "yq":  # next year's first quarter, last year's H2: that quarter or half of that year
+        year = today.year + {"next": 1, "last": -1, "previous": -1}.get(g["rel"].lower(), 0)
+        half = (g["qh"] or "").lower() == "half" or (g["hq"] or "").lower() == "h"
+        months = 6 if half else 3
+        ordinal = (g["ord"] or "").lower()
+        k = int(g["n"]) if g["n"] else 12 // months if ordinal in ("last", "final") else _ORD.get(ordinal, 0)
+        if not 1 <= k <= 12 // months:
+            return None
+        first = date(year, (k - 1) * months + 1, 1)
+        return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{add_months(first, months).isoformat()}")
     if name == "nrng":
         return _counted_range(m, ref)
     if name == "nwk":  # next week Monday: that weekday of that week

@@ -199,9 +199,9 @@ def _nth_weekend(m: re.Match[str], today: date) -> DateHit | None:
 
 def _month_range(m: re.Match[str], today: date) -> DateHit | None:
     """``from August to October``, ``Jan-Mar 2024``, ``between Sep and Nov``, ``Nov-Feb 5th, 2017``,
-    ``from this May to Oct 2020``: the first month's first day up to the second month's first day (the
-    Recognizers-Text convention: the end month starts the end), or up to the day named after it; a
-    range that wraps the year (Nov-Feb) ends in the next one. ``March`` and ``May`` are verbs too:
+    ``from this May to Oct 2020``: the first month up to the second (``2024-01/2024-03``: read as the
+    first month's first day up to the second's, the Recognizers-Text convention), or up to the day named
+    after it; a range that wraps the year (Nov-Feb) ends in the next one. ``March`` and ``May`` are verbs too:
     without ``from``/``between`` or a year they must be capitalized."""
     g = m.groupdict()
     sep, pre = g["sep"].lower(), (g["pre"] or "").lower()
@@ -218,9 +218,12 @@ def _month_range(m: re.Match[str], today: date) -> DateHit | None:
     else:
         y1 = today.year + _SHIFT.get((g["rel"] or "this").lower(), 0)
     y2 = int(g["y2"]) if g["y2"] else y1 + (1 if m1 > m2 else 0)
-    start = date(y1, m1, 1)
     end = safe_date(y2, m2, int(g["d2"])) if g["d2"] else date(y2, m2, 1)
-    return _span(m, start, end) if end and end > start else None
+    if end is None or end <= date(y1, m1, 1):
+        return None
+    # months stay months (2024-01/2024-03), as the range joiner writes "from January to March"
+    tail = end.isoformat() if g["d2"] else f"{y2:04d}-{m2:02d}"
+    return DateHit("daterange", m.start(), m.end(), f"{y1:04d}-{m1:02d}/{tail}")
 
 
 def _day_of_month(m: re.Match[str], today: date) -> DateHit | None:

@@ -482,13 +482,13 @@ def test_a_counted_run_of_business_days_skips_the_weekend(text: str, span: str, 
 
 # -- ranges of months ----------------------------------------------------------------------------------
 @pytest.mark.parametrize(("text", "span", "value"), [
-    ("out from August to October", "from August to October", "2024-08-01/2024-10-01"),
-    ("sales Jan-Mar 2024", "Jan-Mar 2024", "2024-01-01/2024-03-01"),
-    ("open between Sep and Nov", "between Sep and Nov", "2024-09-01/2024-11-01"),
-    ("the season Nov-Feb 5th, 2017", "Nov-Feb 5th, 2017", "2016-11-01/2017-02-05"),
-    ("billed Dec 2023 - Feb 2024", "Dec 2023 - Feb 2024", "2023-12-01/2024-02-01"),
+    ("out from August to October", "from August to October", "2024-08/2024-10"),
+    ("sales Jan-Mar 2024", "Jan-Mar 2024", "2024-01/2024-03"),
+    ("open between Sep and Nov", "between Sep and Nov", "2024-09/2024-11"),
+    ("the season Nov-Feb 5th, 2017", "Nov-Feb 5th, 2017", "2016-11/2017-02-05"),
+    ("billed Dec 2023 - Feb 2024", "Dec 2023 - Feb 2024", "2023-12/2024-02"),
 ])
-def test_a_range_of_months_runs_to_the_first_day_of_its_last_month(text: str, span: str, value: str) -> None:
+def test_a_range_of_months_runs_from_its_first_month_to_its_last(text: str, span: str, value: str) -> None:
     assert dates(text) == [("daterange", span, value)]
 
 
@@ -500,6 +500,52 @@ def test_two_months_joined_by_and_without_between_stay_a_list() -> None:
 def test_a_month_range_before_its_year_wraps_into_the_year_before(m1: int, m2: int, year: int) -> None:
     assume(m1 != m2)
     names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    start = date(year - 1 if m1 > m2 else year, m1, 1)
+    start = f"{year - 1 if m1 > m2 else year:04d}-{m1:02d}"
     assert dates(f"booked from {names[m1 - 1]} to {names[m2 - 1]} {year}") == [
-        ("daterange", f"from {names[m1 - 1]} to {names[m2 - 1]} {year}", f"{start}/{date(year, m2, 1)}")]
+        ("daterange", f"from {names[m1 - 1]} to {names[m2 - 1]} {year}", f"{start}/{year:04d}-{m2:02d}")]
+
+
+# -- clock times in words with their half of the day, short weekday names ------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("call me at nine am", "nine am", "09:00:00"), ("lights out at eleven p.m.", "eleven p.m.", "23:00:00"),
+    ("doors at half past 3 pm", "half past 3 pm", "15:30:00"),
+    ("a quarter to eight pm", "a quarter to eight pm", "19:45:00"),
+])
+def test_an_hour_in_words_takes_am_or_pm(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("time", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("standup Tue 3pm", "Tue 3pm", ("datetime", "2024-06-18T15:00:00")),
+    ("open Mon 9am-5pm", "Mon 9am-5pm", ("daterange", "2024-06-17T09:00:00/2024-06-17T17:00:00")),
+    ("see you on Thu", "Thu", ("date", "2024-06-13")),
+])
+def test_a_short_weekday_name_before_a_time_or_after_on(text: str, span: str, value: tuple[str, str]) -> None:
+    assert dates(text) == [(value[0], span, value[1])]
+
+
+def test_short_weekday_names_that_are_words_need_a_capital_or_a_time() -> None:
+    assert dates("the sun was out, we sat in the shade") == []
+    assert dates("lying on sun loungers") == []
+    assert dates("we wed on Sat") == [("date", "Sat", "2024-06-15")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("targets for next year's first quarter", "next year's first quarter", "2025-01-01/2025-04-01"),
+    ("as in last year's Q3", "last year's Q3", "2023-07-01/2023-10-01"),
+    ("this year's second half", "this year's second half", "2024-07-01/2025-01-01"),
+])
+def test_a_quarter_or_half_of_a_relative_years_possessive(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+# -- the weekend of a day --------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("a flight for halloween weekend 2021", "halloween weekend 2021", "2021-10-30/2021-11-01"),
+    ("closed July 4th weekend", "July 4th weekend", "2024-07-06/2024-07-08"),
+    ("free the weekend of June 15", "the weekend of June 15", "2024-06-15/2024-06-17"),
+    ("busy memorial day weekend", "memorial day weekend", "2025-05-24/2025-05-26"),
+    ("thanksgiving weekend 2023", "thanksgiving weekend 2023", "2023-11-25/2023-11-27"),
+])
+def test_the_weekend_of_a_day_is_the_saturday_to_monday_of_its_week(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
