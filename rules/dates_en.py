@@ -55,7 +55,17 @@ _CLOCK_CUE = re.compile(rf"(?:\b(?:at|from|to|until|till|between|by|around|about
 COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40,
           "forty-five": 45, "forty five": 45, "fifty": 50, "sixty": 60, "ninety": 90, "half an": 0.5, "half a": 0.5,
-          "a couple of": 2, "couple of": 2, "a couple": 2, "a few": 3, "few": 3}
+          "a half": 0.5,
+          "a quarter of an": 0.25, "quarter of an": 0.25, "three quarters of an": 0.75,
+          "a couple of": 2, "couple of": 2, "a couple": 2, "a few": 3, "few": 3,
+          **{w: 13 + i for i, w in enumerate(("thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+                                               "nineteen"))},
+          "seventy": 70, "eighty": 80,
+          # forty-eight hours, twenty one days: tens and units, hyphened or spaced
+          **{f"{tens}{sep}{unit}": 10 * t + u
+             for t, tens in enumerate(("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"), 2)
+             for u, unit in enumerate(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine"), 1)
+             for sep in ("-", " ")}}
 _COUNT_WORDS = alternation(re.escape(w).replace("\\ ", "\\s+") for w in COUNTS)
 #: Parts of the day as the Recognizers-Text gold resolves them: (start, end) hours, end exclusive
 #: (night ends a second before midnight); ``early``/``late`` take the first/second half.
@@ -97,10 +107,10 @@ _PATTERNS = [
             r"\s*(?:-|–|to|through|thru|till|until|(?P<and1>and))"
             rf"\s*(?:the\s+)?(?P<d2>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
             rf"|(?<![\d.,/-])(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?[ ]?[-–][ ]?(?P<d6>\d{{1,2}})(?:st|nd|rd|th)?"
-            rf"\s+(?:of\s+)?(?P<mon3>{MONTH_ALT})\.?"
+            rf"\s+(?:of\s+|in\s+)?(?P<mon3>{MONTH_ALT})\.?"
             rf"|(?P<pre>between|from)\s+(?:the\s+)?(?P<d3>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
             r"(?:\s*[-–]\s*|\s+(?P<sep3>and|to|through|till|until)\s+)"
-            rf"(?:the\s+)?(?P<d4>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})\s+(?:of\s+)?(?P<mon2>{MONTH_ALT})\.?)"
+            rf"(?:the\s+)?(?P<d4>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})\s+(?:of\s+|in\s+)?(?P<mon2>{MONTH_ALT})\.?)"
             r"(?:,?\s*(?P<y>\d{4}))?(?![\d:/]|\s*(?:[ap]\.?m|o'?clock))\b"),
     ("yrng", r"\b(?:(?P<pre>between|from|in)\s+)?(?P<a>(?:1[6-9]|20)\d{2})"
              r"\s*(?:-|–|~|to|and|through|thru|until|till)\s*"

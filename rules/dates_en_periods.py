@@ -47,7 +47,7 @@ _PATTERNS = [
     ("edge", rf"\b(?:the\s+)?(?P<fl>first|last)\s+day\s+of\s+(?:the\s+)?"
              rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<y>{_YEAR}))?|(?:(?P<rel>{_REL})\s+)?(?P<u>week|month|year)|(?P<y2>{_YEAR}))\b"),
     ("wdwk", rf"\b(?:the\s+)?(?P<wd>{WEEKDAY_ALT})\.?,?\s+(?:of\s+)?(?:the\s+)?(?P<which>{_REL})\s+week\b"),
-    ("wdan", rf"\b(?:the\s+)?(?P<wd>{WEEKDAY_ALT})\s+after\s+next\b"),
+    ("wdan", rf"\b(?:the\s+)?(?P<wd>{WEEKDAY_ALT})\s+(?P<an>after\s+next|before\s+last)\b"),
     ("relday", r"\b(?:the\s+)?(?P<which>next|following|previous|prior)\s+day\b"
                r"|\bthe\s+day\s+(?P<ba>before|after)\b(?=\s*(?:$|[,.;:!?)]))"),
     ("after", r"\b(?:the\s+)?(?P<u>week|month|year)\s+(?P<ba>after\s+next|before\s+last)\b"),
@@ -85,7 +85,7 @@ _GATES: dict[str, Callable[[str], bool]] = {
     "dom": lambda low: any(w in low for w in _DAY_STARTS),
     "edge": lambda low: "day of" in low,
     "wdwk": lambda low: any(w in low for w in _RELATIVE_WEEKS),
-    "wdan": lambda low: "after next" in low,
+    "wdan": lambda low: "after next" in low or "before last" in low,
     "relday": lambda low: any(w in low for w in ("next day", "following day", "previous day", "prior day",
                                                  "day before", "day after")),
     "after": lambda low: "after next" in low or "before last" in low,
@@ -359,9 +359,13 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
     if name == "wdwk":  # friday next week, tuesday of last week: that weekday of that week
         monday = today - timedelta(days=today.weekday()) + timedelta(weeks=_SHIFT.get(g["which"].lower(), 0))
         return DateHit("date", m.start(), m.end(), (monday + timedelta(days=WEEKDAYS[g["wd"].lower()])).isoformat())
-    if name == "wdan":  # friday after next: the friday after the coming one
-        coming = today + timedelta(days=(WEEKDAYS[g["wd"].lower()] - today.weekday()) % 7 or 7)
-        return DateHit("date", m.start(), m.end(), (coming + timedelta(days=7)).isoformat())
+    if name == "wdan":  # friday after next: the one after the coming one; friday before last: before the last
+        target = WEEKDAYS[g["wd"].lower()]
+        if g["an"].lower().startswith("after"):
+            day = today + timedelta(days=(target - today.weekday()) % 7 or 7) + timedelta(days=7)
+        else:
+            day = today - timedelta(days=(today.weekday() - target) % 7 or 7) - timedelta(days=7)
+        return DateHit("date", m.start(), m.end(), day.isoformat())
     if name == "relday":  # the next day, the previous day, the day before
         forward = (g["which"] or "").lower() in ("next", "following") or (g["ba"] or "").lower() == "after"
         return DateHit("date", m.start(), m.end(), (today + timedelta(days=1 if forward else -1)).isoformat())

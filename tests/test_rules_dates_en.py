@@ -549,3 +549,41 @@ def test_a_quarter_or_half_of_a_relative_years_possessive(text: str, span: str, 
 ])
 def test_the_weekend_of_a_day_is_the_saturday_to_monday_of_its_week(text: str, span: str, value: str) -> None:
     assert dates(text) == [("daterange", span, value)]
+
+
+# -- counts in words, parts of an hour -------------------------------------------------------------------
+_COUNT_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_COUNT_UNITS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+
+
+@given(st.integers(2, 9), st.integers(1, 9), st.sampled_from(["-", " "]))
+def test_a_count_of_tens_and_units_in_words_is_read_whole(tens: int, unit: int, sep: str) -> None:
+    words = f"{_COUNT_TENS[tens - 2]}{sep}{_COUNT_UNITS[unit - 1]}"
+    assert dates(f"it took {words} hours") == [("duration", f"{words} hours", f"PT{10 * tens + unit}H")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("it took a quarter of an hour", "a quarter of an hour", "PT0.25H"),
+    ("a half hour", "a half hour", "PT0.5H"),
+    ("three quarters of an hour", "three quarters of an hour", "PT0.75H"),
+    ("seventeen minutes", "seventeen minutes", "PT17M"),
+])
+def test_parts_of_an_hour_and_teens_in_words(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("duration", span, value)]
+
+
+# -- day ranges before "in" their month, a weekday before last ---------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("I'll be out from 4-23 in April", "from 4-23 in April", "2024-04-04/2024-04-23"),
+    ("away between 4 and 22 in Jan, 2016", "between 4 and 22 in Jan, 2016", "2016-01-04/2016-01-22"),
+])
+def test_a_range_of_days_in_their_month(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("the Friday before last", "2024-05-31"), ("the Wednesday before last", "2024-05-29"),
+    ("the Monday after next", "2024-06-24"),
+])
+def test_a_weekday_before_last_or_after_next(text: str, value: str) -> None:
+    assert dates(text) == [("date", text, value)]
