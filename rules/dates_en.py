@@ -116,7 +116,8 @@ _PATTERNS = [
              r"\s*(?:-|–|~|to|and|through|thru|until|till)\s*"
              r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
     ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until|till|than|starting|prior\s+to)\s+"
-           r"(?P<y>(?:1[6-9]|20)\d{2})\b"
+           # a year past 2099 (in 2150) only where the clause ends: "in 2150 cases" counts
+           r"(?P<y>(?:1[6-9]|20)\d{2}|2[1-9]\d{2}(?=\s*(?:$|[,.;:!?)])))\b"
            r"(?![\d/:-]|\.\d)"),
     # a year in words after a preposition ends the phrase: "in two thousand boxes" counts boxes
     ("wyr", rf"\b(?:in|during|since|by|of|year|from|before|after|until|than)\s+(?P<y>{WORDED_YEAR})"
@@ -151,6 +152,9 @@ _PATTERNS = [
               r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>(?:[ap]\.m\.?|[ap]m)|(?<=\d)[ap])(?![a-z])"),
     ("oclock", rf"\b(?P<th>[01]?\d|2[0-3]|{_HOUR_WORDS})\s*o'?\s?clock\b"),
     ("noon", r"\b(?P<w>noon|midday|mid-day|midnight|mid night)\b"),
+    # lunch after a preposition is the lunch hours (11 to 13, as the Recognizers-Text gold): "book this lunch"
+    # names a meal, not a time
+    ("lunch", r"\b(?P<pre>before|after|at|during|over|around|by|until|till)\s+(?P<w>lunch(?:\s*time)?)\b"),
     ("wam", rf"\b(?P<hw>{_HOUR_WORDS})\s*(?P<ap>{_AP})"),
     # Tue 3pm, Mon 9am-5pm, on Thu: a weekday's short name is a day before a clock time or after "on"
     # (Sat, Sun, Mon, Wed are words too: capitalized only)
@@ -232,6 +236,7 @@ _GATES = {
                       r"|mornings|afternoons|evenings|nights", re.IGNORECASE),
     "week": re.compile(r"week", re.IGNORECASE),
     "ap": re.compile(r"[ap]\.?m", re.IGNORECASE),
+    "lunch": re.compile(r"lunch", re.IGNORECASE),
     "name3": re.compile(r"tue|thu|fri|sat|sun|mon|wed", re.IGNORECASE),
     "years": re.compile(r"year'?s\s", re.IGNORECASE),
     "end": re.compile(r"\b(?:end|eod)\b", re.IGNORECASE),
@@ -248,7 +253,8 @@ _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy"
           "my": "month", "ymd": "month", "mry": "month", "rel": "rel", "wd": "rel", "in": "digit", "dur": "digit",
           "relp": "rel",
           "bwd": "name", "bmon": "name", "yrng": "digit", "pmon": "month", "mdr": "month", "yr": "digit",
-          "dec": "decades", "off": "rel", "oclock": "clockword", "noon": "clockword", "past": "clockword",
+          "dec": "decades", "off": "rel", "oclock": "clockword", "noon": "clockword", "lunch": "lunch",
+          "past": "clockword",
           "pod": "pod", "hpod": "pod", "hwin": "pod", "wclock": "tens", "aot": "unit", "trng": "range", "set": "set",
           "nrng": "rel",
           "nwk": "week",
@@ -528,6 +534,9 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         minute = CLOCK_MINUTES[re.sub(r"[ -]+", " ", g["mw"].lower())]
         ap = (g["ap"] or "").replace(".", "").lower()[:1]
         return DateHit("time", m.start(), m.end(), f"{_meridiem(hour, ap):02d}:{minute:02d}:00")
+    if name == "lunch":  # before lunch: until 11; after lunch: from 13; at lunch: 11 to 13
+        opened = _LUNCH_OPEN.get(g["pre"].lower())
+        return DateHit("timerange", m.start() if opened else m.start("w"), m.end(), opened or "11:00:00/13:00:00")
     if name == "noon":
         noon = g["w"].lower() in ("noon", "midday", "mid-day")
         return DateHit("time", m.start(), m.end(), "12:00:00" if noon else "00:00:00")
@@ -616,6 +625,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
 #: Early / mid / late of a decade as years from its start, [lo, hi): overlapping as the parts of a
 #: month do (early 1st–15th, mid 10th–20th): early 0–3, mid 3–6, late 6–9 (the mid-2010s: 2013–2016).
 _DECADE_PARTS = {"": (0, 10), "early": (0, 4), "mid": (3, 7), "late": (6, 10)}
+_LUNCH_OPEN = {"before": "../11:00:00", "by": "../11:00:00", "until": "../11:00:00", "till": "../11:00:00",
+               "after": "13:00:00/.."}
 _DECADE_WORDS = ("twenties", "thirties", "forties", "fifties", "sixties", "seventies", "eighties", "nineties")
 _UNIT_CODE = {"y": "Y", "mo": "M", "w": "W", "f": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 

@@ -587,3 +587,21 @@ def test_a_range_of_days_in_their_month(text: str, span: str, value: str) -> Non
 ])
 def test_a_weekday_before_last_or_after_next(text: str, value: str) -> None:
     assert dates(text) == [("date", text, value)]
+
+
+# -- lunch, years past 2099 ------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("let's meet before lunch", "before lunch", "../11:00:00"), ("call after lunch", "after lunch", "13:00:00/.."),
+    ("free at lunchtime", "lunchtime", "11:00:00/13:00:00"),
+])
+def test_lunch_after_a_preposition_is_the_lunch_hours(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("timerange", span, value)]
+
+
+def test_lunch_as_a_meal_is_no_time() -> None:
+    assert dates("book this lunch in my calendar") == []
+
+
+def test_a_year_past_2099_after_in_only_where_the_clause_ends() -> None:
+    assert dates("the lease ends in 2150, right?") == [("date", "2150", "2150")]
+    assert dates("seen in 2150 cases") == []
