@@ -109,9 +109,14 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
             continue
         around = _DAY_AROUND.search(folded, max(0, h.start - 20), h.start) \
             if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else None
-        if around is not None:  # the day before christmas, the day after june 3
-            day = date.fromisoformat(h.value) + timedelta(days=1 if around.group(1).lower() == "after" else -1)
-            out.append(DateHit("date", around.start(), h.end, day.isoformat()))
+        if around is not None:  # the day before christmas, the day after june 3, the night before christmas
+            day = date.fromisoformat(h.value) + timedelta(days=1 if around.group(2).lower() == "after" else -1)
+            if around.group("pod"):
+                start, end = POD_HOURS[around.group("pod").lower()]
+                finish = f"{day}T23:59:59" if end == 24 else f"{day}T{end:02d}:00:00"
+                out.append(DateHit("daterange", around.start(), h.end, f"{day}T{start:02d}:00:00/{finish}"))
+            else:
+                out.append(DateHit("date", around.start(), h.end, day.isoformat()))
             i += 1
             continue
         if h.type in ("date", "datetime", "time"):
@@ -153,7 +158,8 @@ _DAY_SPAN = re.compile(r"(\d{4}-\d{2}-\d{2})/(\d{4}-\d{2}-\d{2})")
 _END_OF = re.compile(r"(?:the\s+)?end\s+of\b", re.IGNORECASE)
 #: A reduced-precision date (a year, a month, an ISO week) that may stand at one end of a range of days.
 _REDUCED = re.compile(r"\d{4}(?:-\d{2}|-W\d{2})?")
-_DAY_AROUND = re.compile(r"\b(?:the\s+)?day\s+(before|after)\s+$", re.IGNORECASE)
+_DAY_AROUND = re.compile(r"\b(?:the\s+)?(?:day|(?P<pod>morning|afternoon|evening|night))\s+(before|after)\s+$",
+                         re.IGNORECASE)
 _MORE_THAN = re.compile(r"(?i:more\s+than|over)\s+$")
 _PAST_OFFSET = re.compile(r"(?i:\bago|before\s+(?:today|now))$")
 

@@ -96,7 +96,8 @@ _PATTERNS = [
     ("in", r"\b(?:in\s+(?P<n1>\d+)\s+(?P<u1>day|week|month|year)s?\b"
            r"|(?P<n2>\d+)\s+(?P<u2>day|week|month|year)s?\s+ago\b)"),
     ("dur", r"\b(?P<n>\d+(?:\.\d+)?)\s*(?P<u>years?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"),
-    ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming|following)\s+(?:calendar\s+(?=year))?"
+    ("relp", r"\b(?P<which>next|last|this|coming|previous|prior|past|current|upcoming|following)\s+"
+             r"(?:calendar\s+(?=year))?"
              r"(?P<u>week|month|year|weekend|fortnight|(?P<work>work(?:ing)?|business)\s+week)\b"),
     ("bwd", r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)"),
     ("bmon", r"\b(?P<mon>january|february|april|june|july|august|september|october|november|december)\b"),
@@ -193,7 +194,8 @@ _PATTERNS = [
            r"|(?:the\s+)?(?:(?P<rm>this|next|last|previous|following)\s+)?month)"
            r"|week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?![\d:.])"
            r"(?:\s+of\s+(?P<y2>(?:19|20)\d{2}))?)\b"),
-    ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|today)|eod)\b"
+    ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|today)|eod|cob"
+              r"|(?:close|end)\s+of\s+business)\b"
               rf"(?:\s+(?:on\s+)?(?:(?P<rel>today|tomorrow)|(?P<wd>{WEEKDAY_ALT}))\b)?"),
     ("wdn", rf"\b(?P<wd>{WEEKDAY_ALT})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
             rf"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%)|\s+(?:of\s+)?(?:{MONTH_ALT})\b"
@@ -218,7 +220,8 @@ _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 # Cheap gates: a pattern only runs when the text has what it needs (digits, a month name, a keyword).
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_MONTH = re.compile(rf"\b(?:{MONTH_ALT})", re.IGNORECASE)
-_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|following|past|current|upcoming"
+_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|prior|following|past|current"
+                      r"|upcoming"
                       r"|every|each"
                       r"|daily|weekly|monthly|annually|yearly|hourly|nightly|a day|a week|now)\b",
                       re.IGNORECASE)
@@ -239,7 +242,7 @@ _GATES = {
     "lunch": re.compile(r"lunch", re.IGNORECASE),
     "name3": re.compile(r"tue|thu|fri|sat|sun|mon|wed", re.IGNORECASE),
     "years": re.compile(r"year'?s\s", re.IGNORECASE),
-    "end": re.compile(r"\b(?:end|eod)\b", re.IGNORECASE),
+    "end": re.compile(r"\b(?:end|eod|cob|close)\b", re.IGNORECASE),
     "decade": re.compile(r"decade", re.IGNORECASE),
     "century": re.compile(r"century", re.IGNORECASE),
     "now": re.compile(r"now|present", re.IGNORECASE),
@@ -407,8 +410,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return _amount_of_time(m, ref)
     if name == "relp":
         which, unit = g["which"].lower(), g["u"].lower()
-        shift = {"next": 1, "coming": 1, "upcoming": 1, "following": 1, "last": -1, "previous": -1, "past": -1}.get(
-            which, 0)
+        shift = {"next": 1, "coming": 1, "upcoming": 1, "following": 1, "last": -1, "previous": -1, "prior": -1,
+                 "past": -1}.get(which, 0)
         if unit == "fortnight":  # the two weeks from this Monday; next fortnight: the two after them
             monday = today - timedelta(days=today.weekday()) + timedelta(weeks=2 * shift)
             return DateHit("daterange", m.start(), m.end(), f"{monday.isoformat()}/{monday + timedelta(days=14)}")
@@ -577,7 +580,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("date", m.start(), m.end(), (monday + timedelta(days=WEEKDAYS[g["wd"].lower()])).isoformat())
     if name == "wk":
         return _week(m, today)
-    if name == "endof":  # end of the day, EOD: the day's last second (parts of longer
+    if name == "endof":  # end of the day, EOD, COB, close of business: the day's last second (parts of longer
         # periods, "the end of 2008", are dates_en_periods')
         # … of a named day: EOD friday, end of day tomorrow
         last_day = today + timedelta(days=1) if (g["rel"] or "").lower() == "tomorrow" else \

@@ -50,7 +50,7 @@ _PATTERNS = [
     ("wdan", rf"\b(?:the\s+)?(?P<wd>{WEEKDAY_ALT})\s+(?P<an>after\s+next|before\s+last)\b"),
     ("relday", r"\b(?:the\s+)?(?P<which>next|following|previous|prior)\s+day\b"
                r"|\bthe\s+day\s+(?P<ba>before|after)\b(?=\s*(?:$|[,.;:!?)]))"),
-    ("after", r"\b(?:the\s+)?(?P<u>week|month|year)\s+(?P<ba>after\s+next|before\s+last)\b"),
+    ("after", r"\b(?:the\s+)?(?P<u>weekend|week|month|year)\s+(?P<ba>after\s+next|before\s+last)\b"),
     ("wdr", rf"\b(?:from\s+)?(?P<a>{WEEKDAY_ALT})\.?\s*(?:-|–|to|through|thru|till|until)\s*(?P<b>{WEEKDAY_ALT})\b"),
     ("domr", rf"\b(?:(?P<pre>from|between)\s+)?(?:the\s+)?(?P<d1>(?:[12]?\d|3[01])(?:st|nd|rd|th)|{ORD_DAY_ALT})"
              r"\s*(?:-|–|to|through|till|until|and)\s*(?:the\s+)?"
@@ -372,6 +372,9 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
     if name == "after":  # the week after next, the month before last
         shift = 2 if g["ba"].lower().startswith("after") else -2
         unit = g["u"].lower()
+        if unit == "weekend":  # Saturday up to Monday, two weekends on
+            saturday = today - timedelta(days=today.weekday()) + timedelta(days=5, weeks=shift)
+            return _span(m, saturday, saturday + timedelta(days=2))
         if unit == "week":
             return DateHit("date", m.start(), m.end(), week_of(today - timedelta(days=today.weekday() - 7 * shift)))
         if unit == "month":

@@ -605,3 +605,25 @@ def test_lunch_as_a_meal_is_no_time() -> None:
 def test_a_year_past_2099_after_in_only_where_the_clause_ends() -> None:
     assert dates("the lease ends in 2150, right?") == [("date", "2150", "2150")]
     assert dates("seen in 2150 cases") == []
+
+
+# -- a part of the day around a named day, the weekend after next, close of business -------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the night before Christmas", "the night before Christmas", "2024-12-24T20:00:00/2024-12-24T23:59:59"),
+    ("the evening after June 3", "the evening after June 3", "2024-06-04T16:00:00/2024-06-04T20:00:00"),
+])
+def test_a_part_of_the_day_before_or_after_a_named_day(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_the_weekend_after_next_and_the_prior_week() -> None:
+    assert dates("the weekend after next") == [("daterange", "the weekend after next", "2024-06-29/2024-07-01")]
+    assert dates("sales the prior week") == [("date", "prior week", "2024-W23")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("send it by COB Friday", "COB Friday", "2024-06-14T23:59:59"),
+    ("close of business tomorrow", "close of business tomorrow", "2024-06-13T23:59:59"),
+])
+def test_close_of_business_is_the_end_of_the_day(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("datetime", span, value)]
