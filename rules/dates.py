@@ -283,7 +283,8 @@ _CLOCK_DURATION = re.compile(r"PT(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?")
 
 
 def _offset_from_day(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | None:
-    """``two months after next friday`` / ``3 days from tuesday`` → that day; ``from 2pm for 2 hours`` /
+    """``two months after next friday`` / ``3 days from tuesday`` → that day; ``30 minutes after 3pm`` →
+    that time; ``from 2pm for 2 hours`` /
     ``for 2 hours from 2pm`` → the range of times it covers."""
     if nxt is None:
         return None
@@ -303,6 +304,14 @@ def _offset_from_day(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | 
         moved = day + timedelta(days=n * (7 if unit == "W" else 1)) if unit in "DW" \
             else add_months(day, n * (12 if unit == "Y" else 1))
         return DateHit("date", h.start, nxt.end, moved.isoformat())
+    clock = _TIME_VALUE.fullmatch(nxt.value) if nxt.type == "time" else None
+    if d and d.group(3) and off and off.group("dir").lower() != "from" and clock:
+        # 30 minutes after 3pm, 2 hours before noon: that time ("for 2 hours from 2pm" is a range, below)
+        amount = timedelta(hours=float(d.group(3))) if d.group(4) == "H" else timedelta(minutes=float(d.group(3)))
+        base = datetime(2000, 1, 1, *(int(x) for x in clock.groups()))
+        moved_at = base - amount if off.group("dir").lower() == "before" else base + amount
+        return DateHit("time", h.start, nxt.end, moved_at.strftime("%H:%M:%S")) if moved_at.date() == base.date() \
+            else None
     time_hit, span = (nxt, h) if h.type == "duration" and _FROM_GAP.fullmatch(gap) else \
         (h, nxt) if nxt.type == "duration" and h.type == "time" and _FOR_GAP.fullmatch(gap) else (None, None)
     if time_hit is None or span is None or time_hit.type != "time":

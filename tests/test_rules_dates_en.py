@@ -627,3 +627,15 @@ def test_the_weekend_after_next_and_the_prior_week() -> None:
 ])
 def test_close_of_business_is_the_end_of_the_day(text: str, span: str, value: str) -> None:
     assert dates(text) == [("datetime", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("a meeting for 30 minutes after 3pm", "30 minutes after 3pm", "15:30:00"),
+    ("2 hours before noon", "2 hours before noon", "10:00:00"),
+])
+def test_an_amount_of_time_after_or_before_a_clock_time_is_that_time(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("time", span, value)]
+
+
+def test_an_amount_of_time_from_a_clock_time_stays_a_range() -> None:
+    assert dates("booked for 2 hours from 2pm") == [("timerange", "2 hours from 2pm", "14:00:00/16:00:00")]
