@@ -869,6 +869,9 @@ def _quarter(m: re.Match[str], today: date) -> DateHit:
     return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{add_months(first, months).isoformat()}")
 
 
+_POD_TAIL = re.compile(r"\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night)\b", re.IGNORECASE)
+
+
 def _with_time(m: re.Match[str], d: date | None) -> DateHit | None:
     if d is None:
         return None
@@ -886,4 +889,10 @@ def _with_time(m: re.Match[str], d: date | None) -> DateHit | None:
         if m.string[m.start():text_end].lower().endswith(" at"):
             text_end -= 3
         return DateHit("date", m.start(), text_end, d.isoformat())
+    pod = _POD_TAIL.match(m.string, m.end()) if not g.get("ap") else None
+    if pod is not None:  # tomorrow at 7 in the evening: the hour falls in that part of the day
+        hour = int(t[:2])
+        if pod.group("pod").lower() != "morning" and hour < 12 and (hour >= 6 or pod.group("pod").lower() != "night"):
+            t = f"{hour + 12:02d}{t[2:]}"
+        return DateHit("datetime", m.start(), pod.end(), f"{d.isoformat()}T{t}")
     return DateHit("datetime", m.start(), m.end(), f"{d.isoformat()}T{t}")

@@ -639,3 +639,13 @@ def test_an_amount_of_time_after_or_before_a_clock_time_is_that_time(text: str, 
 
 def test_an_amount_of_time_from_a_clock_time_stays_a_range() -> None:
     assert dates("booked for 2 hours from 2pm") == [("timerange", "2 hours from 2pm", "14:00:00/16:00:00")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("tomorrow at 7 in the evening", "tomorrow at 7 in the evening", "2024-06-13T19:00:00"),
+    ("next Tuesday at 10 in the morning", "next Tuesday at 10 in the morning", "2024-06-18T10:00:00"),
+    ("on June 5 at 8 in the evening", "June 5 at 8 in the evening", "2024-06-05T20:00:00"),
+    ("tomorrow at 2 in the night", "tomorrow at 2 in the night", "2024-06-13T02:00:00"),
+])
+def test_a_day_at_an_hour_in_a_part_of_the_day(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("datetime", span, value)]
