@@ -126,7 +126,8 @@ _PATTERNS = [
     ("set", rf"\b(?:(?P<mult>bi|semi)-?)?(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly|quarterly"
             rf"|fortnightly)|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
             rf"(?:(?P<u>day|week|month|year|hour|minute|quarter|fortnight)s?|(?P<halfh>half[\s-]hour)"
-            rf"|(?P<swd>{WEEKDAY_ALT})|(?P<spod>morning|afternoon|evening|night)"
+            rf"|(?P<swd>{WEEKDAY_ALT})(?:\s+(?P<spod2>morning|afternoon|evening|night))?"
+            rf"|(?P<spod>morning|afternoon|evening|night)"
             rf"|(?P<we>weekend))|any\s+(?:(?P<au>week|month|year)|(?P<awe>weekend))"
             rf"|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year)"
             rf"|(?P<pwd>{WEEKDAY_ALT})s(?:\s+(?P<ppod>morning|afternoon|evening|night)s?)?|(?P<pwd2>{WEEKDAY_ALT})\s+(?P<ppod2>mornings"
@@ -430,7 +431,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             return DateHit("date", m.start(), m.end(), f"{first.year:04d}-{first.month:02d}")
         return DateHit("date", m.start(), m.end(), f"{today.year + shift:04d}")
     if name == "set":
-        pod = g["spod"] or g["ppod"] or g["ppod2"]
+        pod = g["spod"] or g["spod2"] or g["ppod"] or g["ppod2"]  # every monday morning: R/XXXX-WXX-1TMO
         pod_code = {"mo": "TMO", "af": "TAF", "ev": "TEV", "ni": "TNI"}.get(pod[:2].lower(), "") if pod else ""
         if g["adv"]:
             code = {"daily": "P1D", "nightly": "P1D", "weekly": "P1W", "monthly": "P1M", "annually": "P1Y",

@@ -649,3 +649,10 @@ def test_an_amount_of_time_from_a_clock_time_stays_a_range() -> None:
 ])
 def test_a_day_at_an_hour_in_a_part_of_the_day(text: str, span: str, value: str) -> None:
     assert dates(text) == [("datetime", span, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("every Monday morning", "R/XXXX-WXX-1TMO"), ("every Friday evening", "R/XXXX-WXX-5TEV"),
+])
+def test_every_weekday_in_a_part_of_the_day_is_one_set(text: str, value: str) -> None:
+    assert dates(text) == [("set", text, value)]
