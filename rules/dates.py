@@ -308,7 +308,7 @@ def _offset_from_day(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | 
     if d and d.group(3) and off and off.group("dir").lower() != "from" and clock:
         # 30 minutes after 3pm, 2 hours before noon: that time ("for 2 hours from 2pm" is a range, below)
         amount = timedelta(hours=float(d.group(3))) if d.group(4) == "H" else timedelta(minutes=float(d.group(3)))
-        base = datetime(2000, 1, 1, *(int(x) for x in clock.groups()))
+        base = datetime(2000, 1, 1, int(clock.group(1)), int(clock.group(2)), int(clock.group(3)))
         moved_at = base - amount if off.group("dir").lower() == "before" else base + amount
         return DateHit("time", h.start, nxt.end, moved_at.strftime("%H:%M:%S")) if moved_at.date() == base.date() \
             else None
