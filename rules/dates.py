@@ -109,9 +109,14 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
             continue
         around = _DAY_AROUND.search(folded, max(0, h.start - 20), h.start) \
             if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else None
-        if around is not None:  # the day before christmas, the day after june 3
-            day = date.fromisoformat(h.value) + timedelta(days=1 if around.group(1).lower() == "after" else -1)
-            out.append(DateHit("date", around.start(), h.end, day.isoformat()))
+        if around is not None:  # the day before christmas, the day after june 3, the night before christmas
+            day = date.fromisoformat(h.value) + timedelta(days=1 if around.group(2).lower() == "after" else -1)
+            if around.group("pod"):
+                start, end = POD_HOURS[around.group("pod").lower()]
+                finish = f"{day}T23:59:59" if end == 24 else f"{day}T{end:02d}:00:00"
+                out.append(DateHit("daterange", around.start(), h.end, f"{day}T{start:02d}:00:00/{finish}"))
+            else:
+                out.append(DateHit("date", around.start(), h.end, day.isoformat()))
             i += 1
             continue
         if h.type in ("date", "datetime", "time"):
@@ -153,7 +158,8 @@ _DAY_SPAN = re.compile(r"(\d{4}-\d{2}-\d{2})/(\d{4}-\d{2}-\d{2})")
 _END_OF = re.compile(r"(?:the\s+)?end\s+of\b", re.IGNORECASE)
 #: A reduced-precision date (a year, a month, an ISO week) that may stand at one end of a range of days.
 _REDUCED = re.compile(r"\d{4}(?:-\d{2}|-W\d{2})?")
-_DAY_AROUND = re.compile(r"\b(?:the\s+)?day\s+(before|after)\s+$", re.IGNORECASE)
+_DAY_AROUND = re.compile(r"\b(?:the\s+)?(?:day|(?P<pod>morning|afternoon|evening|night))\s+(before|after)\s+$",
+                         re.IGNORECASE)
 _MORE_THAN = re.compile(r"(?i:more\s+than|over)\s+$")
 _PAST_OFFSET = re.compile(r"(?i:\bago|before\s+(?:today|now))$")
 
@@ -277,7 +283,8 @@ _CLOCK_DURATION = re.compile(r"PT(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?")
 
 
 def _offset_from_day(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | None:
-    """``two months after next friday`` / ``3 days from tuesday`` → that day; ``from 2pm for 2 hours`` /
+    """``two months after next friday`` / ``3 days from tuesday`` → that day; ``30 minutes after 3pm`` →
+    that time; ``from 2pm for 2 hours`` /
     ``for 2 hours from 2pm`` → the range of times it covers."""
     if nxt is None:
         return None
@@ -297,6 +304,14 @@ def _offset_from_day(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | 
         moved = day + timedelta(days=n * (7 if unit == "W" else 1)) if unit in "DW" \
             else add_months(day, n * (12 if unit == "Y" else 1))
         return DateHit("date", h.start, nxt.end, moved.isoformat())
+    clock = _TIME_VALUE.fullmatch(nxt.value) if nxt.type == "time" else None
+    if d and d.group(3) and off and off.group("dir").lower() != "from" and clock:
+        # 30 minutes after 3pm, 2 hours before noon: that time ("for 2 hours from 2pm" is a range, below)
+        amount = timedelta(hours=float(d.group(3))) if d.group(4) == "H" else timedelta(minutes=float(d.group(3)))
+        base = datetime(2000, 1, 1, int(clock.group(1)), int(clock.group(2)), int(clock.group(3)))
+        moved_at = base - amount if off.group("dir").lower() == "before" else base + amount
+        return DateHit("time", h.start, nxt.end, moved_at.strftime("%H:%M:%S")) if moved_at.date() == base.date() \
+            else None
     time_hit, span = (nxt, h) if h.type == "duration" and _FROM_GAP.fullmatch(gap) else \
         (h, nxt) if nxt.type == "duration" and h.type == "time" and _FOR_GAP.fullmatch(gap) else (None, None)
     if time_hit is None or span is None or time_hit.type != "time":
@@ -543,9 +558,45 @@ def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -
             *find_en(folded, reference, day_first=cjk),
             *(find_en_periods(folded, reference) if _ASCII_LETTER.search(folded) else ()),
             *find_holidays(folded, reference)]
-    hits = _join_durations(folded, _drop_overlaps(hits))
+    hits = _join_durations(folded, _weekends_of_days(folded, _drop_overlaps(hits), reference))
     for h in join_ranges(folded, hits, reference.date().isoformat()):
         yield Entity(h.type, text[h.start:h.end], h.start, h.end, h.value)
+
+
+_WEEKEND_AFTER = re.compile(r"\s+weekend\b(?:\s*,?\s*(?P<y>(?:19|20)\d{2})\b)?", re.IGNORECASE)
+_WEEKEND_BEFORE = re.compile(r"\b(?:the\s+)?weekend\s+of\s+$", re.IGNORECASE)
+_HAS_YEAR = re.compile(r"\d{4}")
+
+
+def _weekends_of_days(folded: str, hits: list[DateHit], reference: datetime) -> list[DateHit]:
+    """``halloween weekend 2021``, ``July 4th weekend``, ``the weekend of June 15``: the weekend
+    (Saturday up to Monday) of the Monday-to-Sunday week holding that day, or the one before a Monday
+    (a Monday holiday ends a long weekend). A year after ``weekend``
+    belongs to the day: the day's own words are read again with it (a movable holiday moves)."""
+    if "weekend" not in folded.lower():
+        return hits
+    out: list[DateHit] = []
+    for h in hits:
+        after = _WEEKEND_AFTER.match(folded, h.end)
+        before = _WEEKEND_BEFORE.search(folded, max(0, h.start - 20), h.start)
+        if h.type != "date" or not _DAY_VALUE.fullmatch(h.value) or not (after or before):
+            out.append(h)
+            continue
+        day, end = date.fromisoformat(h.value), h.end
+        if after:
+            end = after.end()
+            year = after.group("y")
+            if year and not _HAS_YEAR.search(folded, h.start, h.end):
+                words = f"{folded[h.start:h.end]} {year}"
+                again = [x for x in (*find_en(words, reference), *find_holidays(words, reference))
+                         if x.start == 0 and x.end == len(words) and _DAY_VALUE.fullmatch(x.value)]
+                if again:
+                    day = date.fromisoformat(again[0].value)
+        # a Monday (Memorial Day) closes the long weekend before it
+        saturday = day - timedelta(days=2) if day.weekday() == 0 else day - timedelta(days=day.weekday() - 5)
+        out.append(DateHit("daterange", before.start() if before and not after else h.start, end,
+                           f"{saturday.isoformat()}/{(saturday + timedelta(days=2)).isoformat()}"))
+    return out
 
 
 #: Between the parts of one spaced duration: ``3 hours 30 minutes``, ``1 hour and 15 minutes``, ``2 years, 1 month``.

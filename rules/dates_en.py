@@ -55,7 +55,17 @@ _CLOCK_CUE = re.compile(rf"(?:\b(?:at|from|to|until|till|between|by|around|about
 COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40,
           "forty-five": 45, "forty five": 45, "fifty": 50, "sixty": 60, "ninety": 90, "half an": 0.5, "half a": 0.5,
-          "a couple of": 2, "couple of": 2, "a couple": 2, "a few": 3, "few": 3}
+          "a half": 0.5,
+          "a quarter of an": 0.25, "quarter of an": 0.25, "three quarters of an": 0.75,
+          "a couple of": 2, "couple of": 2, "a couple": 2, "a few": 3, "few": 3,
+          **{w: 13 + i for i, w in enumerate(("thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+                                               "nineteen"))},
+          "seventy": 70, "eighty": 80,
+          # forty-eight hours, twenty one days: tens and units, hyphened or spaced
+          **{f"{tens}{sep}{unit}": 10 * t + u
+             for t, tens in enumerate(("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"), 2)
+             for u, unit in enumerate(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine"), 1)
+             for sep in ("-", " ")}}
 _COUNT_WORDS = alternation(re.escape(w).replace("\\ ", "\\s+") for w in COUNTS)
 #: Parts of the day as the Recognizers-Text gold resolves them: (start, end) hours, end exclusive
 #: (night ends a second before midnight); ``early``/``late`` take the first/second half.
@@ -86,7 +96,8 @@ _PATTERNS = [
     ("in", r"\b(?:in\s+(?P<n1>\d+)\s+(?P<u1>day|week|month|year)s?\b"
            r"|(?P<n2>\d+)\s+(?P<u2>day|week|month|year)s?\s+ago\b)"),
     ("dur", r"\b(?P<n>\d+(?:\.\d+)?)\s*(?P<u>years?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?|seconds?|secs?)\b"),
-    ("relp", r"\b(?P<which>next|last|this|coming|previous|past|current|upcoming|following)\s+(?:calendar\s+(?=year))?"
+    ("relp", r"\b(?P<which>next|last|this|coming|previous|prior|past|current|upcoming|following)\s+"
+             r"(?:calendar\s+(?=year))?"
              r"(?P<u>week|month|year|weekend|fortnight|(?P<work>work(?:ing)?|business)\s+week)\b"),
     ("bwd", r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)"),
     ("bmon", r"\b(?P<mon>january|february|april|june|july|august|september|october|november|december)\b"),
@@ -97,16 +108,17 @@ _PATTERNS = [
             r"\s*(?:-|–|to|through|thru|till|until|(?P<and1>and))"
             rf"\s*(?:the\s+)?(?P<d2>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
             rf"|(?<![\d.,/-])(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?[ ]?[-–][ ]?(?P<d6>\d{{1,2}})(?:st|nd|rd|th)?"
-            rf"\s+(?:of\s+)?(?P<mon3>{MONTH_ALT})\.?"
+            rf"\s+(?:of\s+|in\s+)?(?P<mon3>{MONTH_ALT})\.?"
             rf"|(?P<pre>between|from)\s+(?:the\s+)?(?P<d3>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
             r"(?:\s*[-–]\s*|\s+(?P<sep3>and|to|through|till|until)\s+)"
-            rf"(?:the\s+)?(?P<d4>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})\s+(?:of\s+)?(?P<mon2>{MONTH_ALT})\.?)"
+            rf"(?:the\s+)?(?P<d4>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})\s+(?:of\s+|in\s+)?(?P<mon2>{MONTH_ALT})\.?)"
             r"(?:,?\s*(?P<y>\d{4}))?(?![\d:/]|\s*(?:[ap]\.?m|o'?clock))\b"),
     ("yrng", r"\b(?:(?P<pre>between|from|in)\s+)?(?P<a>(?:1[6-9]|20)\d{2})"
              r"\s*(?:-|–|~|to|and|through|thru|until|till)\s*"
              r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
     ("yr", r"\b(?:in|during|since|by|of|year|from|before|after|until|till|than|starting|prior\s+to)\s+"
-           r"(?P<y>(?:1[6-9]|20)\d{2})\b"
+           # a year past 2099 (in 2150) only where the clause ends: "in 2150 cases" counts
+           r"(?P<y>(?:1[6-9]|20)\d{2}|2[1-9]\d{2}(?=\s*(?:$|[,.;:!?)])))\b"
            r"(?![\d/:-]|\.\d)"),
     # a year in words after a preposition ends the phrase: "in two thousand boxes" counts boxes
     ("wyr", rf"\b(?:in|during|since|by|of|year|from|before|after|until|than)\s+(?P<y>{WORDED_YEAR})"
@@ -114,7 +126,8 @@ _PATTERNS = [
     ("set", rf"\b(?:(?P<mult>bi|semi)-?)?(?:(?P<adv>daily|weekly|monthly|annually|yearly|hourly|nightly|quarterly"
             rf"|fortnightly)|(?:every|each)\s+(?:(?P<other>other)\s+)?(?:(?P<k>\d+|two|three|four|five|six)\s+)?"
             rf"(?:(?P<u>day|week|month|year|hour|minute|quarter|fortnight)s?|(?P<halfh>half[\s-]hour)"
-            rf"|(?P<swd>{WEEKDAY_ALT})|(?P<spod>morning|afternoon|evening|night)"
+            rf"|(?P<swd>{WEEKDAY_ALT})(?:\s+(?P<spod2>morning|afternoon|evening|night))?"
+            rf"|(?P<spod>morning|afternoon|evening|night)"
             rf"|(?P<we>weekend))|any\s+(?:(?P<au>week|month|year)|(?P<awe>weekend))"
             rf"|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year)"
             rf"|(?P<pwd>{WEEKDAY_ALT})s(?:\s+(?P<ppod>morning|afternoon|evening|night)s?)?|(?P<pwd2>{WEEKDAY_ALT})\s+(?P<ppod2>mornings"
@@ -129,16 +142,33 @@ _PATTERNS = [
             r"(?P<dir>from|after|before)\s+(?P<base>today|tomorrow|yesterday|now)\b"),
     ("cent", r"\b(?:the\s+)?(?P<c>[1-9]|1\d|2[01])(?:st|nd|rd|th)\s+century\b"),
     ("cy", r"\b(?:cy|calendar\s+year)\s?(?P<y>(?:1[6-9]|20)\d{2}|\d{2})\b(?![\d/:.-])"),
-    ("dec", r"\b(?:the\s+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s"
-            r"|(?<=the\s)(?:(?P<cw>nineteen|eighteen)[ -]?)?'?(?P<word>twenties|thirties|forties|fifties|sixties"
+    ("dec", r"\b(?:the\s+)?(?:(?P<mod>early|mid|late)[\s-]+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s"
+            r"|(?<=the\s|mid[\s-]|rly[\s-]|ate[\s-])(?:(?P<cw>nineteen|eighteen)[ -]?)?'?"
+            r"(?P<word>twenties|thirties|forties|fifties|sixties"
             r"|seventies|eighties|nineties))\b"),
+    ("isow", r"(?<![\w-])(?P<y>(?:19|20)\d{2})-?W(?P<w>0[1-9]|[1-4]\d|5[0-3])(?:-?(?P<wd>[1-7]))?(?![\w-])"),
+    # at 0800, at 1530 hrs: four digits after "at" are a clock time with a leading zero or before "hours"
+    ("mil", r"\bat\s+(?:(?P<h0>0\d)(?P<m0>[0-5]\d)\b(?:\s*(?:hrs|hours|h)\b)?"
+            r"|(?P<h1>1\d|2[0-3])(?P<m1>[0-5]\d)\s*(?:hrs|hours|h)\b)(?![.,:/-]\d|\s*(?:[ap]\.?m|%))"),
     ("clock", r"(?<![\d:.,])(?:(?P<hm>(?:0?\d|1[0-2])[0-5]\d)|(?P<th>[01]?\d|2[0-3])(?:[:.](?P<tm>[0-5]\d))?"
               r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>(?:[ap]\.m\.?|[ap]m)|(?<=\d)[ap])(?![a-z])"),
     ("oclock", rf"\b(?P<th>[01]?\d|2[0-3]|{_HOUR_WORDS})\s*o'?\s?clock\b"),
     ("noon", r"\b(?P<w>noon|midday|mid-day|midnight|mid night)\b"),
+    # lunch after a preposition is the lunch hours (11 to 13, as the Recognizers-Text gold): "book this lunch"
+    # names a meal, not a time
+    ("lunch", r"\b(?P<pre>before|after|at|during|over|around|by|until|till)\s+(?P<w>lunch(?:\s*time)?)\b"),
+    ("wam", rf"\b(?P<hw>{_HOUR_WORDS})\s*(?P<ap>{_AP})"),
+    # Tue 3pm, Mon 9am-5pm, on Thu: a weekday's short name is a day before a clock time or after "on"
+    # (Sat, Sun, Mon, Wed are words too: capitalized only)
+    ("bwda", r"(?:(?<=\bon\s)|\b)(?P<wd>tue|tues|thu|thur|thurs|fri|(?-i:Sat|Sun|Mon|Wed|SAT|SUN|MON|WED))\.?"
+             r"(?:(?<=\bon\s...)|(?<=\bon\s....)|(?<=\bon\s.....)|(?=,?\s+(?:at\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\b|-\s*\d)"
+             r"|,?\s+at\s+\d))(?![\w-])"),
+    ("yq", r"\b(?P<rel>this|next|last|previous)\s+year'?s\s+(?:(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th"
+           r"|last|final)\s+(?P<qh>quarter|half)|(?P<hq>[qh])(?P<n>[1-4]))\b"),
     ("wclock", rf"(?=[otfsen])\b(?P<hw>{_HOUR_WORDS})[ -]+(?P<mw>{_CLOCK_MINUTE_WORDS})\b(?:\s*(?P<ap>{_AP}))?"),
     ("past", rf"\b(?:(?P<half>half)|(?P<q>(?:a\s+)?quarter)|(?P<mn>[0-5]?\d|{_MINUTE_WORDS})"
-             rf"(?P<unit>\s*(?:min|mins|minutes))?)\s+(?P<dir>past|to)\s+(?P<hh>[01]?\d|2[0-3]|{_HOUR_WORDS})\b"),
+             rf"(?P<unit>\s*(?:min|mins|minutes))?)\s+(?P<dir>past|to)\s+(?P<hh>[01]?\d|2[0-3]|{_HOUR_WORDS})\b"
+             rf"(?:\s*(?P<ap>{_AP}))?"),
     ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d|\s*(?:[ap]\.?m|[ap]\b))"),
     ("pod", rf"\b(?:(?P<el>early|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
             rf"(?P<wd>{WEEKDAY_ALT})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>(?:in|during)\s+the\s+)|(?<=early\s)|(?<=late\s))"
@@ -154,17 +184,19 @@ _PATTERNS = [
              rf"(?P<h2>[01]?\d|2[0-3]|{_HOUR_WORDS})(?:[:.](?P<m2>[0-5]\d))?(?:\s*(?P<ap2>{_AP}))?"
              r"(?![\d:]|\.\d|\s*(?:%|/))(?:\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night)\b)?"),
     ("nrng", rf"\b(?:the\s+)?(?:(?P<dir>next|last|past|previous|upcoming|coming|following)\s+(?P<n>\d+|{_COUNT_WORDS})"
-             rf"\s+(?P<u>days?|weeks?|months?|years?|quarters?|hours?|minutes?)"
+             rf"\s+(?P<u>(?:business|working)\s+days?|days?|weeks?|months?|years?|quarters?|hours?|minutes?)"
              rf"|(?P<n2>\d+|{_COUNT_WORDS})\s+(?P<dir2>upcoming|previous|past|next|coming)\s+"
              r"(?P<u2>days?|weeks?|months?|years?|quarters?|hours?|minutes?)"
              r"|(?P<dir3>next|last|past|previous|this)\s+(?P<u3>hour|minute))\b"),
     ("nwk", rf"\b(?P<which>next|last|this)\s+week(?:\s+on)?\s+(?P<wd>{WEEKDAY_ALT})\b"),
     ("wk", r"\b(?:(?:the\s+)?(?P<ord>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+week\s+of\s+"
            rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<my>(?:19|20)\d{{2}}))?|(?P<y>(?:19|20)\d{{2}})"
+           r"|(?:the\s+|(?P<ry>this|next|last|previous|following)\s+)year"
            r"|(?:the\s+)?(?:(?P<rm>this|next|last|previous|following)\s+)?month)"
            r"|week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?![\d:.])"
            r"(?:\s+of\s+(?P<y2>(?:19|20)\d{2}))?)\b"),
-    ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|today)|eod)\b"
+    ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|today)|eod|cob"
+              r"|(?:close|end)\s+of\s+business)\b"
               rf"(?:\s+(?:on\s+)?(?:(?P<rel>today|tomorrow)|(?P<wd>{WEEKDAY_ALT}))\b)?"),
     ("wdn", rf"\b(?P<wd>{WEEKDAY_ALT})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
             rf"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%)|\s+(?:of\s+)?(?:{MONTH_ALT})\b"
@@ -176,7 +208,8 @@ _PATTERNS = [
     ("decp", r"\b(?:the\s+)?(?P<which>next|last|this|previous|coming|past|current)\s+decade\b"),
     ("now", r"\b(?:(?:right\s+)?now|at\s+present)\b"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
-            r"|q(?P<q>[1-4])(?:\s*[-/ ]\s*(?P<y>(?:19|20)\d{2})|\s+(?:of\s+)?(?P<qy>this|next|last)\s+year)?"
+            r"|q(?P<q>[1-4])(?:(?:\s*[-/ ]\s*|\s+of\s+)(?P<y>(?:19|20)\d{2})"
+            r"|\s+(?:of\s+)?(?P<qy>this|next|last)\s+year)?"
             r"|(?P<y2>(?:19|20)\d{2})\s*[-/ ]?\s*(?P<hq>[qh])(?P<q2>[1-4])"
             r"|h(?P<h>[12])\s*[-/ ]\s*(?P<y4>(?:19|20)\d{2})"
             r"|(?:the\s+)?(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th|(?:last|final)(?=\s+(?:quarter|half)\s+of\b))"
@@ -188,7 +221,8 @@ _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 # Cheap gates: a pattern only runs when the text has what it needs (digits, a month name, a keyword).
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_MONTH = re.compile(rf"\b(?:{MONTH_ALT})", re.IGNORECASE)
-_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|following|past|current|upcoming"
+_HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|prior|following|past|current"
+                      r"|upcoming"
                       r"|every|each"
                       r"|daily|weekly|monthly|annually|yearly|hourly|nightly|a day|a week|now)\b",
                       re.IGNORECASE)
@@ -205,7 +239,11 @@ _GATES = {
                       r"|days\b|\bon(?:c)?e\s+a\s"
                       r"|mornings|afternoons|evenings|nights", re.IGNORECASE),
     "week": re.compile(r"week", re.IGNORECASE),
-    "end": re.compile(r"\b(?:end|eod)\b", re.IGNORECASE),
+    "ap": re.compile(r"[ap]\.?m", re.IGNORECASE),
+    "lunch": re.compile(r"lunch", re.IGNORECASE),
+    "name3": re.compile(r"tue|thu|fri|sat|sun|mon|wed", re.IGNORECASE),
+    "years": re.compile(r"year'?s\s", re.IGNORECASE),
+    "end": re.compile(r"\b(?:end|eod|cob|close)\b", re.IGNORECASE),
     "decade": re.compile(r"decade", re.IGNORECASE),
     "century": re.compile(r"century", re.IGNORECASE),
     "now": re.compile(r"now|present", re.IGNORECASE),
@@ -219,11 +257,13 @@ _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy"
           "my": "month", "ymd": "month", "mry": "month", "rel": "rel", "wd": "rel", "in": "digit", "dur": "digit",
           "relp": "rel",
           "bwd": "name", "bmon": "name", "yrng": "digit", "pmon": "month", "mdr": "month", "yr": "digit",
-          "dec": "decades", "off": "rel", "oclock": "clockword", "noon": "clockword", "past": "clockword",
+          "dec": "decades", "off": "rel", "oclock": "clockword", "noon": "clockword", "lunch": "lunch",
+          "past": "clockword",
           "pod": "pod", "hpod": "pod", "hwin": "pod", "wclock": "tens", "aot": "unit", "trng": "range", "set": "set",
           "nrng": "rel",
           "nwk": "week",
-          "wk": "week", "endof": "end", "decp": "decade", "now": "now", "qtr": "quarter",
+          "wk": "week", "isow": "digit", "mil": "digit", "wam": "ap", "bwda": "name3", "yq": "years",
+          "endof": "end", "decp": "decade", "now": "now", "qtr": "quarter",
           "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit",
           "wyr": "yearword"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -371,8 +411,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return _amount_of_time(m, ref)
     if name == "relp":
         which, unit = g["which"].lower(), g["u"].lower()
-        shift = {"next": 1, "coming": 1, "upcoming": 1, "following": 1, "last": -1, "previous": -1, "past": -1}.get(
-            which, 0)
+        shift = {"next": 1, "coming": 1, "upcoming": 1, "following": 1, "last": -1, "previous": -1, "prior": -1,
+                 "past": -1}.get(which, 0)
         if unit == "fortnight":  # the two weeks from this Monday; next fortnight: the two after them
             monday = today - timedelta(days=today.weekday()) + timedelta(weeks=2 * shift)
             return DateHit("daterange", m.start(), m.end(), f"{monday.isoformat()}/{monday + timedelta(days=14)}")
@@ -391,7 +431,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             return DateHit("date", m.start(), m.end(), f"{first.year:04d}-{first.month:02d}")
         return DateHit("date", m.start(), m.end(), f"{today.year + shift:04d}")
     if name == "set":
-        pod = g["spod"] or g["ppod"] or g["ppod2"]
+        pod = g["spod"] or g["spod2"] or g["ppod"] or g["ppod2"]  # every monday morning: R/XXXX-WXX-1TMO
         pod_code = {"mo": "TMO", "af": "TAF", "ev": "TEV", "ni": "TNI"}.get(pod[:2].lower(), "") if pod else ""
         if g["adv"]:
             code = {"daily": "P1D", "nightly": "P1D", "weekly": "P1W", "monthly": "P1M", "annually": "P1Y",
@@ -473,7 +513,18 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             start = century + tens
         else:
             start = int(g["full"]) if g["full"] else (1900 if int(g["short"]) >= 30 else 2000) + int(g["short"])
-        return DateHit("daterange", m.start(), m.end(), f"{start:04d}/{start + 10:04d}")
+        lo, hi = _DECADE_PARTS[(g["mod"] or "").lower()]
+        return DateHit("daterange", m.start(), m.end(), f"{start + lo:04d}/{start + hi:04d}")
+    if name == "isow":  # 2024-W23 (that ISO week), 2024-W23-3 (its Wednesday)
+        try:
+            monday = date.fromisocalendar(int(g["y"]), int(g["w"]), 1)
+        except ValueError:
+            return None
+        if g["wd"]:
+            return DateHit("date", m.start(), m.end(), (monday + timedelta(days=int(g["wd"]) - 1)).isoformat())
+        return DateHit("daterange", m.start(), m.end(), f"{monday.isoformat()}/{monday + timedelta(days=7)}")
+    if name == "mil":  # at 0800, at 1530 hrs: a four-digit clock time
+        return DateHit("time", m.start(), m.end(), f"{int(g['h0'] or g['h1']):02d}:{g['m0'] or g['m1']}:00")
     if name == "clock":
         clock = _clock(m)
         return DateHit("time", m.start(), m.end(), clock) if clock else None
@@ -487,6 +538,9 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         minute = CLOCK_MINUTES[re.sub(r"[ -]+", " ", g["mw"].lower())]
         ap = (g["ap"] or "").replace(".", "").lower()[:1]
         return DateHit("time", m.start(), m.end(), f"{_meridiem(hour, ap):02d}:{minute:02d}:00")
+    if name == "lunch":  # before lunch: until 11; after lunch: from 13; at lunch: 11 to 13
+        opened = _LUNCH_OPEN.get(g["pre"].lower())
+        return DateHit("timerange", m.start() if opened else m.start("w"), m.end(), opened or "11:00:00/13:00:00")
     if name == "noon":
         noon = g["w"].lower() in ("noon", "midday", "mid-day")
         return DateHit("time", m.start(), m.end(), "12:00:00" if noon else "00:00:00")
@@ -494,12 +548,31 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         if g["dir"].lower() == "to" and g["mn"] and not g["unit"]:
             return None  # "two to four people" is a range of counts, not 3:58
         hour = _HOURS.get(g["hh"].lower()) or int(g["hh"])
+        if g["ap"]:  # half past 3 pm
+            hour = _meridiem(hour, g["ap"][0].lower())
         minutes = 30 if g["half"] else 15 if g["q"] else _MINUTES.get(g["mn"].lower()) or int(g["mn"])
         if g["dir"].lower() == "to":
             hour, minutes = (hour - 1) % 24, 60 - minutes
         return DateHit("time", m.start(), m.end(), f"{hour:02d}:{minutes:02d}:00")
     if name == "pod":
         return _part_of_day(m, today)
+    if name == "wam":  # nine am, eleven p.m.
+        hour = _meridiem(_HOURS[g["hw"].lower()], g["ap"][0].lower())
+        return DateHit("time", m.start(), m.end(), f"{hour:02d}:00:00")
+    if name == "bwda":  # Tue 3pm, on Thu: the next such weekday (today counts), as a weekday alone
+        short = g["wd"].lower()
+        wd = next(i for full, i in WEEKDAYS.items() if full.startswith(short[:3]))
+        return DateHit("date", m.start(), m.end(), (today + timedelta(days=(wd - today.weekday()) % 7)).isoformat())
+    if name == "yq":  # next year's first quarter, last year's H2: that quarter or half of that year
+        year = today.year + {"next": 1, "last": -1, "previous": -1}.get(g["rel"].lower(), 0)
+        half = (g["qh"] or "").lower() == "half" or (g["hq"] or "").lower() == "h"
+        months = 6 if half else 3
+        ordinal = (g["ord"] or "").lower()
+        k = int(g["n"]) if g["n"] else 12 // months if ordinal in ("last", "final") else _ORD.get(ordinal, 0)
+        if not 1 <= k <= 12 // months:
+            return None
+        first = date(year, (k - 1) * months + 1, 1)
+        return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{add_months(first, months).isoformat()}")
     if name == "nrng":
         return _counted_range(m, ref)
     if name == "nwk":  # next week Monday: that weekday of that week
@@ -508,7 +581,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("date", m.start(), m.end(), (monday + timedelta(days=WEEKDAYS[g["wd"].lower()])).isoformat())
     if name == "wk":
         return _week(m, today)
-    if name == "endof":  # end of the day, EOD: the day's last second (parts of longer
+    if name == "endof":  # end of the day, EOD, COB, close of business: the day's last second (parts of longer
         # periods, "the end of 2008", are dates_en_periods')
         # … of a named day: EOD friday, end of day tomorrow
         last_day = today + timedelta(days=1) if (g["rel"] or "").lower() == "tomorrow" else \
@@ -553,6 +626,11 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
 
 
 #: The decades of a century in words, from the twenties: ``the nineties`` are 1990 up to 2000.
+#: Early / mid / late of a decade as years from its start, [lo, hi): overlapping as the parts of a
+#: month do (early 1st–15th, mid 10th–20th): early 0–3, mid 3–6, late 6–9 (the mid-2010s: 2013–2016).
+_DECADE_PARTS = {"": (0, 10), "early": (0, 4), "mid": (3, 7), "late": (6, 10)}
+_LUNCH_OPEN = {"before": "../11:00:00", "by": "../11:00:00", "until": "../11:00:00", "till": "../11:00:00",
+               "after": "13:00:00/.."}
 _DECADE_WORDS = ("twenties", "thirties", "forties", "fifties", "sixties", "seventies", "eighties", "nineties")
 _UNIT_CODE = {"y": "Y", "mo": "M", "w": "W", "f": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
@@ -634,7 +712,9 @@ def _week(m: re.Match[str], today: date) -> DateHit | None:
     else:
         # the first week of july: this year's
         year, ord_ = int(g["y"] or g["my"] or today.year), g["ord"].lower()
-        if g["mon"] or not g["y"]:  # a named month, or the month: this one, the next, the last
+        if g["ry"] is not None or (not g["mon"] and g["y"] is None and "year" in m.group().lower()):
+            year += {"next": 1, "following": 1, "last": -1, "previous": -1}.get((g["ry"] or "").lower(), 0)
+        if g["mon"] or not (g["y"] or "year" in m.group().lower()):  # a named month, or the month
             shift = {"next": 1, "following": 1, "last": -1, "previous": -1}.get((g["rm"] or "").lower(), 0)
             first = date(year, MONTHS[g["mon"].lower()], 1) if g["mon"] else add_months(today.replace(day=1), shift)
             if ord_ == "last":
@@ -665,7 +745,7 @@ def _counted_range(m: re.Match[str], ref: datetime) -> DateHit | None:
     if n is None or n != int(n) or n <= 0:
         return None
     k = int(n)
-    unit = (g["u"] or g["u2"] or g["u3"]).lower().rstrip("s")
+    unit = re.sub(r"\s+", " ", (g["u"] or g["u2"] or g["u3"]).lower()).rstrip("s")
     future = direction in ("next", "upcoming", "coming", "following", "this")
     if unit in ("hour", "minute"):
         delta = timedelta(hours=k) if unit == "hour" else timedelta(minutes=k)
@@ -673,6 +753,8 @@ def _counted_range(m: re.Match[str], ref: datetime) -> DateHit | None:
         first, last = (now, now + delta) if future else (now - delta, now)
         return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{last.isoformat()}")
     today = ref.date()
+    if unit.endswith(" day"):  # business / working days: weekdays only, today not counted
+        return _business_days(m, today, k, future) if k <= 1000 else None
     if unit == "quarter":
         start = date(today.year, (today.month - 1) // 3 * 3 + 1, 1)
         lo, hi = (add_months(start, 3), add_months(start, 3 + 3 * k)) if future else (add_months(start, -3 * k), start)
@@ -682,6 +764,20 @@ def _counted_range(m: re.Match[str], ref: datetime) -> DateHit | None:
         hi = _shift(lo, unit, k)
     else:
         lo, hi = _shift(today, unit, -k), today
+    return DateHit("daterange", m.start(), m.end(), f"{lo.isoformat()}/{hi.isoformat()}")
+
+
+def _business_days(m: re.Match[str], today: date, k: int, future: bool) -> DateHit:
+    """``the next 3 business days`` (the first three weekdays after today, up to the day after the
+    last), ``the previous 4 working days`` (the four weekdays before today, up to today)."""
+    step = 1 if future else -1
+    days: list[date] = []
+    d = today
+    while len(days) < k:
+        d += timedelta(days=step)
+        if d.weekday() < 5:
+            days.append(d)
+    lo, hi = (days[0], days[-1] + timedelta(days=1)) if future else (days[-1], today)
     return DateHit("daterange", m.start(), m.end(), f"{lo.isoformat()}/{hi.isoformat()}")
 
 
@@ -774,6 +870,9 @@ def _quarter(m: re.Match[str], today: date) -> DateHit:
     return DateHit("daterange", m.start(), m.end(), f"{first.isoformat()}/{add_months(first, months).isoformat()}")
 
 
+_POD_TAIL = re.compile(r"\s+in\s+the\s+(?P<pod>morning|afternoon|evening|night)\b", re.IGNORECASE)
+
+
 def _with_time(m: re.Match[str], d: date | None) -> DateHit | None:
     if d is None:
         return None
@@ -791,4 +890,10 @@ def _with_time(m: re.Match[str], d: date | None) -> DateHit | None:
         if m.string[m.start():text_end].lower().endswith(" at"):
             text_end -= 3
         return DateHit("date", m.start(), text_end, d.isoformat())
+    pod = _POD_TAIL.match(m.string, m.end()) if not g.get("ap") else None
+    if pod is not None:  # tomorrow at 7 in the evening: the hour falls in that part of the day
+        hour = int(t[:2])
+        if pod.group("pod").lower() != "morning" and hour < 12 and (hour >= 6 or pod.group("pod").lower() != "night"):
+            t = f"{hour + 12:02d}{t[2:]}"
+        return DateHit("datetime", m.start(), pod.end(), f"{d.isoformat()}T{t}")
     return DateHit("datetime", m.start(), m.end(), f"{d.isoformat()}T{t}")

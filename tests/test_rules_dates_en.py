@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from lastline.rules import find_entities
@@ -402,3 +402,257 @@ def test_the_part_of_the_day_of_a_day_number() -> None:
     assert dates("on the evening of the 20th") == [
         ("daterange", "the evening of the 20th", "2024-06-20T16:00:00/2024-06-20T20:00:00")]
     assert dates("one of the 5th graders") == []
+
+
+# -- weeks and weekends counted in a period --------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("closed the last weekend of March", "the last weekend of March", "2024-03-30/2024-04-01"),
+    ("the first weekend of May 2025 is booked", "the first weekend of May 2025", "2025-05-03/2025-05-05"),
+    ("visit on the second weekend of next month", "the second weekend of next month", "2024-07-13/2024-07-15"),
+])
+def test_the_nth_weekend_of_a_month_runs_saturday_to_monday(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_a_fifth_weekend_a_month_does_not_have_is_none() -> None:
+    assert not any(e[1].startswith("the fifth") for e in dates("the fifth weekend of June"))
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("audit in the last week of the year", "the last week of the year", "2024-12-23/2024-12-30"),
+    ("kick-off the first week of next year", "the first week of next year", "2024-12-30/2025-01-06"),
+])
+def test_the_nth_week_of_a_relative_year_is_its_iso_week(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+# -- ISO week dates ----------------------------------------------------------------------------------
+@given(st.dates(min_value=date(1900, 1, 1), max_value=date(2099, 12, 31)), st.booleans())
+def test_an_iso_week_date_reads_back_as_its_day_or_week(day: date, with_weekday: bool) -> None:
+    year, week, weekday = day.isocalendar()
+    if with_weekday:
+        assert dates(f"delivery {year}-W{week:02d}-{weekday}") == [
+            ("date", f"{year}-W{week:02d}-{weekday}", day.isoformat())]
+    else:
+        monday = day - timedelta(days=weekday - 1)
+        assert dates(f"sprint {year}-W{week:02d} ends") == [
+            ("daterange", f"{year}-W{week:02d}", f"{monday.isoformat()}/{(monday + timedelta(days=7)).isoformat()}")]
+
+
+def test_an_iso_week_past_the_years_last_is_none() -> None:
+    assert dates("in 2021-W53") == []  # 2021 has 52 ISO weeks
+
+
+# -- quarters and decades ----------------------------------------------------------------------------
+def test_a_quarter_of_a_year_after_of() -> None:
+    assert dates("revenue in Q1 of 2023") == [("daterange", "Q1 of 2023", "2023-01-01/2023-04-01")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("popular in the early 1990s", "the early 1990s", "1990/1994"),
+    ("built in the mid-2010s", "the mid-2010s", "2013/2017"),
+    ("a late 80s film", "late 80s", "1986/1990"),
+    ("music of the mid-nineties", "the mid-nineties", "1993/1997"),
+    ("music of the nineties", "the nineties", "1990/2000"),
+])
+def test_early_mid_and_late_parts_of_a_decade(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+# -- four-digit clock times, business days -----------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("report at 0800", "at 0800", "08:00:00"), ("muster at 1530 hrs", "at 1530 hrs", "15:30:00"),
+])
+def test_a_four_digit_clock_time_after_at(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("time", span, value)]
+
+
+def test_four_digits_after_at_are_no_time_without_a_leading_zero_or_hours() -> None:
+    assert dates("sold at 1530 each") == []
+    assert dates("the engine ran 1530 hours") == [("duration", "1530 hours", "PT1530H")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("sales of the previous 4 business days", "the previous 4 business days", "2024-06-06/2024-06-12"),
+    ("ships in the next 3 working days", "the next 3 working days", "2024-06-13/2024-06-18"),
+])
+def test_a_counted_run_of_business_days_skips_the_weekend(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+# -- ranges of months ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("out from August to October", "from August to October", "2024-08/2024-10"),
+    ("sales Jan-Mar 2024", "Jan-Mar 2024", "2024-01/2024-03"),
+    ("open between Sep and Nov", "between Sep and Nov", "2024-09/2024-11"),
+    ("the season Nov-Feb 5th, 2017", "Nov-Feb 5th, 2017", "2016-11/2017-02-05"),
+    ("billed Dec 2023 - Feb 2024", "Dec 2023 - Feb 2024", "2023-12/2024-02"),
+])
+def test_a_range_of_months_runs_from_its_first_month_to_its_last(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_two_months_joined_by_and_without_between_stay_a_list() -> None:
+    assert dates("in May and June") == [("date", "May", "2024-05"), ("date", "June", "2024-06")]
+
+
+@given(st.integers(1, 12), st.integers(1, 12), st.integers(1990, 2060))
+def test_a_month_range_before_its_year_wraps_into_the_year_before(m1: int, m2: int, year: int) -> None:
+    assume(m1 != m2)
+    names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    start = f"{year - 1 if m1 > m2 else year:04d}-{m1:02d}"
+    assert dates(f"booked from {names[m1 - 1]} to {names[m2 - 1]} {year}") == [
+        ("daterange", f"from {names[m1 - 1]} to {names[m2 - 1]} {year}", f"{start}/{year:04d}-{m2:02d}")]
+
+
+# -- clock times in words with their half of the day, short weekday names ------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("call me at nine am", "nine am", "09:00:00"), ("lights out at eleven p.m.", "eleven p.m.", "23:00:00"),
+    ("doors at half past 3 pm", "half past 3 pm", "15:30:00"),
+    ("a quarter to eight pm", "a quarter to eight pm", "19:45:00"),
+])
+def test_an_hour_in_words_takes_am_or_pm(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("time", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("standup Tue 3pm", "Tue 3pm", ("datetime", "2024-06-18T15:00:00")),
+    ("open Mon 9am-5pm", "Mon 9am-5pm", ("daterange", "2024-06-17T09:00:00/2024-06-17T17:00:00")),
+    ("see you on Thu", "Thu", ("date", "2024-06-13")),
+])
+def test_a_short_weekday_name_before_a_time_or_after_on(text: str, span: str, value: tuple[str, str]) -> None:
+    assert dates(text) == [(value[0], span, value[1])]
+
+
+def test_short_weekday_names_that_are_words_need_a_capital_or_a_time() -> None:
+    assert dates("the sun was out, we sat in the shade") == []
+    assert dates("lying on sun loungers") == []
+    assert dates("we wed on Sat") == [("date", "Sat", "2024-06-15")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("targets for next year's first quarter", "next year's first quarter", "2025-01-01/2025-04-01"),
+    ("as in last year's Q3", "last year's Q3", "2023-07-01/2023-10-01"),
+    ("this year's second half", "this year's second half", "2024-07-01/2025-01-01"),
+])
+def test_a_quarter_or_half_of_a_relative_years_possessive(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+# -- the weekend of a day --------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("a flight for halloween weekend 2021", "halloween weekend 2021", "2021-10-30/2021-11-01"),
+    ("closed July 4th weekend", "July 4th weekend", "2024-07-06/2024-07-08"),
+    ("free the weekend of June 15", "the weekend of June 15", "2024-06-15/2024-06-17"),
+    ("busy memorial day weekend", "memorial day weekend", "2025-05-24/2025-05-26"),
+    ("thanksgiving weekend 2023", "thanksgiving weekend 2023", "2023-11-25/2023-11-27"),
+])
+def test_the_weekend_of_a_day_is_the_saturday_to_monday_of_its_week(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+# -- counts in words, parts of an hour -------------------------------------------------------------------
+_COUNT_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_COUNT_UNITS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+
+
+@given(st.integers(2, 9), st.integers(1, 9), st.sampled_from(["-", " "]))
+def test_a_count_of_tens_and_units_in_words_is_read_whole(tens: int, unit: int, sep: str) -> None:
+    words = f"{_COUNT_TENS[tens - 2]}{sep}{_COUNT_UNITS[unit - 1]}"
+    assert dates(f"it took {words} hours") == [("duration", f"{words} hours", f"PT{10 * tens + unit}H")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("it took a quarter of an hour", "a quarter of an hour", "PT0.25H"),
+    ("a half hour", "a half hour", "PT0.5H"),
+    ("three quarters of an hour", "three quarters of an hour", "PT0.75H"),
+    ("seventeen minutes", "seventeen minutes", "PT17M"),
+])
+def test_parts_of_an_hour_and_teens_in_words(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("duration", span, value)]
+
+
+# -- day ranges before "in" their month, a weekday before last ---------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("I'll be out from 4-23 in April", "from 4-23 in April", "2024-04-04/2024-04-23"),
+    ("away between 4 and 22 in Jan, 2016", "between 4 and 22 in Jan, 2016", "2016-01-04/2016-01-22"),
+])
+def test_a_range_of_days_in_their_month(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("the Friday before last", "2024-05-31"), ("the Wednesday before last", "2024-05-29"),
+    ("the Monday after next", "2024-06-24"),
+])
+def test_a_weekday_before_last_or_after_next(text: str, value: str) -> None:
+    assert dates(text) == [("date", text, value)]
+
+
+# -- lunch, years past 2099 ------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("let's meet before lunch", "before lunch", "../11:00:00"), ("call after lunch", "after lunch", "13:00:00/.."),
+    ("free at lunchtime", "lunchtime", "11:00:00/13:00:00"),
+])
+def test_lunch_after_a_preposition_is_the_lunch_hours(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("timerange", span, value)]
+
+
+def test_lunch_as_a_meal_is_no_time() -> None:
+    assert dates("book this lunch in my calendar") == []
+
+
+def test_a_year_past_2099_after_in_only_where_the_clause_ends() -> None:
+    assert dates("the lease ends in 2150, right?") == [("date", "2150", "2150")]
+    assert dates("seen in 2150 cases") == []
+
+
+# -- a part of the day around a named day, the weekend after next, close of business -------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the night before Christmas", "the night before Christmas", "2024-12-24T20:00:00/2024-12-24T23:59:59"),
+    ("the evening after June 3", "the evening after June 3", "2024-06-04T16:00:00/2024-06-04T20:00:00"),
+])
+def test_a_part_of_the_day_before_or_after_a_named_day(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_the_weekend_after_next_and_the_prior_week() -> None:
+    assert dates("the weekend after next") == [("daterange", "the weekend after next", "2024-06-29/2024-07-01")]
+    assert dates("sales the prior week") == [("date", "prior week", "2024-W23")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("send it by COB Friday", "COB Friday", "2024-06-14T23:59:59"),
+    ("close of business tomorrow", "close of business tomorrow", "2024-06-13T23:59:59"),
+])
+def test_close_of_business_is_the_end_of_the_day(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("datetime", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("a meeting for 30 minutes after 3pm", "30 minutes after 3pm", "15:30:00"),
+    ("2 hours before noon", "2 hours before noon", "10:00:00"),
+])
+def test_an_amount_of_time_after_or_before_a_clock_time_is_that_time(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("time", span, value)]
+
+
+def test_an_amount_of_time_from_a_clock_time_stays_a_range() -> None:
+    assert dates("booked for 2 hours from 2pm") == [("timerange", "2 hours from 2pm", "14:00:00/16:00:00")]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("tomorrow at 7 in the evening", "tomorrow at 7 in the evening", "2024-06-13T19:00:00"),
+    ("next Tuesday at 10 in the morning", "next Tuesday at 10 in the morning", "2024-06-18T10:00:00"),
+    ("on June 5 at 8 in the evening", "June 5 at 8 in the evening", "2024-06-05T20:00:00"),
+    ("tomorrow at 2 in the night", "tomorrow at 2 in the night", "2024-06-13T02:00:00"),
+])
+def test_a_day_at_an_hour_in_a_part_of_the_day(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("datetime", span, value)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("every Monday morning", "R/XXXX-WXX-1TMO"), ("every Friday evening", "R/XXXX-WXX-5TEV"),
+])
+def test_every_weekday_in_a_part_of_the_day_is_one_set(text: str, value: str) -> None:
+    assert dates(text) == [("set", text, value)]
