@@ -80,7 +80,7 @@ class KnowledgeBase:
         inline = self._indexes[:1] if background_spaces else self._indexes
         background = self._indexes[1:] if background_spaces else []
         for index, space_embedder in inline:
-            ensure_space(index, space_embedder)
+            ensure_space(index, space_embedder, chars=self.config.reads(index.space))
         for index, space_embedder in background:
             if start_space(index, space_embedder):  # empty: every chunk it holds is now pending
                 index.mark_built(space_embedder.model_id)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lastline.embedding import Embedder, encode_distinct
+from lastline.embedding import Embedder
 
 from ._index_text import embedding_text
 from ._store import VectorIndex
+from ._writer import encode_sorted
 
 __all__ = ["REEMBED_BATCH", "ensure_space", "fill_space", "start_space"]
 
@@ -22,8 +23,11 @@ REEMBED_BATCH = 256
 def fill_space(
     index: VectorIndex, embedder: Embedder, *, batch: int = REEMBED_BATCH,
     progress: Callable[[int, int], None] | None = None, should_stop: Callable[[], bool] | None = None,
+    chars: int | None = None,
 ) -> int:
     """Embed every chunk ``index``'s space holds but has no vector for; returns how many were written.
+
+    ``chars`` is how much of each embedded text the model is fed (``KBConfig.reads``), as on ingest.
 
     Works in batches, each written in its own transaction, so a stop (or a crash) keeps what is
     done and the next call resumes where this one ended.
@@ -34,8 +38,8 @@ def fill_space(
         todo = index.missing(batch)
         if not todo:
             break
-        texts = [embedding_text(c.kind, c.title, c.heading, c.text, c.question) for c in todo]
-        index.insert([(c.rowid, c.tenant, c.collection) for c in todo], encode_distinct(embedder, texts))
+        texts = [embedding_text(c.kind, c.title, c.heading, c.text, c.question)[:chars] for c in todo]
+        index.insert([(c.rowid, c.tenant, c.collection) for c in todo], encode_sorted(embedder, texts))
         done += len(todo)
         if progress is not None:
             progress(done, max(total, done))
@@ -43,7 +47,8 @@ def fill_space(
 
 
 def ensure_space(
-    index: VectorIndex, embedder: Embedder, progress: Callable[[int, int], None] | None = None
+    index: VectorIndex, embedder: Embedder, progress: Callable[[int, int], None] | None = None,
+    chars: int | None = None,
 ) -> int:
     """Make ``index``'s space hold ``embedder``'s vectors for every chunk it holds.
 
@@ -51,7 +56,7 @@ def ensure_space(
     """
     if not start_space(index, embedder):
         return 0
-    done = fill_space(index, embedder, progress=progress)
+    done = fill_space(index, embedder, progress=progress, chars=chars)
     index.mark_built(embedder.model_id)
     return done
 
