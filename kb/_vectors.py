@@ -1,7 +1,8 @@
 """Keeping a vector space complete: rebuilt when its model changes, filled where chunks lack vectors.
 
-A space records the model it was built with; opening the KB with another model resets the space
-and re-embeds the chunks it holds, so vectors of two models never mix. The model id is cleared
+A space records the model it was built with and how much of each chunk that model was fed
+(:func:`space_model`); opening the KB with another model, or another cut, resets the space and
+re-embeds the chunks it holds, so vectors of two models (or of whole and cut chunks) never mix. The model id is cleared
 first and written last, so an interrupted rebuild is redone at the next start.
 """
 
@@ -15,9 +16,14 @@ from ._index_text import embedding_text
 from ._store import VectorIndex
 from ._writer import encode_sorted
 
-__all__ = ["REEMBED_BATCH", "ensure_space", "fill_space", "start_space"]
+__all__ = ["REEMBED_BATCH", "ensure_space", "fill_space", "space_model", "start_space"]
 
 REEMBED_BATCH = 256
+
+
+def space_model(embedder: Embedder, chars: int | None) -> str:
+    """The model id a space records: the embedder's, plus the cut when it is fed the first ``chars`` only."""
+    return embedder.model_id if chars is None else f"{embedder.model_id}@{chars}chars"
 
 
 def fill_space(
@@ -52,16 +58,16 @@ def ensure_space(
 ) -> int:
     """Make ``index``'s space hold ``embedder``'s vectors for every chunk it holds.
 
-    Returns how many chunks were (re-)embedded (0 when the model is unchanged).
+    Returns how many chunks were (re-)embedded (0 when the model and ``chars`` are unchanged).
     """
-    if not start_space(index, embedder):
+    if not start_space(index, embedder, chars):
         return 0
     done = fill_space(index, embedder, progress=progress, chars=chars)
-    index.mark_built(embedder.model_id)
+    index.mark_built(space_model(embedder, chars))
     return done
 
 
-def start_space(index: VectorIndex, embedder: Embedder) -> bool:
+def start_space(index: VectorIndex, embedder: Embedder, chars: int | None = None) -> bool:
     """Make ``index``'s space ready to be filled with ``embedder``'s vectors; False when it already holds them.
 
     Three cases. The space holds this model: nothing to do (False). Another replica is building
@@ -73,7 +79,7 @@ def start_space(index: VectorIndex, embedder: Embedder) -> bool:
     written meanwhile (a document ingested through that replica) stay. Replicas of one deployment
     run one model per space, so a build in progress of the same dimension is taken to be this model's.
     """
-    want = (embedder.model_id, embedder.dim)
+    want = (space_model(embedder, chars), embedder.dim)
     while True:
         seen = index.model()
         if seen == want:
