@@ -62,7 +62,8 @@ class IngestReport:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.summary(), "failures": [{"path": p, "reason": r} for p, r in self.failed]}
+        return {**self.summary(), "failures": [{"path": p, "reason": r} for p, r in self.failed],
+                "cpu_seconds": {stage: round(seconds, 4) for stage, seconds in self.cpu.items()}}
 
 
 def content_hash(document: ParsedDocument, max_chars: int, overlap: int) -> str:
