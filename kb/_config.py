@@ -25,7 +25,7 @@ MAX_K = 1000
 MAX_QUERY_CHARS = 4000
 #: Characters of a chunk's embedded text (title, headings, then the text) the default space's model is
 #: fed; the keyword index always reads the whole chunk. See ``KBConfig.vector_chars``.
-DEFAULT_VECTOR_CHARS = 800
+DEFAULT_VECTOR_CHARS = 400
 
 
 @dataclass(frozen=True)
@@ -47,12 +47,16 @@ class KBConfig:
     english_weight: float = 0.7
     english_vector_weight: float = 0.2
     candidates: int = 100  # depth of each ranked list before fusion
-    # The default space (numpy USE) costs ≈31 ms of CPU per 1,200-character chunk and its cost grows
-    # with the text, while what it adds to the ranking is the gist of the chunk's start (title and
-    # first sentences): fed the first ``vector_chars`` characters it encodes several times faster at
-    # (almost) the same nDCG@10 — the knee of the truncation curve (bench/kb_embed_choices.py --curve,
-    # docs/benchmarks.md). The keyword index still reads every word and the English space its model's
-    # whole window, so a fact late in a chunk is still found. None feeds the whole chunk.
+    # The default space (numpy USE) costs ≈27 ms of CPU per SciFact chunk fed whole (≈990 characters)
+    # and its cost grows with the text, while the ranking takes from it mostly the gist of the chunk's
+    # start. The truncation curve (bench/kb_embed_choices.py --curve, SciFact development subset):
+    # fed 200 / 400 / 600 / 800 characters / whole, USE costs 5.6 / 10.4 / 16.8 / 22.6 / 26.9 ms per
+    # chunk; shipped hybrid nDCG@10 stays within 0.849–0.853 and the keyword + USE hybrid within
+    # 0.796–0.809 at every cut (flat: noise), while USE's own list — what vector-only search and the
+    # answer floors read — holds 0.58–0.62 down to 400 and drops to 0.52 at 200. 400 is that knee:
+    # 2.6× cheaper than whole chunks at the same hybrid quality. The keyword index still reads every
+    # word and the English space its model's whole window, so a fact late in a chunk is still found.
+    # None feeds the whole chunk.
     vector_chars: int | None = DEFAULT_VECTOR_CHARS
     # Answer floors for the default USE model (cosines differ per model; set them per model). Picked by
     # hand on 20 on-topic and 10 off-topic questions against data/demo (tests/test_kb_answer.py pins them).

@@ -7,7 +7,7 @@ the inserts. Each vector space embeds the chunks it holds (the English space onl
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -61,7 +61,7 @@ class Indexer:
         self.pools: dict[str, EncoderPool] = {}
         #: CPU seconds spent per stage ("chunk", "keyword text", "encode", "write"), encoder worker
         #: processes included: what an ingest costs whatever the machine's load (bench/kb_ingest.py).
-        self.cpu: Counter[str] = Counter()
+        self.cpu: defaultdict[str, float] = defaultdict(float)
 
     def plan(
         self, doc_id: str, document: ParsedDocument, digest: str, source: str | None
