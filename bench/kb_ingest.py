@@ -4,14 +4,21 @@
    ``KnowledgeBase.ingest`` as the service runs it (``background_spaces=True``): the rate to
    *searchable* counts keyword rows + default-space (USE) vectors; the English space (MiniLM) is
    then filled by ``fill_spaces`` — the background worker's loop — and its rate stated beside it.
+
+   Load-independent first: the CPU seconds per chunk of each stage (``IngestReport.cpu``: parse,
+   chunk, keyword text = segmenting + language, default-space encode — in the worker processes when
+   there are any — and write = the transaction: FTS5 + vectors), their sum, and what that sum
+   projects on this machine's cores (chunks per CPU-second × cores: the rate of an otherwise idle
+   machine, as far as the stages run in parallel). Then the wall-clock rate, with the load average.
+   ``--workers 1 2`` ingests the same abstracts once per worker count (that many encoder processes,
+   one model each) and ``--vector-chars 800 0`` once per default-space cut (``KBConfig.vector_chars``;
+   0 = whole chunks), back to back, so the rows compare in one run.
 2. A folder of ``--files`` small Markdown files (one to two SciFact sentences each): first ingest,
    re-ingest with nothing changed (every file skipped by size + mtime, nothing parsed), and
    re-ingest after touching 1% of the files (same bytes: recognised by SHA-256) and editing 1%.
+   ``--files 0`` skips it.
 
-   ``--workers 1 2`` ingests the same abstracts once per worker count (``KnowledgeBase.ingest(workers=)``:
-   that many encoder processes, one model each), back to back, so the rates compare in one run.
-
-Usage: python bench/kb_ingest.py [--docs 400] [--files 10000] [--workers 1 2] [--write]
+Usage: python bench/kb_ingest.py [--docs 400] [--files 10000] [--workers 1 2] [--vector-chars 800 0] [--write]
 """
 
 from __future__ import annotations
@@ -30,7 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DATA, machine, publish
 
 from lastline import get_embedder, open_storage
-from lastline.kb import KnowledgeBase
+from lastline.kb import KBConfig, KnowledgeBase
+
+STAGES = ("parse", "chunk", "keyword text", "encode", "write")
 
 
 def scifact(n: int) -> list[dict[str, str]]:
@@ -52,6 +61,8 @@ def main() -> None:
     parser.add_argument("--embedder", default="use")
     parser.add_argument("--english-embedder", default="minilm-onnx", help="model of the English space, or none")
     parser.add_argument("--workers", nargs="+", type=int, default=[1, os.cpu_count() or 1])
+    parser.add_argument("--vector-chars", nargs="+", type=int, default=[KBConfig().vector_chars or 0],
+                        help="characters of each chunk fed to the default space (0: all); one run each")
     parser.add_argument("--write", action="store_true", help="replace this script's section of docs/benchmarks.md")
     args = parser.parse_args()
     load_before = os.getloadavg()
@@ -64,21 +75,29 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "corpus.jsonl"
         corpus.write_text("".join(json.dumps(r) + "\n" for r in scifact(args.docs)))
-        rates = []
-        for workers in args.workers:
-            kb = KnowledgeBase(open_storage(Path(tmp) / f"a{workers}.db"), embedder, english_embedder=english,
-                               background_spaces=True)
-            started = time.perf_counter()
-            report = kb.ingest(corpus, tenant="bench", workers=workers)
-            searchable_s = time.perf_counter() - started
-            started = time.perf_counter()
-            filled = kb.fill_spaces()
-            english_s = time.perf_counter() - started
-            kb.close()
-            english_rate = f"{filled / english_s:.1f}" if english is not None else "— (off)"
-            rates.append((workers, report.chunks, report.chunks / searchable_s, english_rate))
-            print(f"  scifact {report.chunks} chunks, {workers} worker(s): {report.chunks / searchable_s:.1f}/s"
-                  f" searchable, English {english_rate}/s", file=sys.stderr)
+        rows = []
+        cores = os.cpu_count() or 1
+        for chars in args.vector_chars:
+            for workers in args.workers:
+                config = KBConfig(vector_chars=chars or None)
+                kb = KnowledgeBase(open_storage(Path(tmp) / f"a{chars}-{workers}.db"), embedder, config,
+                                   english_embedder=english, background_spaces=True)
+                load = os.getloadavg()[0]
+                started = time.perf_counter()
+                report = kb.ingest(corpus, tenant="bench", workers=workers)
+                searchable_s = time.perf_counter() - started
+                cpu = time.process_time()
+                filled = kb.fill_spaces()
+                english_cpu = time.process_time() - cpu
+                kb.close()
+                per_chunk = {stage: report.cpu[stage] / report.chunks * 1000 for stage in STAGES}
+                total_ms = sum(per_chunk.values())
+                english_ms = english_cpu / filled * 1000 if filled else None
+                rows.append((chars, workers, report.chunks, per_chunk, total_ms, 1000 / total_ms * cores,
+                             report.chunks / searchable_s, load, english_ms))
+                print(f"  scifact {report.chunks} chunks, first {chars or 'all'} chars, {workers} worker(s):"
+                      f" {total_ms:.1f} ms CPU/chunk {per_chunk}, {report.chunks / searchable_s:.1f}/s wall at load"
+                      f" {load:.1f}; English {english_ms} ms CPU/chunk", file=sys.stderr)
 
         folder = Path(tmp) / "files"
         pool = sentences()
@@ -102,22 +121,30 @@ def main() -> None:
             timings[label] = (time.perf_counter() - started, r.summary())
             print(f"  {label}: {timings[label]}", file=sys.stderr)
     load_after = os.getloadavg()
+    cores = os.cpu_count() or 1
     lines = [
         "## Knowledge base: ingest to searchable, background English space, re-ingest",
         "",
         f"`python bench/kb_ingest.py --docs {args.docs} --files {args.files} --workers"
-        f" {' '.join(map(str, args.workers))}`. Machine: {machine()}; load"
-        f" average {load_before[0]:.1f} before, {load_after[0]:.1f} after (a shared machine: the rates are"
-        " pessimistic). Models one thread each.",
+        f" {' '.join(map(str, args.workers))} --vector-chars {' '.join(map(str, args.vector_chars))}`."
+        f" Machine: {machine()}; load average {load_before[0]:.1f} before, {load_after[0]:.1f} after (wall"
+        " rates depend on it; CPU per chunk much less). Models one thread each. CPU ms per chunk per stage"
+        f" (`IngestReport.cpu`); projected = chunks per CPU-second × {cores} cores; the English space"
+        " (MiniLM, whole chunks, the background worker's loop) apart.",
         "",
-        "| SciFact abstracts | encoder processes | chunks | to searchable (keyword + USE) chunks/s |"
-        " English space (MiniLM, background, one process) chunks/s |",
-        "|---|---|---|---|---|",
-        *[f"| {args.docs} | {w} | {n} | {rate:.1f} | {en} |" for w, n, rate, en in rates],
-        "",
-        f"| {args.files:,} Markdown files | seconds | added | updated | unchanged | chunks |",
-        "|---|---|---|---|---|---|",
+        f"| SciFact abstracts → chunks | default space fed | encoder processes | {' | '.join(STAGES)} |"
+        f" to searchable, CPU ms/chunk | projected chunks/s on {cores} cores | wall chunks/s (load) |"
+        " English space CPU ms/chunk (chunks/s per core) |",
+        "|---|---|---|" + "---|" * len(STAGES) + "---|---|---|---|",
+        *[f"| {args.docs} → {n} | {f'first {c} chars' if c else 'whole chunk'} | {w} | "
+          + " | ".join(f"{per[stage]:.2f}" for stage in STAGES)
+          + f" | {total:.1f} | {projected:.0f} | {wall:.1f} ({load:.1f}) | "
+          + (f"{en:.1f} ({1000 / en:.0f})" if en else "— (off)") + " |"
+          for c, w, n, per, total, projected, wall, load, en in rows],
     ]
+    if timings:
+        lines += ["", f"| {args.files:,} Markdown files | seconds | added | updated | unchanged | chunks |",
+                  "|---|---|---|---|---|---|"]
     for label, (seconds, s) in timings.items():
         lines.append(f"| {label} | {seconds:.1f} | {s['added']} | {s['updated']} | {s['unchanged']} | {s['chunks']} |")
     publish("\n".join(lines) + "\n", args.write)

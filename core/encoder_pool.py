@@ -16,6 +16,7 @@ models never mix.
 from __future__ import annotations
 
 import multiprocessing
+import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
@@ -40,20 +41,28 @@ def _model_id() -> str:
     return _worker_backend.model_id
 
 
-def _encode(texts: list[str]) -> np.ndarray:
+def _encode(texts: list[str]) -> tuple[np.ndarray, float]:
+    """The rows and the CPU seconds this worker spent on them (the caller's stage accounting)."""
     assert _worker_backend is not None
     backend = _worker_backend
-    return normalize_rows(encode_distinct(backend, texts, batch=64))
+    started = time.process_time()
+    rows = normalize_rows(encode_distinct(backend, texts, batch=64))
+    return rows, time.process_time() - started
 
 
 class EncoderPool:
-    """``workers`` processes with model ``name``; :meth:`encode` spreads one batch over all of them."""
+    """``workers`` processes with model ``name``; :meth:`encode` spreads one batch over all of them.
+
+    ``cpu_seconds`` adds up the CPU time the workers spent encoding (not visible to this process's
+    own clock), so a bulk job can say what its encode stage cost.
+    """
 
     def __init__(self, name: str, workers: int, *, model_id: str | None = None) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
         self.name = name
         self.workers = workers
+        self.cpu_seconds = 0.0
         self._executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_load, initargs=(name,))
         # Start every worker now (loading its model) and check what it loaded.
@@ -70,7 +79,8 @@ class EncoderPool:
         futures = [self._executor.submit(_encode, [texts[i] for i in deal]) for deal in deals if deal]
         out: np.ndarray | None = None
         for deal, future in zip((d for d in deals if d), futures, strict=True):
-            rows = future.result()
+            rows, cpu = future.result()
+            self.cpu_seconds += cpu
             if out is None:
                 out = np.empty((len(texts), rows.shape[1]), dtype=np.float32)
             out[deal] = rows

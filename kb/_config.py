@@ -8,8 +8,12 @@ from typing import Literal
 from ._ann import AnnConfig
 from ._bm25 import BM25Config
 from ._chunking import DEFAULT_MAX_CHARS, DEFAULT_OVERLAP
+from ._spaces import PRIMARY, VectorSpace
 
-__all__ = ["DEFAULT_K", "DEFAULT_RRF_K", "DEFAULT_SEGMENTER", "MAX_K", "MAX_QUERY_CHARS", "KBConfig", "Mode"]
+__all__ = [
+    "DEFAULT_K", "DEFAULT_RRF_K", "DEFAULT_SEGMENTER", "DEFAULT_VECTOR_CHARS", "MAX_K", "MAX_QUERY_CHARS", "KBConfig",
+    "Mode",
+]
 
 Mode = Literal["hybrid", "keyword", "vector"]
 DEFAULT_SEGMENTER = "char"
@@ -19,6 +23,9 @@ DEFAULT_K = 10
 MAX_K = 1000
 #: Longest query a search reads (``answer`` keeps the last this many characters of a longer one).
 MAX_QUERY_CHARS = 4000
+#: Characters of a chunk's embedded text (title, headings, then the text) the default space's model is
+#: fed; the keyword index always reads the whole chunk. See ``KBConfig.vector_chars``.
+DEFAULT_VECTOR_CHARS = 400
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,17 @@ class KBConfig:
     english_weight: float = 0.7
     english_vector_weight: float = 0.2
     candidates: int = 100  # depth of each ranked list before fusion
+    # The default space (numpy USE) costs ≈27 ms of CPU per SciFact chunk fed whole (≈990 characters)
+    # and its cost grows with the text, while the ranking takes from it mostly the gist of the chunk's
+    # start. The truncation curve (bench/kb_embed_choices.py --curve, SciFact development subset):
+    # fed 200 / 400 / 600 / 800 characters / whole, USE costs 5.6 / 10.4 / 16.8 / 22.6 / 26.9 ms per
+    # chunk; shipped hybrid nDCG@10 stays within 0.849–0.853 and the keyword + USE hybrid within
+    # 0.796–0.809 at every cut (flat: noise), while USE's own list — what vector-only search and the
+    # answer floors read — holds 0.58–0.62 down to 400 and drops to 0.52 at 200. 400 is that knee:
+    # 2.6× cheaper than whole chunks at the same hybrid quality. The keyword index still reads every
+    # word and the English space its model's whole window, so a fact late in a chunk is still found.
+    # None feeds the whole chunk.
+    vector_chars: int | None = DEFAULT_VECTOR_CHARS
     # Answer floors for the default USE model (cosines differ per model; set them per model). Picked by
     # hand on 20 on-topic and 10 off-topic questions against data/demo (tests/test_kb_answer.py pins them).
     faq_min_similarity: float = 0.80
@@ -54,3 +72,11 @@ class KBConfig:
     # In-memory BM25 for a tenant past 10k chunks, on both backends; the store's own search below.
     # Agreement with the store's ranking and latency: bench/kb_scale.py in docs/benchmarks.md.
     keywords: BM25Config = field(default_factory=BM25Config)
+
+    def reads(self, space: VectorSpace) -> int | None:
+        """How many characters of a chunk's embedded text ``space``'s model is fed (None: all of it).
+
+        Only the default space is cut here; the English space's model stops at its own window, which
+        its backend cuts before tokenizing (:class:`lastline.embedders.OnnxMiniLMBackend`).
+        """
+        return self.vector_chars if space == PRIMARY else None

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from lastline.embedding import Embedder
 
+from ._spaces import VectorSpace
 from ._store import VectorIndex
 from ._vectors import fill_space
 
@@ -40,14 +41,16 @@ class SpaceFiller:
     """Fills ``spaces`` in a daemon thread; ``kick()`` after a write, ``stop()`` before closing storage.
 
     ``on_ready(name, ready)`` is called when a space is found to have chunks pending (False) and
-    each time it has none left (True), so search can leave an incomplete space out.
+    each time it has none left (True), so search can leave an incomplete space out. ``reads`` says
+    how much of each chunk a space's model is fed (``KBConfig.reads``), the same as at write time.
     """
 
     def __init__(
         self, spaces: Sequence[tuple[VectorIndex, Embedder]], on_ready: Callable[[str, bool], None],
-        poll_s: float = POLL_S,
+        poll_s: float = POLL_S, reads: Callable[[VectorSpace], int | None] | None = None,
     ) -> None:
         self.spaces = list(spaces)
+        self.reads = reads
         self.on_ready = on_ready
         self.poll_s = poll_s
         self.progress = {index.space.name: SpaceProgress(index.space.name) for index, _ in self.spaces}
@@ -87,7 +90,8 @@ class SpaceFiller:
                     if progress is not None:
                         progress(name, done, total)
 
-                n = fill_space(index, embedder, batch=BATCH, progress=report, should_stop=self._stop.is_set)
+                n = fill_space(index, embedder, batch=BATCH, progress=report, should_stop=self._stop.is_set,
+                               chars=None if self.reads is None else self.reads(index.space))
             finally:
                 state.running = False
             state.done += n

@@ -50,6 +50,9 @@ class IngestReport:
     files: int = 0
     chunks: int = 0
     seconds: float = 0.0
+    #: CPU seconds per stage — "parse" (read, hash, parse; in the prefetch thread), then the
+    #: indexer's "chunk", "keyword text", "encode" (worker processes included) and "write".
+    cpu: dict[str, float] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -59,7 +62,8 @@ class IngestReport:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.summary(), "failures": [{"path": p, "reason": r} for p, r in self.failed]}
+        return {**self.summary(), "failures": [{"path": p, "reason": r} for p, r in self.failed],
+                "cpu_seconds": {stage: round(seconds, 4) for stage, seconds in self.cpu.items()}}
 
 
 def content_hash(document: ParsedDocument, max_chars: int, overlap: int) -> str:
@@ -97,9 +101,17 @@ class _Read:
     sha256: str
     documents: list[ParsedDocument]
     error: str | None = None
+    cpu: float = 0.0  # CPU seconds the prefetch thread spent on this file
 
 
 def _read(file: Path) -> _Read:
+    started = time.thread_time()
+    read = _read_file(file)
+    read.cpu = time.thread_time() - started
+    return read
+
+
+def _read_file(file: Path) -> _Read:
     try:
         stat = file.stat()
         data = file.read_bytes()
@@ -150,6 +162,8 @@ def ingest_path(
     for doc_id, row in existing.items():
         by_source.setdefault(row.source, []).append(doc_id)
     report = IngestReport()
+    cpu_before = dict(indexer.cpu)
+    parse_cpu = 0.0
     seen_sources: set[str] = set()
     seen_docs: set[str] = set()
     to_read: list[Path] = []
@@ -194,6 +208,7 @@ def ingest_path(
         if progress is not None:
             progress(number, len(files), str(file))
         source = str(file)
+        parse_cpu += read.cpu
         if read.error is not None:
             report.failed.append((source, read.error))
             seen_docs.update(by_source.get(source, []))  # keep what we had
@@ -237,4 +252,6 @@ def ingest_path(
     if progress is not None:
         progress(len(files), len(files), "")
     report.seconds = time.perf_counter() - started
+    report.cpu = {"parse": parse_cpu, **{stage: indexer.cpu[stage] - cpu_before.get(stage, 0.0)
+                                          for stage in ("chunk", "keyword text", "encode", "write")}}
     return report

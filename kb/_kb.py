@@ -35,7 +35,7 @@ from ._segment import SEGMENTERS
 from ._spaces import ENGLISH, PRIMARY, VectorSpace
 from ._store import KBStore, VectorIndex
 from ._stores import open_kb_store
-from ._vectors import ensure_space, start_space
+from ._vectors import ensure_space, space_model, start_space
 from ._writer import Indexer
 
 __all__ = ["DEFAULT_SEGMENTER", "KBConfig", "KnowledgeBase", "Mode"]
@@ -80,13 +80,14 @@ class KnowledgeBase:
         inline = self._indexes[:1] if background_spaces else self._indexes
         background = self._indexes[1:] if background_spaces else []
         for index, space_embedder in inline:
-            ensure_space(index, space_embedder)
+            ensure_space(index, space_embedder, chars=self.config.reads(index.space))
         for index, space_embedder in background:
-            if start_space(index, space_embedder):  # empty: every chunk it holds is now pending
-                index.mark_built(space_embedder.model_id)
+            chars = self.config.reads(index.space)
+            if start_space(index, space_embedder, chars):  # empty: every chunk it holds is now pending
+                index.mark_built(space_model(space_embedder, chars))
         self._ready = {index.space.name: index.pending() == 0 for index, _ in background}
         self._index_when_ready = False  # set by build_search_indexes: a serving KB indexes filled spaces
-        self.filler = SpaceFiller(background, self._set_ready)
+        self.filler = SpaceFiller(background, self._set_ready, reads=self.config.reads)
         self.indexer = Indexer(self.store, self.config, inline, after_write=self._written if background else None)
         self._ensure_segmenter()
 

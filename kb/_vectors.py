@@ -1,7 +1,8 @@
 """Keeping a vector space complete: rebuilt when its model changes, filled where chunks lack vectors.
 
-A space records the model it was built with; opening the KB with another model resets the space
-and re-embeds the chunks it holds, so vectors of two models never mix. The model id is cleared
+A space records the model it was built with and how much of each chunk that model was fed
+(:func:`space_model`); opening the KB with another model, or another cut, resets the space and
+re-embeds the chunks it holds, so vectors of two models (or of whole and cut chunks) never mix. The model id is cleared
 first and written last, so an interrupted rebuild is redone at the next start.
 """
 
@@ -9,21 +10,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lastline.embedding import Embedder, encode_distinct
+from lastline.embedding import Embedder
 
 from ._index_text import embedding_text
 from ._store import VectorIndex
+from ._writer import encode_sorted
 
-__all__ = ["REEMBED_BATCH", "ensure_space", "fill_space", "start_space"]
+__all__ = ["REEMBED_BATCH", "ensure_space", "fill_space", "space_model", "start_space"]
 
 REEMBED_BATCH = 256
+
+
+def space_model(embedder: Embedder, chars: int | None) -> str:
+    """The model id a space records: the embedder's, plus the cut when it is fed the first ``chars`` only."""
+    return embedder.model_id if chars is None else f"{embedder.model_id}@{chars}chars"
 
 
 def fill_space(
     index: VectorIndex, embedder: Embedder, *, batch: int = REEMBED_BATCH,
     progress: Callable[[int, int], None] | None = None, should_stop: Callable[[], bool] | None = None,
+    chars: int | None = None,
 ) -> int:
     """Embed every chunk ``index``'s space holds but has no vector for; returns how many were written.
+
+    ``chars`` is how much of each embedded text the model is fed (``KBConfig.reads``), as on ingest.
 
     Works in batches, each written in its own transaction, so a stop (or a crash) keeps what is
     done and the next call resumes where this one ended.
@@ -34,8 +44,8 @@ def fill_space(
         todo = index.missing(batch)
         if not todo:
             break
-        texts = [embedding_text(c.kind, c.title, c.heading, c.text, c.question) for c in todo]
-        index.insert([(c.rowid, c.tenant, c.collection) for c in todo], encode_distinct(embedder, texts))
+        texts = [embedding_text(c.kind, c.title, c.heading, c.text, c.question)[:chars] for c in todo]
+        index.insert([(c.rowid, c.tenant, c.collection) for c in todo], encode_sorted(embedder, texts))
         done += len(todo)
         if progress is not None:
             progress(done, max(total, done))
@@ -43,20 +53,21 @@ def fill_space(
 
 
 def ensure_space(
-    index: VectorIndex, embedder: Embedder, progress: Callable[[int, int], None] | None = None
+    index: VectorIndex, embedder: Embedder, progress: Callable[[int, int], None] | None = None,
+    chars: int | None = None,
 ) -> int:
     """Make ``index``'s space hold ``embedder``'s vectors for every chunk it holds.
 
-    Returns how many chunks were (re-)embedded (0 when the model is unchanged).
+    Returns how many chunks were (re-)embedded (0 when the model and ``chars`` are unchanged).
     """
-    if not start_space(index, embedder):
+    if not start_space(index, embedder, chars):
         return 0
-    done = fill_space(index, embedder, progress=progress)
-    index.mark_built(embedder.model_id)
+    done = fill_space(index, embedder, progress=progress, chars=chars)
+    index.mark_built(space_model(embedder, chars))
     return done
 
 
-def start_space(index: VectorIndex, embedder: Embedder) -> bool:
+def start_space(index: VectorIndex, embedder: Embedder, chars: int | None = None) -> bool:
     """Make ``index``'s space ready to be filled with ``embedder``'s vectors; False when it already holds them.
 
     Three cases. The space holds this model: nothing to do (False). Another replica is building
@@ -68,7 +79,7 @@ def start_space(index: VectorIndex, embedder: Embedder) -> bool:
     written meanwhile (a document ingested through that replica) stay. Replicas of one deployment
     run one model per space, so a build in progress of the same dimension is taken to be this model's.
     """
-    want = (embedder.model_id, embedder.dim)
+    want = (space_model(embedder, chars), embedder.dim)
     while True:
         seen = index.model()
         if seen == want:

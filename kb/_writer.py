@@ -6,6 +6,8 @@ the inserts. Each vector space embeds the chunks it holds (the English space onl
 
 from __future__ import annotations
 
+import time
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -57,20 +59,27 @@ class Indexer:
         #: :meth:`close_pools` ends them. Set by a bulk ingest, see ``KnowledgeBase.ingest(workers=)``.
         self.workers = 1
         self.pools: dict[str, EncoderPool] = {}
+        #: CPU seconds spent per stage ("chunk", "keyword text", "encode", "write"), encoder worker
+        #: processes included: what an ingest costs whatever the machine's load (bench/kb_ingest.py).
+        self.cpu: defaultdict[str, float] = defaultdict(float)
 
     def plan(
         self, doc_id: str, document: ParsedDocument, digest: str, source: str | None
     ) -> tuple[DocumentWrite, list[str]]:
         """Chunk one document: the write for the store and each chunk's embedded text."""
         config = self.config
+        started = time.thread_time()
         chunks = chunk_document(document, config.max_chars, config.overlap)
         texts = [embedding_text(document.kind, document.title, c.heading, c.text, document.question) for c in chunks]
+        chunked = time.thread_time()
         write = DocumentWrite(
             doc_id=doc_id, document=document, content_hash=digest, source=source, chunks=chunks,
             keyword_texts=[fts_text(document.kind, document.title, c.heading, c.text, config.segmenter)
                            for c in chunks],
             languages=[language_of(t) for t in texts],
         )
+        self.cpu["chunk"] += chunked - started
+        self.cpu["keyword text"] += time.thread_time() - chunked
         return write, texts
 
     def write(
@@ -89,11 +98,17 @@ class Indexer:
         vectors: dict[VectorSpace, tuple[list[int], np.ndarray]] = {}
         for index, embedder in self.spaces:
             positions = [i for i, lang in enumerate(languages) if index.space.holds_language(lang)]
-            held = [texts[i] for i in positions]
+            chars = self.config.reads(index.space)
+            held = [texts[i][:chars] for i in positions]
             pool = self._pool(index.space.name, embedder) if len(held) >= POOL_MIN_TEXTS else None
+            started, pool_cpu = time.thread_time(), pool.cpu_seconds if pool is not None else 0.0
             vectors[index.space] = (positions, pool.encode(held) if pool is not None
                                     else encode_sorted(embedder, held))
+            self.cpu["encode"] += time.thread_time() - started + (
+                pool.cpu_seconds - pool_cpu if pool is not None else 0.0)
+        started = time.thread_time()
         written = len(self.store.write(tenant, collection, writes, vectors))
+        self.cpu["write"] += time.thread_time() - started
         if self.after_write is not None and languages:
             self.after_write(languages)
         return written

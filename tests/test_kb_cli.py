@@ -21,6 +21,7 @@ def test_ingest_prints_a_summary_with_failures_and_is_incremental(tmp_path: Path
     assert first.exit_code == 0, first.output
     report = json.loads(first.output)
     assert report["added"] == 11 and report["failed"] == 1
+    assert report["cpu_seconds"]["encode"] > 0  # what each stage cost, for a slow ingest to be read
     assert report["failures"][0]["path"].endswith("broken.docx") and "DOCX" in report["failures"][0]["reason"]
     (folder / "notes.txt").unlink()
     second = runner.invoke(app, ["kb", "ingest", str(folder), "--db", db, "--sync", "--json"])

@@ -15,7 +15,8 @@ from _kb_files import write_folder
 from lastline import ConfigError, Embedder, PostgresStorage, SQLiteStorage, get_embedder, load_settings, open_storage
 from lastline.api.ladder.runtime import Runtime
 from lastline.kb import KnowledgeBase
-from lastline.kb._spaces import ENGLISH
+from lastline.kb._spaces import ENGLISH, PRIMARY
+from lastline.kb._vectors import space_model
 from lastline.text import language_of
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -49,7 +50,7 @@ def test_english_chunks_get_an_english_vector_and_chinese_ones_do_not(kb: Knowle
     assert not chinese & _ids(kb.storage, "SELECT chunk_id FROM kb_vec_en")
     meta = dict(rows(kb.storage, "SELECT key, value FROM kb_meta"))
     assert meta["en_model_id"] == kb.english_embedder.model_id if kb.english_embedder else False
-    assert meta["en_dim"] == "384" and meta["model_id"] == kb.embedder.model_id
+    assert meta["en_dim"] == "384" and meta["model_id"] == space_model(kb.embedder, kb.config.reads(PRIMARY))
 
 
 def test_an_english_query_fuses_the_english_space_and_a_chinese_query_does_not(

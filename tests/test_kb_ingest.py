@@ -10,6 +10,8 @@ from _kb_files import make_pdf, write_folder
 
 from lastline import Embedder, PostgresStorage, SQLiteStorage, StorageError, get_embedder, open_storage
 from lastline.kb import KnowledgeBase
+from lastline.kb._spaces import PRIMARY
+from lastline.kb._vectors import space_model
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 Storage = SQLiteStorage | PostgresStorage
@@ -96,7 +98,7 @@ def test_a_model_change_re_embeds_every_chunk(storage: Storage, embedder: Embedd
     KnowledgeBase(storage, embedder).ingest(tmp_path)
     other = get_embedder("minilm-onnx")
     kb = KnowledgeBase(storage, other)
-    assert kb.store.meta("model_id") == other.model_id
+    assert kb.store.meta("model_id") == space_model(other, kb.config.reads(PRIMARY))  # model and cut
     assert count(storage, "kb_vec") == count(storage, "kb_chunks") == 1
     assert kb.search("warranty for devices", mode="vector", k=1)[0].doc_id == "w.pdf"
 

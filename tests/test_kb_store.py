@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 
 from lastline import Embedder, PostgresStorage, SQLiteStorage
-from lastline.kb import Filters, KnowledgeBase, ParsedDocument, SQLiteKBStore, chunk_document
+from lastline.kb import Filters, KBConfig, KnowledgeBase, ParsedDocument, SQLiteKBStore, chunk_document
 from lastline.kb._index_text import fts_text
 from lastline.kb._pg_store import PostgresKBStore
 from lastline.kb._spaces import ENGLISH, PRIMARY
 from lastline.kb._store import DocumentWrite
 from lastline.kb._stores import open_kb_store
+from lastline.kb._vectors import space_model
 
 pytest_plugins = ["_storages"]  # the reopen fixture
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -102,7 +103,8 @@ def test_a_reset_from_a_look_taken_before_another_replica_built_the_space_drops_
     first = KnowledgeBase(reopen(), embedder)  # replica A builds it meanwhile, then ingests
     first.add_document(tenant="t", doc_id="refunds", title="", text="Refunds take five business days.")
     assert not starting.reset(embedder.dim, seen=seen)  # B's look is stale: no drop
-    assert starting.model() == (embedder.model_id, embedder.dim) and starting.count() == 1
+    assert starting.model() == (space_model(embedder, KBConfig().reads(PRIMARY)), embedder.dim)
+    assert starting.count() == 1
     second = KnowledgeBase(reopen(), embedder)  # B goes on starting: the space is already built
     [hit] = second.search("how long until I get my refund", tenant="t", mode="vector", k=1)
     assert hit.doc_id == "refunds"
@@ -124,7 +126,7 @@ def test_replicas_starting_at_once_on_a_fresh_database_keep_every_ingested_vecto
     with ThreadPoolExecutor(4) as pool:
         assert sum(pool.map(replica, range(4))) == len(texts)
     index = open_kb_store(reopen()).vector_index(PRIMARY)
-    assert index.model() == (embedder.model_id, embedder.dim)
+    assert index.model() == (space_model(embedder, KBConfig().reads(PRIMARY)), embedder.dim)
     assert index.count() == len(texts) and index.pending() == 0
 
 
