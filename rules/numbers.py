@@ -238,7 +238,7 @@ def find_ordinals(text: str, folded: str) -> Iterator[Entity]:
 
 
 # Numeric forms the plain numeral grammar leaves in pieces: powers (``2^-1``, ``-1.1^+23``), mixed and
-# bare fractions in digits (``1 3/5``; ``1/2的努力`` — a bare ``12/1`` stays a date) and dozens
+# bare fractions in digits (``1 3/5``, ``1/2的努力``, ``1/4 of the cake``; see :func:`_bare_fraction`) and dozens
 # (``一打``, ``十打``; ``打开`` / ``打八折`` are verbs).
 _SIGNED = r"[-+]?\d+(?:\.\d+)?"
 POWER_RE = re.compile(rf"(?<![\w.^])(?P<b>{_SIGNED})\^(?P<e>[-+]{{0,2}}\d{{1,3}})(?![\d.])")
@@ -248,13 +248,26 @@ FRACTION_RE = re.compile(
 )
 #: Scientific notation written out: ``6.23x10^-4``, ``1.3 × 10^6``.
 SCIENTIFIC_RE = re.compile(r"(?<![\w.])(?P<m>[-+]?\d+(?:\.\d+)?)[ ]?[x×*][ ]?10\^(?P<e>[-+]?\d{1,3})(?![\d.])")
+#: A decimal comma, as most of Europe writes decimals: ``1,3``, ``-0,5``. One decimal only: ``1,234``
+#: keeps its thousands comma, ``pages 3,50 and 7`` stays a list (two decimals are read beside a
+#: currency or a percent sign only, see ``money`` and ``percent``), ``1,3,5`` is a list. Not in
+#: Chinese text either, where ``第1,3条`` lists two items.
+DECIMAL_COMMA_RE = re.compile(r"(?<![\w.,])(?P<sign>-)?(?P<w>\d{1,9}),(?P<f>\d)(?!\w|[.,]\d)")
+_HAN = re.compile(r"[\u3400-\u9fff]")
 #: Vulgar fraction characters, alone or after a whole number: ``¾``, ``2½``.
 VULGAR_RE = re.compile(r"(?<![\d.])(?:(?P<w>\d{1,9})[ ]?)?(?P<v>[¼½¾⅐⅑⅒⅓⅔⅕⅖⅗⅘⅙⅚⅛⅜⅝⅞])")
 DOZEN_RE = re.compile(rf"(?P<n>\d{{1,4}}|[{CN_NUM_CHARS}]{{1,6}})打(?![开開算扰擾电電印折车車球工架扫掃包卡针針])")
 
 
+def _bare_fraction(num: int, den: int) -> bool:
+    """``1/4``, ``3/8``, ``24/7`` alone are fractions; ``3/2024`` is a month and its year. A bare
+    ``12/1`` is proposed too: where a date grammar reads the same span as a date, the date wins the
+    tie (``find_entities`` precedence), so only slashes no date grammar takes stay numbers."""
+    return num < 1000 and not (num <= 12 and 1900 <= den <= 2099)
+
+
 def find_number_forms(text: str, folded: str) -> Iterator[Entity]:
-    """Powers, digit fractions and dozens as one number each (``1 4/3`` → 2.333…)."""
+    """Powers, digit fractions, decimal commas and dozens as one number each (``1 4/3`` → 2.333…)."""
     if "^" in folded:
         for m in SCIENTIFIC_RE.finditer(folded):
             try:
@@ -274,13 +287,20 @@ def find_number_forms(text: str, folded: str) -> Iterator[Entity]:
             yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(value))
     if "/" in folded:
         for m in FRACTION_RE.finditer(folded):
-            whole, den = m.group("w"), int(m.group("d"))
-            if den == 0 or not (whole or m.group("sign") or folded.startswith("的", m.end())):
-                continue  # a bare 12/1 may be a date; a signed -4/5 is not
+            whole, num, den = m.group("w"), int(m.group("n")), int(m.group("d"))
+            if den == 0 or not (whole or m.group("sign") or _bare_fraction(num, den)):
+                continue
             value = Decimal(int(whole or 0)) + Decimal(int(m.group("n"))) / Decimal(den)
             if m.group("sign"):
                 value = -value  # - 1 4/5
             yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(value.normalize()))
+    if "," in folded:
+        for m in DECIMAL_COMMA_RE.finditer(folded):
+            if _HAN.match(folded, max(0, m.start() - 1)) or _HAN.match(folded, m.end()):
+                continue
+            value = Decimal(f"{m.group('w')}.{m.group('f')}")
+            yield Entity("number", text[m.start():m.end()], m.start(), m.end(),
+                         format_decimal(-value if m.group("sign") else value))
     for m in VULGAR_RE.finditer(folded):
         value = Decimal(int(m.group("w") or 0)) + Decimal(str(unicodedata.numeric(m.group("v"))))
         value = value.quantize(Decimal("1e-15")).normalize()
