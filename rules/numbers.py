@@ -260,10 +260,11 @@ DOZEN_RE = re.compile(rf"(?P<n>\d{{1,4}}|[{CN_NUM_CHARS}]{{1,6}})打(?![开開�
 
 
 def _bare_fraction(num: int, den: int) -> bool:
-    """``1/4``, ``3/8``, ``24/7`` alone are fractions; ``3/2024`` is a month and its year. A bare
-    ``12/1`` is proposed too: where a date grammar reads the same span as a date, the date wins the
-    tie (``find_entities`` precedence), so only slashes no date grammar takes stay numbers."""
-    return num < 1000 and not (num <= 12 and 1900 <= den <= 2099)
+    """``1/4``, ``3/8``, ``2/3`` alone are fractions: a proper one (numerator below denominator) with
+    no whole part or sign. An improper one (``12/1``, ``11/3``) is as often a day, a score or a version,
+    and ``3/2024`` is a month and its year. Where a date grammar reads the same span (``on 1/4``,
+    ``6/15``) the date wins the tie (``find_entities`` precedence)."""
+    return num < den and not 1900 <= den <= 2099
 
 
 def find_number_forms(text: str, folded: str) -> Iterator[Entity]:

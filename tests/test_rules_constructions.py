@@ -34,8 +34,13 @@ def test_digit_fraction_with_a_whole_part_or_before_de_is_one_number(text: str, 
     assert ("number", span, value) in found(text, "number")
 
 
-def test_bare_digit_fraction_is_not_read_as_a_fraction() -> None:
-    assert all(v != "0.25" for _, _, v in found("1/4", "number"))
+def test_bare_proper_digit_fraction_is_one_number() -> None:
+    assert found("1/4", "number") == [("number", "1/4", "0.25")]
+
+
+def test_bare_improper_digit_fraction_is_not_read_as_a_fraction() -> None:
+    """``12/1`` alone may be a day (or a score): never the number 12 (its digits stay two numbers)."""
+    assert found("12/1", "number") == [("number", "12", "12"), ("number", "1", "1")]
 
 
 @pytest.mark.parametrize(("text", "span", "value"), [("买了三打鸡蛋", "三打", "36"), ("2打铅笔", "2打", "24")])
