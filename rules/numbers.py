@@ -60,7 +60,13 @@ _NOT_NUMBERS = (
     "一律", "一同", "一面", "一下", "一点", "一会", "一番", "一带", "一概", "一行", "一共", "万一", "统一",
     "唯一", "之一", "千万", "万分", "十分", "百分", "一方", "一经", "一并", "第一", "同一", "单一", "一贯",
     "乙方", "甲方", "三方", "双方", "一切", "九州", "五金", "八卦", "千克", "一旦", "万物", "万岁",
+    # idioms and verb phrases: 十足 (fully), 两两 (in pairs), 一看就 (at a glance)
+    "十足", "两两", "兩兩", "一看",
 )
+#: Financial capitals that are also everyday characters (队伍 / 退伍, 放肆, 拾起 / 收拾, 大陆): alone, with
+#: no other numeral beside them, they are part of a word. Amounts write them in runs (伍拾万, 陆仟).
+#: The other capitals (壹, 贰, 叁, 柒 …) are numerals wherever they stand and stay numbers alone.
+_LONE_CAPITALS = frozenset("伍肆拾陆陸")
 _STOP_RE = re.compile("(?=(" + alternation(set(_NOT_NUMBERS)) + "))")
 _SUFFIX_MULT = {"k": 1000, "K": 1000, "m": 10**6, "M": 10**6, "w": 10**4, "W": 10**4}
 _TOKEN = re.compile(rf"{_ARABIC}|[{CN_DIGITS}]|[{_UNITS}]|[{POINT}]")
@@ -190,6 +196,8 @@ def find_numbers(text: str, folded: str) -> Iterator[Entity]:
             stops = [w.span(1) for w in _STOP_RE.finditer(folded)]
         if end - start <= 2 and _inside_word(stops or [], start, end):
             continue
+        if raw in _LONE_CAPITALS or raw in BIG_UNITS:
+            continue  # 退伍, 拾起; a 万 with no count before it is no number
         if raw[-1] in "kKmMwW" and _letter_after(folded, end):
             # 4kg, 2mm, 320kbps: the letter starts a unit, not a multiplier; the count is the digits.
             raw, end = raw[:-1], end - 1
