@@ -789,8 +789,9 @@ entities on the negatives did not rise on either half; the Chinese folders did n
 Fifth round, numbers, money and percent only (same split; half **a** read, half **b** only measured).
 Constructions from a grid of hand-written English phrases per kind of expression, beside half a's
 misses: a bare proper fraction in digits (`1/4`, `3/8`; a date grammar keeps `on 1/4`, `6/15`; `12/1`
-stays two numbers), a decimal comma with one decimal (`1,3`; `1,5%` beside the unit), a digit fraction
-before percent (`1/2%`), percent and per cent in any case, worded decimals read digit by digit
+stays two numbers), a whole and a digit fraction (`1 and 1/2`), a sign word before one (`minus 1/2`), a
+digit fraction of a scale (`3/4 of a million`), the fraction slash (`1⁄2`), a decimal comma with one
+decimal (`1,3`; `1,5%` beside the unit), a digit fraction before percent (`1/2%`), percent and per cent in any case, worded decimals read digit by digit
 (`point seven five`) and before a scale (`one point two million`), `a dollar`, `quid`, `BTC`; in
 Chinese, everyday characters that are financial capitals (退伍, 放肆, 拾起, 大陆), numerals inside
 idioms (十足, 两两, 一看就) and a lone 万 are no numbers:

@@ -246,14 +246,19 @@ def find_ordinals(text: str, folded: str) -> Iterator[Entity]:
 
 
 # Numeric forms the plain numeral grammar leaves in pieces: powers (``2^-1``, ``-1.1^+23``), mixed and
-# bare fractions in digits (``1 3/5``, ``1/2的努力``, ``1/4 of the cake``; see :func:`_bare_fraction`) and dozens
+# bare fractions in digits (``1 3/5``, ``1 and 1/2``, ``minus 1/2``, ``3/4 of a million``, ``1/2的努力``,
+# ``1/4 of the cake``; see :func:`_bare_fraction`) and dozens
 # (``一打``, ``十打``; ``打开`` / ``打八折`` are verbs).
 _SIGNED = r"[-+]?\d+(?:\.\d+)?"
 POWER_RE = re.compile(rf"(?<![\w.^])(?P<b>{_SIGNED})\^(?P<e>[-+]{{0,2}}\d{{1,3}})(?![\d.])")
 FRACTION_RE = re.compile(
-    r"(?<![0-9A-Za-z./])(?P<sign>(?<![\w-])-[ ]?)?(?:(?P<w>\d{1,9})[ ]+)?(?P<n>\d{1,9})[ ]?/[ ]?(?P<d>\d{1,9})"
-    r"(?![0-9A-Za-z./])"
+    r"(?<![0-9A-Za-z./])(?P<sign>(?<![\w-])-[ ]?|(?<![\w-])(?i:minus|negative)[ ]+)?"
+    r"(?:(?P<w>\d{1,9})[ ]+(?:(?i:and)[ ]+)?)?(?P<n>\d{1,9})[ ]?[/⁄][ ]?(?P<d>\d{1,9})"
+    # a fraction of a scale: 3/4 of a million
+    r"(?:[ ]+(?i:of)[ ]+(?i:an?)[ ]+(?P<scale>(?i:thousand|million|billion|trillion|dozen))\b)?"
+    r"(?![0-9A-Za-z./⁄])"
 )
+_FRACTION_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "dozen": 12}
 #: Scientific notation written out: ``6.23x10^-4``, ``1.3 × 10^6``.
 SCIENTIFIC_RE = re.compile(r"(?<![\w.])(?P<m>[-+]?\d+(?:\.\d+)?)[ ]?[x×*][ ]?10\^(?P<e>[-+]?\d{1,3})(?![\d.])")
 #: A decimal comma, as most of Europe writes decimals: ``1,3``, ``-0,5``. One decimal only: ``1,234``
@@ -294,14 +299,16 @@ def find_number_forms(text: str, folded: str) -> Iterator[Entity]:
             except (ArithmeticError, ValueError):
                 continue
             yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(value))
-    if "/" in folded:
+    if "/" in folded or "⁄" in folded:
         for m in FRACTION_RE.finditer(folded):
             whole, num, den = m.group("w"), int(m.group("n")), int(m.group("d"))
             if den == 0 or not (whole or m.group("sign") or _bare_fraction(num, den)):
                 continue
             value = Decimal(int(whole or 0)) + Decimal(int(m.group("n"))) / Decimal(den)
+            if m.group("scale"):
+                value *= _FRACTION_SCALE[m.group("scale").lower()]
             if m.group("sign"):
-                value = -value  # - 1 4/5
+                value = -value  # - 1 4/5, minus 1/2
             yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(value.normalize()))
     if "," in folded:
         for m in DECIMAL_COMMA_RE.finditer(folded):

@@ -52,6 +52,10 @@ def _money(text: str) -> tuple[str, str, str]:
     ("the shift lasts point seven five of a day", "point seven five", "0.75"),  # decimals read digit by digit
     ("sales of one point two million units", "one point two million", "1200000"),  # a worded decimal and a scale
     ("three point five billion people", "three point five billion", "3500000000"),
+    ("it took 1 and 1/2 hours of work", "1 and 1/2", "1.5"),                   # a whole and a digit fraction
+    ("the rate fell minus 1/2 a point", "minus 1/2", "-0.5"),                   # a sign word before a fraction
+    ("we sold 3/4 of a million copies", "3/4 of a million", "750000"),         # a digit fraction of a scale
+    ("add 1⁄2 cup of milk", "1⁄2", "0.5"),                                      # the fraction slash
 ])
 def test_english_number_constructions(text: str, span: str, value: str) -> None:
     assert _one(text, "number") == (span, value)
