@@ -223,7 +223,8 @@ _WORD_UNIT = re.compile(
 #: One unit named by its article: ``a dollar``, ``an euro``, ``a buck`` (singular names only: "a dollars"
 #: is no amount; "a pound of flour" is a weight and "a yen for travel" a wish, so both are left out; "half a
 #: dollar" is half of one, left to the word numbers).
-_ARTICLE_UNIT = re.compile(r"(?<!half )\b(?i:an?)[ ]+(?P<u>(?i:dollar|euro|buck|quid|yuan|rupee|franc|peso|rouble|ruble))\b"
+_ARTICLE_UNIT = re.compile(r"(?<!half )\b(?i:an?)[ ]+"
+                           r"(?P<u>(?i:dollar|euro|buck|quid|yuan|rupee|franc|peso|rouble|ruble))\b"
                            r"(?![ ]+(?i:bills?|coins?|notes?|signs?|store|shop|menu|value|amount))")
 #: Cents in digits: ``99 cents``, ``50¢`` (hundredths of a dollar; ``3 dollars and 50 cents`` is read whole above).
 _DIGIT_CENTS = re.compile(r"(?<![\w.,$])(?P<n>\d{1,3}(?:\.\d+)?)[ ]?(?:cents?\b|¢)", re.IGNORECASE)

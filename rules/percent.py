@@ -68,7 +68,7 @@ def _value(m: re.Match[str], folded: str) -> Decimal | None:
         fraction = _FRACTION_PARTS.fullmatch(m.group("n2"))
         comma = _DECIMAL_COMMA.fullmatch(m.group("n2"))
         if fraction:
-            n: Decimal | None = Decimal(fraction.group(1)) / Decimal(fraction.group(2))
+            n = Decimal(fraction.group(1)) / Decimal(fraction.group(2))
         elif comma and not _HAN.search(folded, max(0, m.start() - 1), m.start()):
             n = Decimal(f"{comma.group(1)}.{comma.group(2)}")
         else:
