@@ -35,7 +35,7 @@ CURRENCIES = {
     # Pence sterling: the code the London exchange quotes share prices in (100 GBX = 1 GBP).
     "pence": "GBX",
     "usd": "USD", "rmb": "CNY", "cny": "CNY", "eur": "EUR", "gbp": "GBP", "jpy": "JPY", "hkd": "HKD",
-    "bucks": "USD", "buck": "USD",
+    "bucks": "USD", "buck": "USD", "quid": "GBP", "BTC": "BTC",
     "₡": "CRC", "₭": "LAK", "c $": "CAD", "c$": "CAD", "cad$": "CAD", "mxn$": "MXN", "mex$": "MXN", "Mex$": "MXN",
     "个比特币": "BTC", "個比特幣": "BTC", "比特币": "BTC", "比特幣": "BTC",
 }
@@ -220,6 +220,12 @@ _WORD_UNIT = re.compile(
     r"(?:[ ]+(?:and[ ]+)?(?P<cents>[a-z\- ]+?)[ ]+cents?\b)?",
     re.IGNORECASE,
 )
+#: One unit named by its article: ``a dollar``, ``an euro``, ``a buck`` (singular names only: "a dollars"
+#: is no amount; "a pound of flour" is a weight and "a yen for travel" a wish, so both are left out; "half a
+#: dollar" is half of one, left to the word numbers).
+_ARTICLE_UNIT = re.compile(r"(?<!half )\b(?i:an?)[ ]+"
+                           r"(?P<u>(?i:dollar|euro|buck|quid|yuan|rupee|franc|peso|rouble|ruble))\b"
+                           r"(?![ ]+(?i:bills?|coins?|notes?|signs?|store|shop|menu|value|amount))")
 #: Cents in digits: ``99 cents``, ``50¢`` (hundredths of a dollar; ``3 dollars and 50 cents`` is read whole above).
 _DIGIT_CENTS = re.compile(r"(?<![\w.,$])(?P<n>\d{1,3}(?:\.\d+)?)[ ]?(?:cents?\b|¢)", re.IGNORECASE)
 
@@ -252,6 +258,9 @@ def find_word_money(text: str, folded: str, words: Sequence[WordNumber] | None =
         code = CURRENCIES.get(unit) or CURRENCIES.get(unit.rstrip("s"), "USD")
         taken = end
         yield Entity("money", text[w.start:end], w.start, end, {"amount": format_decimal(amount), "currency": code})
+    for a in _ARTICLE_UNIT.finditer(folded):
+        yield Entity("money", text[a.start():a.end()], a.start(), a.end(),  # a dollar: the article is the count
+                     {"amount": "1", "currency": CURRENCIES[a.group("u").lower()]})
     if "cent" in folded.lower() or "¢" in folded:
         for c in _DIGIT_CENTS.finditer(folded):
             yield Entity("money", text[c.start():c.end()], c.start(), c.end(),

@@ -63,6 +63,34 @@ def _amount(raw: str, ref: datetime | None, lang: str | None = None) -> Any:
     raise NormalizeError(f"no amount in {raw[:40]!r}")
 
 
+#: What "between A and B" also joins that is no party: times, dates, amounts, counts
+#: ("between 2am and 4am", "between June 1 and June 30", "between 10 and 20 units").
+_NOT_A_PARTY = frozenset({"date", "datetime", "time", "daterange", "timerange", "duration", "set", "money",
+                          "percent", "number", "ordinal"})
+_LOWER_WORD = re.compile(r"\s+[a-z]")
+#: Only a value that could open with a time, date, amount or count is read for entities (a name that
+#: starts with another capitalized word cannot): the entity grammars cost more than the whole pack.
+_COULD_BE_A_VALUE = re.compile(
+    r"[^A-Z]|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|Mon|Tue|Wed|Thu|Fri|Sat|Sun|Noon|Midnight|Dawn"
+    r"|Dusk|Morning|Evening|Night|Today|Tomorrow|Yesterday|One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten"
+    r"|Eleven|Twelve|Twenty|Thirty|Forty|Fifty|Sixty|Seventy|Eighty|Ninety|Hundred|Thousand|Half|Quarter|Next"
+    r"|Last|This|The|An?|US|USD|EUR|GBP|RMB|CNY)[a-z]*\b")
+
+
+def _party(raw: str, ref: datetime | None, lang: str | None = None) -> str:
+    """A contracting party's name: :func:`_text`, unless a time, date, amount or count is the whole of
+    it, or starts it with a lower-case word after ("4am on working days", "20 units a day": names are
+    capitalized) — then the match was some other "between A and B", and the pattern's next match is
+    tried. A count that starts a name stays ("3M Company", "7-Eleven, Inc.")."""
+    value = _text(raw, ref)
+    if not _COULD_BE_A_VALUE.match(value):
+        return value
+    for e in find_entities(value, reference_time=ref, lang=lang):
+        if e.start == 0 and e.type in _NOT_A_PARTY and (e.end == len(value) or _LOWER_WORD.match(value, e.end)):
+            raise NormalizeError(f"{value[:40]!r} starts with a {e.type}, not a party")
+    return value
+
+
 def _upper(raw: str, ref: datetime | None, lang: str | None = None) -> str:
     return _text(raw, ref).upper()
 
@@ -73,6 +101,7 @@ def _lower(raw: str, ref: datetime | None, lang: str | None = None) -> str:
 
 NORMALIZERS: dict[str, Callable[[str, datetime | None, str | None], Any]] = {
     "text": _text,
+    "party": _party,
     "upper": _upper,
     "lower": _lower,
     "date": _entity("date", "datetime"),

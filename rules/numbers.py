@@ -60,7 +60,13 @@ _NOT_NUMBERS = (
     "一律", "一同", "一面", "一下", "一点", "一会", "一番", "一带", "一概", "一行", "一共", "万一", "统一",
     "唯一", "之一", "千万", "万分", "十分", "百分", "一方", "一经", "一并", "第一", "同一", "单一", "一贯",
     "乙方", "甲方", "三方", "双方", "一切", "九州", "五金", "八卦", "千克", "一旦", "万物", "万岁",
+    # idioms and verb phrases: 十足 (fully), 两两 (in pairs), 一看就 (at a glance)
+    "十足", "两两", "兩兩", "一看",
 )
+#: Financial capitals that are also everyday characters (队伍 / 退伍, 放肆, 拾起 / 收拾, 大陆): alone, with
+#: no other numeral beside them, they are part of a word. Amounts write them in runs (伍拾万, 陆仟).
+#: The other capitals (壹, 贰, 叁, 柒 …) are numerals wherever they stand and stay numbers alone.
+_LONE_CAPITALS = frozenset("伍肆拾陆陸")
 _STOP_RE = re.compile("(?=(" + alternation(set(_NOT_NUMBERS)) + "))")
 _SUFFIX_MULT = {"k": 1000, "K": 1000, "m": 10**6, "M": 10**6, "w": 10**4, "W": 10**4}
 _TOKEN = re.compile(rf"{_ARABIC}|[{CN_DIGITS}]|[{_UNITS}]|[{POINT}]")
@@ -190,6 +196,8 @@ def find_numbers(text: str, folded: str) -> Iterator[Entity]:
             stops = [w.span(1) for w in _STOP_RE.finditer(folded)]
         if end - start <= 2 and _inside_word(stops or [], start, end):
             continue
+        if raw in _LONE_CAPITALS or raw in BIG_UNITS:
+            continue  # 退伍, 拾起; a 万 with no count before it is no number
         if raw[-1] in "kKmMwW" and _letter_after(folded, end):
             # 4kg, 2mm, 320kbps: the letter starts a unit, not a multiplier; the count is the digits.
             raw, end = raw[:-1], end - 1
@@ -238,23 +246,42 @@ def find_ordinals(text: str, folded: str) -> Iterator[Entity]:
 
 
 # Numeric forms the plain numeral grammar leaves in pieces: powers (``2^-1``, ``-1.1^+23``), mixed and
-# bare fractions in digits (``1 3/5``; ``1/2的努力`` — a bare ``12/1`` stays a date) and dozens
+# bare fractions in digits (``1 3/5``, ``1 and 1/2``, ``minus 1/2``, ``3/4 of a million``, ``1/2的努力``,
+# ``1/4 of the cake``; see :func:`_bare_fraction`) and dozens
 # (``一打``, ``十打``; ``打开`` / ``打八折`` are verbs).
 _SIGNED = r"[-+]?\d+(?:\.\d+)?"
 POWER_RE = re.compile(rf"(?<![\w.^])(?P<b>{_SIGNED})\^(?P<e>[-+]{{0,2}}\d{{1,3}})(?![\d.])")
 FRACTION_RE = re.compile(
-    r"(?<![0-9A-Za-z./])(?P<sign>(?<![\w-])-[ ]?)?(?:(?P<w>\d{1,9})[ ]+)?(?P<n>\d{1,9})[ ]?/[ ]?(?P<d>\d{1,9})"
-    r"(?![0-9A-Za-z./])"
+    r"(?<![0-9A-Za-z./])(?P<sign>(?<![\w-])-[ ]?|(?<![\w-])(?i:minus|negative)[ ]+)?"
+    r"(?:(?P<w>\d{1,9})[ ]+(?:(?i:and)[ ]+)?)?(?P<n>\d{1,9})[ ]?[/⁄][ ]?(?P<d>\d{1,9})"
+    # a fraction of a scale: 3/4 of a million
+    r"(?:[ ]+(?i:of)[ ]+(?i:an?)[ ]+(?P<scale>(?i:thousand|million|billion|trillion|dozen))\b)?"
+    r"(?![0-9A-Za-z./⁄])"
 )
+_FRACTION_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "dozen": 12}
 #: Scientific notation written out: ``6.23x10^-4``, ``1.3 × 10^6``.
 SCIENTIFIC_RE = re.compile(r"(?<![\w.])(?P<m>[-+]?\d+(?:\.\d+)?)[ ]?[x×*][ ]?10\^(?P<e>[-+]?\d{1,3})(?![\d.])")
+#: A decimal comma, as most of Europe writes decimals: ``1,3``, ``-0,5``. One decimal only: ``1,234``
+#: keeps its thousands comma, ``pages 3,50 and 7`` stays a list (two decimals are read beside a
+#: currency or a percent sign only, see ``money`` and ``percent``), ``1,3,5`` is a list. Not in
+#: Chinese text either, where ``第1,3条`` lists two items.
+DECIMAL_COMMA_RE = re.compile(r"(?<![\w.,])(?P<sign>-)?(?P<w>\d{1,9}),(?P<f>\d)(?!\w|[.,]\d)")
+_HAN = re.compile(r"[\u3400-\u9fff]")
 #: Vulgar fraction characters, alone or after a whole number: ``¾``, ``2½``.
 VULGAR_RE = re.compile(r"(?<![\d.])(?:(?P<w>\d{1,9})[ ]?)?(?P<v>[¼½¾⅐⅑⅒⅓⅔⅕⅖⅗⅘⅙⅚⅛⅜⅝⅞])")
 DOZEN_RE = re.compile(rf"(?P<n>\d{{1,4}}|[{CN_NUM_CHARS}]{{1,6}})打(?![开開算扰擾电電印折车車球工架扫掃包卡针針])")
 
 
+def _bare_fraction(num: int, den: int) -> bool:
+    """``1/4``, ``3/8``, ``2/3`` alone are fractions: a proper one (numerator below denominator) with
+    no whole part or sign. An improper one (``12/1``, ``11/3``) is as often a day, a score or a version,
+    and ``3/2024`` is a month and its year. Where a date grammar reads the same span (``on 1/4``,
+    ``6/15``) the date wins the tie (``find_entities`` precedence)."""
+    return num < den and not 1900 <= den <= 2099
+
+
 def find_number_forms(text: str, folded: str) -> Iterator[Entity]:
-    """Powers, digit fractions and dozens as one number each (``1 4/3`` → 2.333…)."""
+    """Powers, digit fractions, decimal commas and dozens as one number each (``1 4/3`` → 2.333…)."""
     if "^" in folded:
         for m in SCIENTIFIC_RE.finditer(folded):
             try:
@@ -272,15 +299,24 @@ def find_number_forms(text: str, folded: str) -> Iterator[Entity]:
             except (ArithmeticError, ValueError):
                 continue
             yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(value))
-    if "/" in folded:
+    if "/" in folded or "⁄" in folded:
         for m in FRACTION_RE.finditer(folded):
-            whole, den = m.group("w"), int(m.group("d"))
-            if den == 0 or not (whole or m.group("sign") or folded.startswith("的", m.end())):
-                continue  # a bare 12/1 may be a date; a signed -4/5 is not
+            whole, num, den = m.group("w"), int(m.group("n")), int(m.group("d"))
+            if den == 0 or not (whole or m.group("sign") or _bare_fraction(num, den)):
+                continue
             value = Decimal(int(whole or 0)) + Decimal(int(m.group("n"))) / Decimal(den)
+            if m.group("scale"):
+                value *= _FRACTION_SCALE[m.group("scale").lower()]
             if m.group("sign"):
-                value = -value  # - 1 4/5
+                value = -value  # - 1 4/5, minus 1/2
             yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(value.normalize()))
+    if "," in folded:
+        for m in DECIMAL_COMMA_RE.finditer(folded):
+            if _HAN.match(folded, max(0, m.start() - 1)) or _HAN.match(folded, m.end()):
+                continue
+            value = Decimal(f"{m.group('w')}.{m.group('f')}")
+            yield Entity("number", text[m.start():m.end()], m.start(), m.end(),
+                         format_decimal(-value if m.group("sign") else value))
     for m in VULGAR_RE.finditer(folded):
         value = Decimal(int(m.group("w") or 0)) + Decimal(str(unicodedata.numeric(m.group("v"))))
         value = value.quantize(Decimal("1e-15")).normalize()

@@ -196,6 +196,18 @@ def _chain_value(text: str) -> Decimal | None:
     return Decimal(total)
 
 
+def _more_decimals(words: list[str], items: list[tuple[int, int, Decimal, bool]], value: Decimal, j: int,
+                   k: int) -> tuple[Decimal, int, int]:
+    """``point seven five``: after the first decimal, further single digit words read one by one (each a
+    place further right), as decimals are spoken; ``point seven and five`` stays two numbers."""
+    places = len(str(value).split(".")[1]) if "." in str(value) else 0
+    while k < len(items) and items[k][0] == j and items[k][1] == j + 1 and not items[k][3] \
+            and items[k][2] < 10 and words[j] in _DIGIT_WORDS:
+        places += 1
+        value, j, k = value + items[k][2].scaleb(-places), j + 1, k + 1
+    return value, j, k
+
+
 def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber]:
     """Every number written (at least partly) in English words in ``folded``, as one span each.
 
@@ -262,6 +274,12 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
                 or (j + 1 < len(words) and words[j:j + 2] == ["out", "of"] and nxt[0] == j + 2)):
             value, j = value / nxt[2], nxt[1]  # one over three, two out of five hundred
             k += 1
+        if "point" in words[i:j] and value != int(value):
+            value, j, k = _more_decimals(words, items, value, j, k)  # point seven five
+            if j < len(words) and words[j] in _SCALE and words[j] not in ("hundred", "k", "m", "b"):
+                value, j = value * _SCALE[words[j]], j + 1  # one point two million
+                while k < len(items) and items[k][0] < j:
+                    k += 1  # the scale word read on its own is inside this one
         if j < len(words) and words[j] in _DENOMINATORS and not ordinal:
             value, j = value / _DENOMINATORS[words[j]], j + 1  # three quarters
             if j < len(words) and words[j] in _SCALE:

@@ -22,19 +22,26 @@ __all__ = ["find_percent", "find_word_percent"]
 _N = (rf"(?:(?<![0-9A-Za-z])[-+]|[负負])?(?<![0-9{CN_NUM_CHARS}点點.,])"
       rf"(?:[0-9{CN_NUM_CHARS}点點.,](?:[ ]{{0,3}}[0-9{CN_NUM_CHARS}点點.,]){{0,24}})[kK]?")
 _SP = "[ ]{0,3}"
+#: A fraction in digits before the unit: ``1/2%``, ``3/4 percent`` (a half and three quarters of one).
+_DIGIT_FRACTION = r"(?<![\w./])\d{1,3}[ ]?/[ ]?[1-9]\d{0,2}(?![\d/])"
+_FRACTION_PARTS = re.compile(r"(\d+)[ ]?/[ ]?(\d+)")
+#: A decimal comma (``1,5%``, as most of Europe writes it): one or two decimals, so ``1,500%`` is grouped.
+_DECIMAL_COMMA = re.compile(r"(-?\d+),(\d{1,2})")
 _FRACTION: dict[str, Decimal] = {
     "百": Decimal(1), "佰": Decimal(1), "千": Decimal("0.1"), "仟": Decimal("0.1"), "万": Decimal("0.01"),
              "萬": Decimal("0.01"), "百万": Decimal("0.0001"), "百萬": Decimal("0.0001"),
              "万万": Decimal("0.000001"), "萬萬": Decimal("0.000001")}
 PERCENT_RE = re.compile(
     rf"(?=[-+负負.0-9{CN_NUM_CHARS}对半])(?P<neg>[负負-])?(?P<of>百万|百萬|万万|萬萬|[百佰千仟万萬]){_SP}分{_SP}之{_SP}(?P<n1>{_N}|百)"
-    rf"|(?P<n2>{_N}){_SP}(?:%|[个個]{_SP}百{_SP}分{_SP}[点點]"
-    r"|[ ]?(?:percentage[ ]points?|percentage|percents?|per[ -]?cent(?:um|s)?|pct|pc(?![ ]?(?:set|pack|kit|box|lot)\b)"
-    r"|(?P<bp>basis[ ]points?|(?<![A-Za-z])bps?))\b|[ ]?p\.c\.)"
+    rf"|(?P<n2>{_DIGIT_FRACTION}|{_N}){_SP}(?:%|[个個]{_SP}百{_SP}分{_SP}[点點]"
+    r"|[ ]?(?:(?i:percentage[ ]points?|percentage|percents?|per[ -]?cent(?:um|s)?|pct)"
+    r"|pc(?![ ]?(?:set|pack|kit|box|lot)\b)"
+    r"|(?P<bp>(?i:basis[ ]points?)|(?<![A-Za-z])bps?))\b|[ ]?p\.c\.)"
     rf"|(?P<half>对折|半成)"
     rf"|(?P<n3>(?<![0-9{CN_DIGITS}十点點.])[0-9{CN_DIGITS}十](?:[ ]{{0,3}}[0-9{CN_DIGITS}点點.]){{0,6}})"
     rf"{_SP}(?P<unit>[折成])(?P<tail>{_SP}[{CN_DIGITS}])?"
 )
+_HAN = re.compile(r"[\u3400-\u9fff]")
 _SKIP_CHENG = re.compile(r"成(?:为|功|本|立|交|年|员|就|绩|果|熟|长|都|品|分|人|型|全|效|事)")
 
 
@@ -58,7 +65,14 @@ def _value(m: re.Match[str], folded: str) -> Decimal | None:
         n *= _FRACTION[m.group("of")]
         return -n if m.group("neg") else n
     if m.group("n2"):
-        n = parse_number(m.group("n2").replace("負", "负"))
+        fraction = _FRACTION_PARTS.fullmatch(m.group("n2"))
+        comma = _DECIMAL_COMMA.fullmatch(m.group("n2"))
+        if fraction:
+            n = Decimal(fraction.group(1)) / Decimal(fraction.group(2))
+        elif comma and not _HAN.search(folded, max(0, m.start() - 1), m.start()):
+            n = Decimal(f"{comma.group(1)}.{comma.group(2)}")
+        else:
+            n = parse_number(m.group("n2").replace("負", "负"))
         if n is not None and m.group("bp"):
             return n / 100  # 150 basis points: 1.5 percent
         return n

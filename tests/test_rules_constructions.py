@@ -34,8 +34,28 @@ def test_digit_fraction_with_a_whole_part_or_before_de_is_one_number(text: str, 
     assert ("number", span, value) in found(text, "number")
 
 
-def test_bare_digit_fraction_is_not_read_as_a_fraction() -> None:
-    assert all(v != "0.25" for _, _, v in found("1/4", "number"))
+def test_bare_proper_digit_fraction_is_one_number() -> None:
+    assert found("1/4", "number") == [("number", "1/4", "0.25")]
+
+
+def test_bare_improper_digit_fraction_is_not_read_as_a_fraction() -> None:
+    """``12/1`` alone may be a day (or a score): never the number 12 (its digits stay two numbers)."""
+    assert found("12/1", "number") == [("number", "12", "12"), ("number", "1", "1")]
+
+
+@pytest.mark.parametrize("text", ["他去年退伍了", "这样说太放肆", "她弯腰拾起落叶", "飞机在大陆着陆", "气势十足",
+                                  "同学们两两分组", "我一看就明白", "万"])
+def test_a_numeral_inside_a_word_or_a_lone_unit_is_no_number(text: str) -> None:
+    """Everyday characters that are also financial capitals (伍 肆 拾 陆) alone, numerals inside idioms
+    (十足, 两两, 一看就), and a 万 with no count are no numbers."""
+    assert found(text, "number") == []
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("合计伍拾万", "伍拾万", "500000"), ("共陆仟", "陆仟", "6000"), ("编号叁", "叁", "3"), ("一万人", "一万", "10000"),
+])
+def test_financial_capitals_in_a_run_or_unambiguous_stay_numbers(text: str, span: str, value: str) -> None:
+    assert found(text, "number") == [("number", span, value)]
 
 
 @pytest.mark.parametrize(("text", "span", "value"), [("买了三打鸡蛋", "三打", "36"), ("2打铅笔", "2打", "24")])

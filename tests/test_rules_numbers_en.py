@@ -46,9 +46,59 @@ def _money(text: str) -> tuple[str, str, str]:
     ("they lost a quarter of a million", "a quarter of a million", "250000"),   # a fraction of a scale
     ("we sold half of a dozen", "half of a dozen", "6"),
     ("a population of 1.234.567", "1.234.567", "1234567"),                      # thousands grouped by dots
+    ("she ate 1/4 of the cake", "1/4", "0.25"),                                 # a bare digit fraction
+    ("about 3/8 of the fleet", "3/8", "0.375"),
+    ("the ratio is 1,3 now", "1,3", "1.3"),                                     # a decimal comma, one decimal
+    ("the shift lasts point seven five of a day", "point seven five", "0.75"),  # decimals read digit by digit
+    ("sales of one point two million units", "one point two million", "1200000"),  # a worded decimal and a scale
+    ("three point five billion people", "three point five billion", "3500000000"),
+    ("it took 1 and 1/2 hours of work", "1 and 1/2", "1.5"),                   # a whole and a digit fraction
+    ("the rate fell minus 1/2 a point", "minus 1/2", "-0.5"),                   # a sign word before a fraction
+    ("we sold 3/4 of a million copies", "3/4 of a million", "750000"),         # a digit fraction of a scale
+    ("add 1⁄2 cup of milk", "1⁄2", "0.5"),                                      # the fraction slash
 ])
 def test_english_number_constructions(text: str, span: str, value: str) -> None:
     assert _one(text, "number") == (span, value)
+
+
+def test_a_slash_date_stays_a_date() -> None:
+    """A bare fraction is only proposed: where a date grammar reads the same span, the date wins."""
+    assert [(e.type, e.text) for e in find_entities("we met on 1/4 at the office", lang="en")
+            if e.type in ("date", "number")] == [("date", "1/4")]
+
+
+def test_a_month_and_its_year_is_no_fraction() -> None:
+    assert not [e for e in find_entities("the 3/2024 invoice", lang="en") if e.type == "number" and "/" in e.text]
+
+
+def test_a_decimal_comma_list_stays_apart() -> None:
+    assert [e.value for e in find_entities("rows 1,3,5 only", lang="en") if e.type == "number"] == ["1", "3", "5"]
+
+
+def test_a_comma_between_chinese_items_is_no_decimal() -> None:
+    assert [e.value for e in find_entities("见第1,3条", lang="zh") if e.type == "number"] == ["1", "3"]
+
+
+@given(st.integers(min_value=2, max_value=999).flatmap(lambda den: st.tuples(st.integers(1, den - 1), st.just(den))))
+@settings(max_examples=150, deadline=None)
+def test_a_bare_proper_digit_fraction_is_its_quotient(fraction: tuple[int, int]) -> None:
+    num, den = fraction
+    text = f"about {num}/{den} of the stock"
+    found = [(e.type, e.text, e.value) for e in find_entities(text, lang="en") if e.text == f"{num}/{den}"]
+    assert len(found) == 1, found
+    type_, _, value = found[0]
+    # a slash a date grammar reads (3/12) stays a date; every other is the fraction
+    quotient = Decimal(num) / Decimal(den)
+    assert type_ == "date" or (type_ == "number" and abs(Decimal(str(value)) - quotient) < Decimal("1e-12"))
+
+
+@given(st.integers(min_value=1, max_value=9), st.lists(st.integers(min_value=0, max_value=9), min_size=1, max_size=4))
+@settings(max_examples=150, deadline=None)
+def test_worded_decimals_read_digit_by_digit(whole: int, digits: list[int]) -> None:
+    names = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+    phrase = f"{names[whole]} point {' '.join(names[d] for d in digits)}"
+    span, value = _one(f"it measured {phrase} metres", "number")
+    assert (span, Decimal(str(value))) == (phrase, Decimal(f"{whole}.{''.join(map(str, digits))}"))
 
 
 def test_a_difference_keeps_its_minuend_and_subtrahend_apart() -> None:
@@ -102,6 +152,12 @@ def test_minus_before_any_worded_or_digit_integer_negates_it(n: int) -> None:
     ("a room at 2 500 ₽", "500 ₽", "500", "RUB"),
     ("he won a million dollars", "a million dollars", "1000000", "USD"),
     ("the villa sold for 2.500.000 EUR", "2.500.000 EUR", "2500000", "EUR"),
+    ("it costs a dollar", "a dollar", "1", "USD"),                                  # the article is the count
+    ("a pint for 4 quid", "4 quid", "4", "GBP"),                                    # slang names
+    ("send 0.5 BTC today", "0.5 BTC", "0.5", "BTC"),                                # a crypto code
+    ("a deal of $1.2bn", "$1.2bn", "1200000000", "USD"),
+    ("a fee of USD 30", "USD 30", "30", "USD"),
+    ("it was 30 bucks", "30 bucks", "30", "USD"),
 ])
 def test_english_money_constructions(text: str, span: str, amount: str, currency: str) -> None:
     assert _money(text) == (span, amount, currency)
@@ -154,6 +210,12 @@ def test_worded_cents_are_hundredths_of_a_dollar(n: int) -> None:
     ("prices rose 2 percent of 2023 levels", "2 percent", "2"),            # a rate before "percent of"
     ("the loan is minus 2 percent", "minus 2 percent", "-2"),
     ("turnout rose 4 per cents", "4 per cents", "4"),                      # the plural as some write it
+    ("a fee of 1/2% a month", "1/2%", "0.5"),                              # a digit fraction before the unit
+    ("rates of 3/4 percent", "3/4 percent", "0.75"),
+    ("inflation of 1,5% a year", "1,5%", "1.5"),                           # a decimal comma before the unit
+    ("up 5 Per Cent on the year", "5 Per Cent", "5"),                      # the unit in any case
+    ("a rise of five percent", "five percent", "5"),
+    ("a rise of 5 per cent", "5 per cent", "5"),
 ])
 def test_english_percent_constructions(text: str, span: str, value: str) -> None:
     assert _one(text, "percent") == (span, value)
@@ -165,3 +227,13 @@ def test_a_set_of_pieces_is_no_percent() -> None:
 
 def test_percent_of_a_number_named_after_it_is_still_that_rate() -> None:
     assert _one("a fee of percent of 15", "percent") == ("percent of 15", "15")
+
+
+def test_half_a_dollar_and_a_dollar_store_are_not_one_dollar() -> None:
+    for text in ("a dollar store opened", "half a dollar each"):
+        assert not [e for e in find_entities(text, lang="en") if e.type == "money" and e.value["amount"] == "1"], text
+
+
+def test_pieces_in_upper_case_are_no_percent() -> None:
+    """``PC`` stays case-sensitive (a personal computer); only the spelled-out units take any case."""
+    assert not [e for e in find_entities("we bought 5 PC for the lab", lang="en") if e.type == "percent"]
