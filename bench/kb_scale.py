@@ -105,8 +105,7 @@ def synthetic_store(path: Path, size: int, pool: list[str], models: list[tuple[o
                     rng: np.random.Generator) -> tuple[SQLiteKBStore, float]:
     """``size`` chunks of 2–6 pool sentences each, with summed real sentence vectors; returns (store, seconds)."""
     pooled = {space: encode_sorted(embedder, pool) for space, embedder in models}
-    store = SQLiteKBStore(open_storage(path), ann=AnnConfig(background=False),  # type: ignore[arg-type]
-                          keywords=BM25Config(background=False))
+    store = SQLiteKBStore(open_storage(path), ann=AnnConfig(background=False))  # type: ignore[arg-type]
     for space, embedder in models:
         index = store.vector_index(space)  # type: ignore[arg-type]
         index.reset(embedder.dim, seen=index.model())
@@ -159,8 +158,7 @@ def scale_store(directory: Path, size: int, pool: list[str], models: list[tuple[
     path, done = directory / f"{name}.db", directory / f"{name}.json"
     if keep and done.exists():
         print(f"    reusing {path}", file=sys.stderr)
-        return (SQLiteKBStore(open_storage(path), ann=AnnConfig(background=False),  # type: ignore[arg-type]
-                              keywords=BM25Config(background=False)),
+        return (SQLiteKBStore(open_storage(path), ann=AnnConfig(background=False)),  # type: ignore[arg-type]
                 float(json.loads(done.read_text())["write_s"]))
     for stale in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
         stale.unlink(missing_ok=True)
@@ -198,10 +196,13 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
                 index = store.vector_index(space)  # type: ignore[arg-type]
                 assert index.ann is not None
                 started = time.perf_counter()
-                index.ann.build("bench")
+                index.ann.graphs.build("bench")
                 build_s += time.perf_counter() - started
             row["build_s"] = build_s
-            row["keywords"] = keyword_index(store, queries)
+            kb = KnowledgeBase(store.storage, embedder, KBConfig(ann=AnnConfig(background=False),
+                                                                 keywords=BM25Config(background=False)),
+                               english_embedder=english, store=store)
+            row["keywords"] = keyword_index(kb, queries)
             print(f"  {size:,}: graphs built in {build_s:.0f} s, recall next", file=sys.stderr)
             row["ram_per_chunk_b"] = (rss_mb() - before) * 1024 * 1024 / size
             vectors = {space: embedder_.encode(queries) for space, embedder_ in models}
@@ -237,15 +238,12 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
                 curve.append((ef, float(np.mean(r100)), float(np.percentile(times, 50))))
             index.ann.config = shipped
             row["curve"] = curve
-            kb = KnowledgeBase(store.storage, embedder, KBConfig(ann=AnnConfig(background=False),
-                                                                 keywords=BM25Config(background=False)),
-                               english_embedder=english, store=store)
             row["ann"] = latencies(kb, queries)
             row["stages"] = stage_costs(kb, queries)
             if size <= args.exact_up_to:
                 for space, _ in models:
                     store.vector_index(space).ann = None  # type: ignore[arg-type]
-                store.keywords = None  # before: FTS5 ranks every match
+                kb.keywords = store  # before: FTS5 ranks every match
                 row["exact"] = latencies(kb, queries[: max(20, len(queries) // 4)])
             print(f"  {size:,}: {row}", file=sys.stderr)
             rows.append(row)
@@ -307,21 +305,22 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
     out.done(args.write)
 
 
-def keyword_index(store: SQLiteKBStore, queries: list[str]) -> dict[str, float]:
-    """The in-memory keyword index's build, RAM, agreement with FTS5's own list, and CPU per search."""
-    assert store.keywords is not None
+def keyword_index(kb: KnowledgeBase, queries: list[str]) -> dict[str, float]:
+    """The KB's in-memory keyword index: build, RAM, agreement with FTS5's own list, and CPU per search."""
+    accelerator, store = kb.keyword_index, kb.store
+    assert accelerator is not None
     before = rss_mb()
     started = time.perf_counter()
-    store.keywords.build("bench")
+    accelerator.indexes.build("bench")
     out = {"build_s": time.perf_counter() - started}
     out["ram_per_chunk_b"] = (rss_mb() - before) * 1024 * 1024 / max(1, store.chunk_count("bench"))
     terms = [query_terms(q, "char") for q in queries]
     agree10, agree100 = [], []
     clock = time.process_time()
-    wanted = [store.store_keyword_search(t, tenant="bench", filters=Filters(), limit=100) for t in terms]
+    wanted = [store.keyword_search(t, tenant="bench", filters=Filters(), limit=100) for t in terms]
     out["store_ms"] = (time.process_time() - clock) * 1000 / len(terms)
     clock = time.process_time()
-    got = [store.keyword_search(t, tenant="bench", filters=Filters(), limit=100) for t in terms]
+    got = [accelerator.keyword_search(t, tenant="bench", filters=Filters(), limit=100) for t in terms]
     out["index_ms"] = (time.process_time() - clock) * 1000 / len(terms)
     for mine, theirs in zip(got, wanted, strict=True):
         agree10.append(len({r.rowid for r in mine[:10]} & {r.rowid for r in theirs[:10]}) / max(1, len(theirs[:10])))
@@ -349,9 +348,8 @@ def stage_costs(kb: KnowledgeBase, queries: list[str]) -> dict[str, float]:
     for query in queries:
         started = clock = time.process_time()
         terms = query_terms(query, kb.config.segmenter)
-        kb.store.keyword_search(terms, tenant="bench", filters=Filters(), limit=depth)
-        clock = add("keyword (in-memory BM25)" if getattr(kb.store, "keywords", None) is not None
-                    else "keyword (FTS5)", clock)
+        kb.keywords.keyword_search(terms, tenant="bench", filters=Filters(), limit=depth)
+        clock = add("keyword (in-memory BM25)" if kb.keywords is kb.keyword_index else "keyword (FTS5)", clock)
         for space, space_embedder in kb.spaces:
             if space.holds(query):
                 vector = space_embedder.encode([query])[0]

@@ -21,7 +21,7 @@ from ._config import DEFAULT_RRF_K, KBConfig, Mode
 from ._filters import Filters
 from ._segment import query_terms
 from ._spaces import ENGLISH, PRIMARY
-from ._store import KeywordIndex, Ranked, VectorIndex
+from ._store import KeywordSearch, Ranked, VectorIndex
 
 __all__ = ["KEYWORD", "VECTOR_LISTS", "Rankings", "rank_lists", "rrf"]
 
@@ -80,7 +80,7 @@ class Rankings:
 
 
 def rank_lists(
-    query: str, *, keywords: KeywordIndex, spaces: Sequence[tuple[VectorIndex, Embedder]], config: KBConfig,
+    query: str, *, keywords: KeywordSearch, spaces: Sequence[tuple[VectorIndex, Embedder]], config: KBConfig,
     tenant: str, filters: Filters, mode: Mode, depth: int,
 ) -> Rankings:
     """Run the lists ``mode`` asks for: keyword unless ``vector``, each space holding the query unless ``keyword``.
