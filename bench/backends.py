@@ -186,22 +186,21 @@ def kb_row(storage: Storage, n: int, embedder: Any, pool: list[str], queries: li
     # first search past the size threshold and searches exactly meanwhile. Build it before the timed
     # searches (timed apart) so the rows compare the searches a warm replica makes on each backend.
     started = time.perf_counter()
-    graphs = [ann.build("bench") for space, _ in kb.spaces
+    graphs = [ann.graphs.build("bench") for space, _ in kb.spaces
               if (ann := getattr(kb.store.vector_index(space), "ann", None)) is not None]
     graph_s = time.perf_counter() - started if any(g is not None for g in graphs) else None
     row: dict[str, Any] = {"chunks": report.chunks, "ingest_per_s": report.chunks / ingest_s, "build_s": build_s,
                            "graph_s": graph_s}
     # The store's own keyword search (every match ranked, in SQL or FTS5) on a share of the queries,
     # then this process's in-memory keyword index (lastline.kb._bm25), built once and timed apart.
-    own = getattr(kb.store, "store_keyword_search")  # noqa: B009 - both stores have it; the Protocol does not
+    own = kb.store.keyword_search
     some = queries[: max(10, len(queries) // 10)]
     times = timed([lambda q=q: own(query_terms(q, kb.config.segmenter), tenant="bench", filters=Filters(),  # type: ignore[misc]
                                    limit=kb.config.candidates) for q in some])
     row["store_keyword"] = (percentile_ms(times, 50), percentile_ms(times, 99))
-    accelerator = getattr(kb.store, "keywords", None)
-    if accelerator is not None:
+    if kb.keyword_index is not None:
         started = time.perf_counter()
-        accelerator.build("bench")
+        kb.keyword_index.indexes.build("bench")
         row["keyword_index_s"] = time.perf_counter() - started
     for mode in ("keyword", "hybrid"):
         kb.search(queries[0], tenant="bench", k=10, mode=mode)  # type: ignore[arg-type]

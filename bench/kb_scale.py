@@ -102,11 +102,10 @@ SENTENCES = (2, 6)
 
 
 def synthetic_store(path: Path, size: int, pool: list[str], models: list[tuple[object, Embedder]],
-                    rng: np.random.Generator) -> tuple[SQLiteKBStore, float]:
+                    rng: np.random.Generator, ann: AnnConfig) -> tuple[SQLiteKBStore, float]:
     """``size`` chunks of 2–6 pool sentences each, with summed real sentence vectors; returns (store, seconds)."""
     pooled = {space: encode_sorted(embedder, pool) for space, embedder in models}
-    store = SQLiteKBStore(open_storage(path), ann=AnnConfig(background=False),  # type: ignore[arg-type]
-                          keywords=BM25Config(background=False))
+    store = SQLiteKBStore(open_storage(path), ann=ann)  # type: ignore[arg-type]
     for space, embedder in models:
         index = store.vector_index(space)  # type: ignore[arg-type]
         index.reset(embedder.dim, seen=index.model())
@@ -148,7 +147,7 @@ def synthetic_store(path: Path, size: int, pool: list[str], models: list[tuple[o
 
 
 def scale_store(directory: Path, size: int, pool: list[str], models: list[tuple[object, Embedder]], *,
-                keep: bool) -> tuple[SQLiteKBStore, float]:
+                keep: bool, ann: AnnConfig) -> tuple[SQLiteKBStore, float]:
     """The synthetic store of ``size`` chunks and the seconds its writing took.
 
     With ``keep`` the database stays in ``directory`` and a later run reuses it once complete (a
@@ -159,12 +158,11 @@ def scale_store(directory: Path, size: int, pool: list[str], models: list[tuple[
     path, done = directory / f"{name}.db", directory / f"{name}.json"
     if keep and done.exists():
         print(f"    reusing {path}", file=sys.stderr)
-        return (SQLiteKBStore(open_storage(path), ann=AnnConfig(background=False),  # type: ignore[arg-type]
-                              keywords=BM25Config(background=False)),
+        return (SQLiteKBStore(open_storage(path), ann=ann),  # type: ignore[arg-type]
                 float(json.loads(done.read_text())["write_s"]))
     for stale in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
         stale.unlink(missing_ok=True)
-    store, seconds = synthetic_store(path, size, pool, models, np.random.default_rng([11, size]))
+    store, seconds = synthetic_store(path, size, pool, models, np.random.default_rng([11, size]), ann)
     if keep:
         done.write_text(json.dumps({"write_s": seconds}))
     return store, seconds
@@ -189,7 +187,8 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
                      else Path(stack.enter_context(tempfile.TemporaryDirectory(dir=args.workdir))))
         for size in args.scale:
             print(f"  {size:,}: writing ({time.strftime('%H:%M:%S')})", file=sys.stderr)
-            store, write_s = scale_store(directory, size, pool, models, keep=args.keep)
+            ann = AnnConfig(background=False, threshold=args.ann_threshold)
+            store, write_s = scale_store(directory, size, pool, models, keep=args.keep, ann=ann)
             row: dict[str, object] = {"chunks": size, "write_per_s": size / write_s,
                                       "db_mb": store.storage.path.stat().st_size / 1e6}
             before = rss_mb()
@@ -198,17 +197,30 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
                 index = store.vector_index(space)  # type: ignore[arg-type]
                 assert index.ann is not None
                 started = time.perf_counter()
-                index.ann.build("bench")
+                index.ann.graphs.build("bench")
                 build_s += time.perf_counter() - started
             row["build_s"] = build_s
-            row["keywords"] = keyword_index(store, queries)
+            kb = KnowledgeBase(store.storage, embedder, KBConfig(ann=ann,
+                                                                 keywords=BM25Config(background=False)),
+                               english_embedder=english, store=store)
+            row["keywords"] = keyword_index(kb, queries)
             print(f"  {size:,}: graphs built in {build_s:.0f} s, recall next", file=sys.stderr)
             row["ram_per_chunk_b"] = (rss_mb() - before) * 1024 * 1024 / size
             vectors = {space: embedder_.encode(queries) for space, embedder_ in models}
             recall: dict[str, dict[str, tuple[float, float]]] = {}
             exact_all: list[list[int]] = []  # the primary space's unfiltered exact lists, for the curve below
+            knn_cpu: dict[str, tuple[float, float]] = {}  # space → CPU ms of an unfiltered k=100 search: exact, graph
             for space, _ in models:
                 index = store.vector_index(space)  # type: ignore[arg-type]
+                some = vectors[space][: args.recall_queries]
+                clock = time.process_time()
+                for q in some:
+                    index.exact(q, tenant="bench", filters=Filters(), limit=100)
+                exact_ms = (time.process_time() - clock) * 1000 / len(some)
+                clock = time.process_time()
+                for q in some:
+                    index.search(q, tenant="bench", filters=Filters(), limit=100)
+                knn_cpu[space.name] = (exact_ms, (time.process_time() - clock) * 1000 / len(some))  # type: ignore[attr-defined]
                 for label, flt in filters.items():
                     r10, r100 = [], []
                     for q in vectors[space][: args.recall_queries]:
@@ -221,6 +233,7 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
                         r100.append(len(set(approx) & set(exact)) / max(1, len(exact)))
                     recall.setdefault(space.name, {})[label] = (float(np.mean(r10)), float(np.mean(r100)))  # type: ignore[attr-defined]
             row["recall"] = recall
+            row["knn_cpu"] = knn_cpu
             # The efSearch curve (primary space, unfiltered, depth 100 as hybrid fuses): recall and graph time.
             index = store.vector_index(PRIMARY)
             assert index.ann is not None
@@ -237,15 +250,13 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
                 curve.append((ef, float(np.mean(r100)), float(np.percentile(times, 50))))
             index.ann.config = shipped
             row["curve"] = curve
-            kb = KnowledgeBase(store.storage, embedder, KBConfig(ann=AnnConfig(background=False),
-                                                                 keywords=BM25Config(background=False)),
-                               english_embedder=english, store=store)
             row["ann"] = latencies(kb, queries)
+            row["overlap"] = overlap_ab(kb, queries)
             row["stages"] = stage_costs(kb, queries)
             if size <= args.exact_up_to:
                 for space, _ in models:
                     store.vector_index(space).ann = None  # type: ignore[arg-type]
-                store.keywords = None  # before: FTS5 ranks every match
+                kb.keywords = store  # before: FTS5 ranks every match
                 row["exact"] = latencies(kb, queries[: max(20, len(queries) // 4)])
             print(f"  {size:,}: {row}", file=sys.stderr)
             rows.append(row)
@@ -290,6 +301,19 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
             out(f"| {r['chunks']:,} | {space_name} | " + " | ".join(
                 f"{per[label][0]:.3f} / {per[label][1]:.3f}" for label in labels) + " |")
     out("")
+    out("kNN CPU ms per unfiltered k = 100 search (`time.process_time`, mean; ids checked alive included):"
+        " exact (sqlite-vec) → the search as configured (the graph past the threshold"
+        f" {args.ann_threshold:,}, else exact again), per space; and hybrid wall p50 / p99 ms with the"
+        " second space (English) overlapped in a worker thread against serial, queries alternated:\n")
+    out("| chunks | " + " | ".join(f"kNN {name}: exact → as configured" for name in rows[0]["knn_cpu"])  # type: ignore[attr-defined]
+        + " | hybrid overlapped | hybrid serial |")
+    out("|---|" + "---|" * (len(rows[0]["knn_cpu"]) + 2))  # type: ignore[arg-type]
+    for r in rows:
+        ab = r["overlap"]
+        pair = " | ".join(f"{ab[k][0]:.1f} / {ab[k][1]:.1f}" for k in ("overlapped", "serial"))  # type: ignore[index]
+        out(f"| {r['chunks']:,} | " + " | ".join(f"{e:.1f} → {g:.1f}" for e, g in r["knn_cpu"].values())  # type: ignore[attr-defined]
+            + f" | {pair} |")
+    out("")
     stages = list(rows[0]["stages"])  # type: ignore[call-overload]
     out("Where a hybrid search's time goes: CPU ms per query (`time.process_time`, mean over the queries) by"
         " stage, which depends far less on the machine's load than the wall times above:\n")
@@ -307,21 +331,22 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
     out.done(args.write)
 
 
-def keyword_index(store: SQLiteKBStore, queries: list[str]) -> dict[str, float]:
-    """The in-memory keyword index's build, RAM, agreement with FTS5's own list, and CPU per search."""
-    assert store.keywords is not None
+def keyword_index(kb: KnowledgeBase, queries: list[str]) -> dict[str, float]:
+    """The KB's in-memory keyword index: build, RAM, agreement with FTS5's own list, and CPU per search."""
+    accelerator, store = kb.keyword_index, kb.store
+    assert accelerator is not None
     before = rss_mb()
     started = time.perf_counter()
-    store.keywords.build("bench")
+    accelerator.indexes.build("bench")
     out = {"build_s": time.perf_counter() - started}
     out["ram_per_chunk_b"] = (rss_mb() - before) * 1024 * 1024 / max(1, store.chunk_count("bench"))
     terms = [query_terms(q, "char") for q in queries]
     agree10, agree100 = [], []
     clock = time.process_time()
-    wanted = [store.store_keyword_search(t, tenant="bench", filters=Filters(), limit=100) for t in terms]
+    wanted = [store.keyword_search(t, tenant="bench", filters=Filters(), limit=100) for t in terms]
     out["store_ms"] = (time.process_time() - clock) * 1000 / len(terms)
     clock = time.process_time()
-    got = [store.keyword_search(t, tenant="bench", filters=Filters(), limit=100) for t in terms]
+    got = [accelerator.keyword_search(t, tenant="bench", filters=Filters(), limit=100) for t in terms]
     out["index_ms"] = (time.process_time() - clock) * 1000 / len(terms)
     for mine, theirs in zip(got, wanted, strict=True):
         agree10.append(len({r.rowid for r in mine[:10]} & {r.rowid for r in theirs[:10]}) / max(1, len(theirs[:10])))
@@ -349,9 +374,8 @@ def stage_costs(kb: KnowledgeBase, queries: list[str]) -> dict[str, float]:
     for query in queries:
         started = clock = time.process_time()
         terms = query_terms(query, kb.config.segmenter)
-        kb.store.keyword_search(terms, tenant="bench", filters=Filters(), limit=depth)
-        clock = add("keyword (in-memory BM25)" if getattr(kb.store, "keywords", None) is not None
-                    else "keyword (FTS5)", clock)
+        kb.keywords.keyword_search(terms, tenant="bench", filters=Filters(), limit=depth)
+        clock = add("keyword (in-memory BM25)" if kb.keywords is kb.keyword_index else "keyword (FTS5)", clock)
         for space, space_embedder in kb.spaces:
             if space.holds(query):
                 vector = space_embedder.encode([query])[0]
@@ -366,6 +390,25 @@ def stage_costs(kb: KnowledgeBase, queries: list[str]) -> dict[str, float]:
             0.0, whole - parts) * 1000 / len(queries)
         sums["hybrid search, whole"] = sums.get("hybrid search, whole", 0.0) + whole * 1000 / len(queries)
     return sums
+
+
+def overlap_ab(kb: KnowledgeBase, queries: list[str]) -> dict[str, tuple[float, float]]:
+    """Hybrid p50 / p99 ms with the second vector space overlapped (``KBConfig.overlap_spaces``) and not.
+
+    Queries alternate between the two settings, twice over in swapped order, so both meet the same
+    load: on a shared machine the ratio means more than either figure.
+    """
+    shipped = kb.config
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for parity in (0, 1):
+        for i, query in enumerate(queries):
+            overlap = (i + parity) % 2 == 0
+            kb.config = dataclasses.replace(shipped, overlap_spaces=overlap)
+            t0 = time.perf_counter()
+            kb.search(query, tenant="bench", k=10, mode="hybrid")
+            times[overlap].append((time.perf_counter() - t0) * 1000)
+    kb.config = shipped
+    return {"overlapped": percentiles(times[True]), "serial": percentiles(times[False])}
 
 
 def latencies(kb: KnowledgeBase, queries: list[str]) -> dict[str, tuple[float, float]]:
@@ -394,6 +437,8 @@ def main() -> None:
     parser.add_argument("--scale", nargs="+", type=int, help="approximate-index rows at these sizes (synthetic)")
     parser.add_argument("--pool", type=int, default=1_000, help="sentences whose vectors the synthetic chunks sum")
     parser.add_argument("--recall-queries", type=int, default=100)
+    parser.add_argument("--ann-threshold", type=int, default=AnnConfig().threshold,
+                        help="vectors per tenant from which the HNSW graph is built (exact kNN below)")
     parser.add_argument("--exact-up-to", type=int, default=100_000, help="also time exact search up to this size")
     parser.add_argument("--workdir", default=None, help="where the scale databases go (default: the temp dir)")
     parser.add_argument("--keep", action="store_true",

@@ -44,20 +44,18 @@ rebuild. Measured on the 100k synthetic corpus of bench/kb_scale.py (pyproject.t
 from __future__ import annotations
 
 import math
-import threading
-import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import numpy as np
 
+from ._derived import TenantStructures
 from ._filters import Filters
 from ._stem import keyword_lexemes
-from ._store import Ranked
+from ._store import KeywordIndex, KeywordRow, Ranked
 
-__all__ = ["BM25Config", "KeywordAccelerator", "KeywordRow", "KeywordSource", "Postings", "keyword_row"]
+__all__ = ["BM25Config", "KeywordAccelerator", "Postings", "keyword_row"]
 
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25() defaults
 _IDF_FLOOR = 1e-6  # FTS5: a term in more than half the rows still counts, barely
@@ -85,17 +83,6 @@ class BM25Config:
     background: bool = True
 
 
-@dataclass(frozen=True)
-class KeywordRow:
-    """One chunk as a keyword index holds it: distinct lexemes with their counts, and its length."""
-
-    rowid: int
-    collection: str
-    lexemes: Sequence[str]
-    counts: Sequence[int]
-    length: int
-
-
 def keyword_row(rowid: int, collection: str, segmented: str) -> KeywordRow:
     """The row of a chunk whose stored keyword text is ``segmented`` (what FTS5 indexes).
 
@@ -115,39 +102,6 @@ class _Vocabulary(dict[str, int]):
     def __missing__(self, key: str) -> int:
         value = self[key] = len(self)
         return value
-
-
-class KeywordSource(Protocol):
-    """What an index is built from and checked against: the store's keyword rows."""
-
-    def tenant_size(self, tenant: str) -> int:
-        """How many chunks ``tenant`` has."""
-        ...
-
-    def keyword_rows(self, tenant: str, *, after: int, limit: int | None, batch: int) -> Iterator[list[KeywordRow]]:
-        """The tenant's rows with ids above ``after``, ascending, at most ``limit``, in batches, one snapshot."""
-        ...
-
-    def query_lexemes(self, terms: Sequence[str]) -> list[str]:
-        """The lexemes the store's own search ranks ``terms`` by, each counted as often as it does."""
-        ...
-
-    def check(self, tenant: str, rowids: Sequence[int], *, after: int, limit: int) -> tuple[set[int], list[KeywordRow]]:
-        """In one read: those of ``rowids`` still stored, and up to ``limit`` of the tenant's rows above ``after``."""
-        ...
-
-    def chunk_ids(self, tenant: str, *, upto: int) -> list[int]:
-        """Every chunk id of ``tenant`` at or below ``upto``."""
-        ...
-
-    def allowed(self, tenant: str, filters: Filters) -> list[int]:
-        """Chunk ids of ``tenant`` passing ``filters`` (for filters beyond collection)."""
-        ...
-
-    def store_keyword_search(self, terms: Sequence[str], *, tenant: str, filters: Filters,
-                             limit: int) -> list[Ranked]:
-        """The store's own BM25 search (the truth this index accelerates)."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -308,7 +262,7 @@ class Postings:
         return list(zip(self.ids[chosen].tolist(), scores[chosen].tolist(), strict=True))
 
 
-def build_postings(source: KeywordSource, tenant: str) -> Postings:
+def build_postings(source: KeywordIndex, tenant: str) -> Postings:
     """An index over ``tenant``'s keyword rows as they are now (one snapshot of the store)."""
     vocab = _Vocabulary()
     names: dict[str, int] = {}
@@ -321,47 +275,32 @@ def build_postings(source: KeywordSource, tenant: str) -> Postings:
 
 
 class KeywordAccelerator:
-    """The keyword indexes of one store, one per large tenant, and the search that keeps them true to it."""
+    """The keyword indexes of one store, one per large tenant, and the search that keeps them true to it.
 
-    def __init__(self, source: KeywordSource, config: BM25Config) -> None:
+    The KB's keyword search: a tenant with an index is ranked here, any other (or one whose index is
+    being rebuilt after a bulk write elsewhere) by the store's own search.
+    """
+
+    def __init__(self, source: KeywordIndex, config: BM25Config) -> None:
         self.source = source
         self.config = config
-        self._indexes: dict[str, Postings] = {}
-        self._checked: dict[str, float] = {}
-        self._building: set[str] = set()
-        self._lock = threading.Lock()
-        #: Indexes built so far (tests and the bench read it).
-        self.builds = 0
+        #: The tenants' indexes (built past ``config.threshold`` chunks, rebuilt when stale).
+        self.indexes: TenantStructures[Postings] = TenantStructures(
+            "bm25", config, size=source.tenant_size, make=lambda tenant: build_postings(source, tenant))
 
     def clear(self) -> None:
         """Forget every index (the store's keyword rows were rewritten)."""
-        with self._lock:
-            self._indexes.clear()
-            self._checked.clear()
+        self.indexes.clear()
 
     def status(self, tenant: str) -> dict[str, object]:
         """What :meth:`KnowledgeBase.status` shows of ``tenant``'s index."""
-        index = self._indexes.get(tenant)
+        index = self.indexes.current(tenant)
         return {
             "enabled": True, "threshold": self.config.threshold, "built": index is not None,
-            "building": tenant in self._building, "chunks": index.live if index is not None else 0,
+            "building": self.indexes.building(tenant), "chunks": index.live if index is not None else 0,
             "appended": len(index) - index.base if index is not None else 0,
             "dead": index.dead if index is not None else 0,
         }
-
-    def index(self, tenant: str) -> Postings | None:
-        """The tenant's index when it has one; may start a build."""
-        index = self._indexes.get(tenant)
-        if index is None and self._due(tenant) and self.source.tenant_size(tenant) >= self.config.threshold:
-            self._start_build(tenant)
-        return index
-
-    def _due(self, tenant: str) -> bool:
-        now = time.monotonic()
-        if now - self._checked.get(tenant, -math.inf) < self.config.recheck_s:
-            return False
-        self._checked[tenant] = now
-        return True
 
     def _reconcile(self, tenant: str, index: Postings) -> None:
         """Tombstone the deletions no search has met yet: every ``recheck_s``, before a ranking.
@@ -369,74 +308,41 @@ class KeywordAccelerator:
         One read of the tenant's chunk ids up to the index's highest (≈10 ms at 100k chunks, twice a
         minute by default), so the statistics count a deleted chunk for at most that long.
         """
-        if not self._due(tenant):
+        if not self.indexes.due(tenant):
             return
         stored = np.asarray(self.source.chunk_ids(tenant, upto=index.upto), dtype=np.int64)
         gone = index.ids[index.alive & ~np.isin(index.ids, stored)]
         if len(gone):
             self._kill(tenant, index, gone.tolist())
-        if index.dead > self.config.rebuild_fraction * len(index):
-            self._start_build(tenant)
+        self.indexes.stale(tenant, index.dead, len(index))
 
     def _kill(self, tenant: str, index: Postings, rowids: Sequence[int]) -> None:
-        with self._lock:
+        with self.indexes.lock:
             index.kill(rowids)  # out of the statistics and the ranking from now on
-            if (latest := self._indexes.get(tenant)) is not None and latest is not index:
+            if (latest := self.indexes.current(tenant)) is not None and latest is not index:
                 latest.kill(rowids)
-
-    def _start_build(self, tenant: str) -> None:
-        with self._lock:
-            if tenant in self._building:
-                return
-            self._building.add(tenant)
-        if self.config.background:
-            threading.Thread(target=self.build, args=(tenant,), name=f"kb-bm25-{tenant}", daemon=True).start()
-        else:
-            self.build(tenant)
-
-    def build(self, tenant: str) -> Postings | None:
-        """Build (or rebuild) ``tenant``'s index now, in this thread, and swap it in."""
-        with self._lock:
-            self._building.add(tenant)
-        try:
-            index = None
-            if self.source.tenant_size(tenant) >= self.config.threshold:
-                index = build_postings(self.source, tenant)
-            with self._lock:
-                if index is None or len(index) < self.config.threshold:
-                    self._indexes.pop(tenant, None)
-                    return None
-                self._indexes[tenant] = index
-                self.builds += 1
-                return index
-        finally:
-            with self._lock:
-                self._building.discard(tenant)
 
     def _append(self, tenant: str, rows: list[KeywordRow]) -> Postings | None:
         """The tenant's index with ``rows`` (ids above it) appended and swapped in; None when it is gone."""
-        with self._lock:
-            latest = self._indexes.get(tenant)
-            if latest is None:
-                return None
-            rows = [r for r in rows if r.rowid > latest.upto]  # another thread may have appended them
-            if rows:
-                latest = latest.appended(rows, self.config.max_segments)
-                self._indexes[tenant] = latest
-        if (len(latest) - latest.base) + latest.dead > self.config.rebuild_fraction * latest.base:
-            self._start_build(tenant)
+        def appended(latest: Postings) -> Postings:
+            fresh = [r for r in rows if r.rowid > latest.upto]  # another thread may have appended them
+            return latest.appended(fresh, self.config.max_segments) if fresh else latest
+
+        latest = self.indexes.replace(tenant, appended)
+        if latest is not None:
+            self.indexes.stale(tenant, (len(latest) - latest.base) + latest.dead, latest.base)
         return latest
 
-    def search(self, terms: Sequence[str], *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
+    def keyword_search(self, terms: Sequence[str], *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
         """BM25's best ``limit`` chunks of ``tenant`` for any of ``terms``, passing ``filters``.
 
         One read of the store per search in the usual case: the ids ranked are checked alive and
         chunks committed above the index's highest id are looked for in the same call. New chunks are
         appended and the ranking run again; deleted ones are tombstoned and the list refilled.
         """
-        current = self.index(tenant)
+        current = self.indexes.get(tenant)
         if current is None:
-            return self.source.store_keyword_search(terms, tenant=tenant, filters=filters, limit=limit)
+            return self.source.keyword_search(terms, tenant=tenant, filters=filters, limit=limit)
         self._reconcile(tenant, current)
         lexemes = self.source.query_lexemes(terms)
         mask, masked = None, -1
@@ -447,12 +353,12 @@ class KeywordAccelerator:
             live, rows = self.source.check(tenant, [rowid for rowid, _ in found], after=current.upto,
                                            limit=self.config.catch_up_rows + 1)
             if len(rows) > self.config.catch_up_rows:  # a bulk write elsewhere: rebuild, the store answers
-                self._start_build(tenant)
-                return self.source.store_keyword_search(terms, tenant=tenant, filters=filters, limit=limit)
+                self.indexes.start_build(tenant)
+                return self.source.keyword_search(terms, tenant=tenant, filters=filters, limit=limit)
             if rows:
                 appended = self._append(tenant, rows)
                 if appended is None:
-                    return self.source.store_keyword_search(terms, tenant=tenant, filters=filters, limit=limit)
+                    return self.source.keyword_search(terms, tenant=tenant, filters=filters, limit=limit)
                 current = appended
                 continue
             gone = [rowid for rowid, _ in found if rowid not in live]

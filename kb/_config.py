@@ -58,6 +58,10 @@ class KBConfig:
     # word and the English space its model's whole window, so a fact late in a chunk is still found.
     # None feeds the whole chunk.
     vector_chars: int | None = DEFAULT_VECTOR_CHARS
+    # A query's second vector space (the English one) encoded and searched in a worker thread while
+    # the query's own thread ranks keyword + primary: on two cores its wall time is the longest list's,
+    # not the sum (bench/kb_scale.py, docs/benchmarks.md). Same lists either way.
+    overlap_spaces: bool = True
     # Answer floors for the default USE model (cosines differ per model; set them per model). Picked by
     # hand on 20 on-topic and 10 off-topic questions against data/demo (tests/test_kb_answer.py pins them).
     faq_min_similarity: float = 0.80
@@ -66,7 +70,7 @@ class KBConfig:
     passage_vector_only_similarity: float = 0.45  # when only the vectors found it
     answer_candidates: int = 5
     answer_passages: int = 2
-    # Approximate kNN (HNSW) for a tenant past 20k vectors on SQLite; exact below. Recall and
+    # Approximate kNN (HNSW) for a tenant past 3k vectors on SQLite; exact below. Recall and
     # latency against exact search: bench/kb_scale.py in docs/benchmarks.md.
     ann: AnnConfig = field(default_factory=AnnConfig)
     # In-memory BM25 for a tenant past 10k chunks, on both backends; the store's own search below.

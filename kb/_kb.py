@@ -21,6 +21,7 @@ from lastline.storage import SQLiteStorage
 from lastline.text import normalize_text, text_hash
 
 from ._answer import compose_answer
+from ._bm25 import KeywordAccelerator
 from ._config import DEFAULT_K, DEFAULT_SEGMENTER, MAX_K, MAX_QUERY_CHARS, KBConfig, Mode
 from ._filler import SpaceFiller
 from ._filters import Filters, parse_filters
@@ -33,7 +34,7 @@ from ._parsers import parse_bytes
 from ._results import SearchResult
 from ._segment import SEGMENTERS
 from ._spaces import ENGLISH, PRIMARY, VectorSpace
-from ._store import KBStore, VectorIndex
+from ._store import KBStore, KeywordSearch, VectorIndex
 from ._stores import open_kb_store
 from ._vectors import ensure_space, space_model, start_space
 from ._writer import Indexer
@@ -63,8 +64,12 @@ class KnowledgeBase:
     ) -> None:
         self.storage = storage
         self.config = config or KBConfig()
-        self.store: KBStore = store if store is not None else open_kb_store(
-            storage, ann=self.config.ann, keywords=self.config.keywords)
+        self.store: KBStore = store if store is not None else open_kb_store(storage, ann=self.config.ann)
+        #: The in-memory BM25 indexes of large tenants (None: off, the store's own keyword search always).
+        self.keyword_index = (KeywordAccelerator(self.store, self.config.keywords)
+                              if self.config.keywords.enabled else None)
+        #: Who answers keyword search: the index (which hands a small tenant to the store), else the store.
+        self.keywords: KeywordSearch = self.keyword_index if self.keyword_index is not None else self.store
         self.embedder = embedder
         if self.config.segmenter not in SEGMENTERS:
             raise InvalidInput(f"segmenter: choose one of {', '.join(SEGMENTERS)}")
@@ -145,7 +150,8 @@ class KnowledgeBase:
         return {
             "documents": self.store.count(tenant) if tenant is not None else None,
             "chunks": self.store.chunk_count(tenant), "spaces": spaces,
-            "keyword_index": self.store.keyword_status(tenant) if tenant is not None else None,
+            "keyword_index": None if tenant is None else (
+                {"enabled": False} if self.keyword_index is None else self.keyword_index.status(tenant)),
         }
 
     def _searchable(self) -> list[tuple[VectorIndex, Embedder]]:
@@ -284,7 +290,7 @@ class KnowledgeBase:
         ranking; ``search`` is the call for everything else. An English query (by
         :func:`~lastline.text.language_of`) also searches the English space when it is on.
         """
-        return rank_lists(query, keywords=self.store, spaces=self._searchable(), config=self.config, tenant=tenant,
+        return rank_lists(query, keywords=self.keywords, spaces=self._searchable(), config=self.config, tenant=tenant,
                           filters=parse_filters(filters), mode=mode, depth=depth or self.config.candidates)
 
     def answer(
@@ -308,6 +314,8 @@ class KnowledgeBase:
             return
         self.store.reindex_keywords(lambda kind, title, heading, text: fts_text(kind, title, heading, text, segmenter))
         self.store.set_meta("segmenter", segmenter)
+        if self.keyword_index is not None:
+            self.keyword_index.clear()  # built from the rows just rewritten
 
 
 def _rounded(value: float | None) -> float | None:

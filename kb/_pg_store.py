@@ -50,12 +50,12 @@ from psycopg import sql as pgsql
 from lastline.postgres import PostgresStorage, build_index_in_memory, tenant_isolation
 from lastline.text import normalize_text
 
-from ._bm25 import BM25_B, BM25_K1, BM25Config, KeywordAccelerator, KeywordRow
+from ._bm25 import BM25_B, BM25_K1
 from ._filters import Filters
 from ._pg_schema import MIGRATIONS
 from ._spaces import VectorSpace
 from ._stem import keyword_lexemes, lexeme
-from ._store import ChunkRow, ChunkSource, DocumentWrite, Ranked, StoredDocument, StoredFile
+from ._store import ChunkRow, ChunkSource, DocumentWrite, KeywordRow, Ranked, StoredDocument, StoredFile
 
 __all__ = ["SPACE_LOCK", "PostgresKBStore", "PostgresVectorIndex"]
 
@@ -424,12 +424,9 @@ def _keyword_row(row: Sequence[Any]) -> KeywordRow:
 class PostgresKBStore:
     """Documents, chunks, ``tsvector`` keyword index and pgvector spaces in the shared database."""
 
-    def __init__(self, storage: PostgresStorage, *, keywords: BM25Config | None = None) -> None:
+    def __init__(self, storage: PostgresStorage) -> None:
         self.storage = storage
         storage.migrate(MIGRATIONS)
-        keywords = keywords if keywords is not None else BM25Config()
-        #: This replica's in-memory BM25 past ``keywords.threshold`` chunks per tenant (None: SQL always).
-        self.keywords = KeywordAccelerator(self, keywords) if keywords.enabled else None
 
     def vector_index(self, space: VectorSpace) -> PostgresVectorIndex:
         return PostgresVectorIndex(self.storage, space)
@@ -535,17 +532,6 @@ class PostgresKBStore:
     # -- keyword index -------------------------------------------------------------------------
 
     def keyword_search(self, terms: Sequence[str], *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
-        """BM25's best ``limit``: from this replica's in-memory index of the tenant when it has one, else SQL."""
-        if self.keywords is not None:
-            return self.keywords.search(terms, tenant=tenant, filters=filters, limit=limit)
-        return self.store_keyword_search(terms, tenant=tenant, filters=filters, limit=limit)
-
-    def keyword_status(self, tenant: str) -> dict[str, object]:
-        """The tenant's in-memory keyword index in this replica, as ``KnowledgeBase.status`` shows it."""
-        return {"enabled": False} if self.keywords is None else self.keywords.status(tenant)
-
-    def store_keyword_search(self, terms: Sequence[str], *, tenant: str, filters: Filters,
-                             limit: int) -> list[Ranked]:
         """BM25 computed in SQL over every matching chunk of the tenant (see the module docstring)."""
         lexemes = self.query_lexemes(terms)
         if not lexemes:
@@ -597,8 +583,6 @@ class PostgresKBStore:
 
     def reindex_keywords(self, keyword_text: Callable[[str, str, tuple[str, ...], str], str]) -> None:
         """Rewrite every tenant's keyword column (a segmenter change is service-wide): the owner's job."""
-        if self.keywords is not None:
-            self.keywords.clear()
         with self.storage.maintenance() as conn:
             rows = conn.execute("SELECT c.id, d.kind, d.title, c.heading, c.text FROM kb_chunks c"
                                 " JOIN kb_documents d ON d.id = c.doc").fetchall()

@@ -23,13 +23,13 @@ from lastline.storage import Connection, SQLiteStorage
 from lastline.text import normalize_text
 
 from ._ann import AnnConfig, ApproximateIndex
-from ._bm25 import BM25Config, KeywordAccelerator, KeywordRow, keyword_row
+from ._bm25 import keyword_row
 from ._filters import Filters
 from ._schema import MIGRATIONS
 from ._segment import fts5_expression
 from ._spaces import VectorSpace
 from ._stem import lexeme
-from ._store import ChunkRow, ChunkSource, DocumentWrite, Ranked, StoredDocument, StoredFile
+from ._store import ChunkRow, ChunkSource, DocumentWrite, KeywordRow, Ranked, StoredDocument, StoredFile
 
 __all__ = ["SQLiteKBStore", "SQLiteVectorIndex"]
 
@@ -348,15 +348,11 @@ class SQLiteVectorIndex:
 class SQLiteKBStore:
     """Documents, chunks, FTS5 keyword index and sqlite-vec spaces in one SQLite file."""
 
-    def __init__(self, storage: SQLiteStorage, *, ann: AnnConfig | None = None,
-                 keywords: BM25Config | None = None) -> None:
+    def __init__(self, storage: SQLiteStorage, *, ann: AnnConfig | None = None) -> None:
         self.storage = storage
         self.ann = ann if ann is not None else AnnConfig()
         self._spaces: dict[str, SQLiteVectorIndex] = {}
         storage.migrate(MIGRATIONS)
-        keywords = keywords if keywords is not None else BM25Config()
-        #: The in-memory BM25 past ``keywords.threshold`` chunks per tenant (None: FTS5 always).
-        self.keywords = KeywordAccelerator(self, keywords) if keywords.enabled else None
 
     def vector_index(self, space: VectorSpace) -> SQLiteVectorIndex:
         """One object per space, so its approximate index (built once) serves every caller."""
@@ -472,17 +468,6 @@ class SQLiteKBStore:
     # -- keyword index -------------------------------------------------------------------------
 
     def keyword_search(self, terms: Sequence[str], *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
-        """BM25's best ``limit``: from the tenant's in-memory index when it has one, else from FTS5."""
-        if self.keywords is not None:
-            return self.keywords.search(terms, tenant=tenant, filters=filters, limit=limit)
-        return self.store_keyword_search(terms, tenant=tenant, filters=filters, limit=limit)
-
-    def keyword_status(self, tenant: str) -> dict[str, object]:
-        """The tenant's in-memory keyword index, as ``KnowledgeBase.status`` shows it."""
-        return {"enabled": False} if self.keywords is None else self.keywords.status(tenant)
-
-    def store_keyword_search(self, terms: Sequence[str], *, tenant: str, filters: Filters,
-                             limit: int) -> list[Ranked]:
         """FTS5 BM25's best ``limit`` of the tenant's chunks passing ``filters``.
 
         An OR query over a query's words matches a quarter to two fifths of a corpus of prose (every
@@ -551,8 +536,6 @@ class SQLiteKBStore:
             "SELECT id FROM kb_chunks WHERE tenant = ? AND id <= ?", (tenant, upto))]
 
     def reindex_keywords(self, keyword_text: Callable[[str, str, tuple[str, ...], str], str]) -> None:
-        if self.keywords is not None:
-            self.keywords.clear()
         rows = self.storage.query(
             "SELECT c.id, d.kind, d.title, c.heading, c.text FROM kb_chunks c JOIN kb_documents d ON d.id = c.doc"
         )

@@ -7,7 +7,8 @@ Values crossing the seam are plain dataclasses, never rows or SQL.
 
 - :class:`DocumentStore` — documents and their chunks: what a tenant has, a batch written (documents,
   chunks, keyword rows, vectors) in one transaction, deletes, chunk rows for results.
-- :class:`KeywordIndex` — BM25 over the segmented chunk text, and exact FAQ-question matches.
+- :class:`KeywordIndex` — BM25 over the segmented chunk text, exact FAQ-question matches, and the
+  keyword rows the in-memory BM25 index (:mod:`lastline.kb._bm25`) is built from and checked against.
 - :class:`VectorIndex` — one vector space (one model): kNN inside a tenant, cosines of given chunks,
   which chunks still lack a vector, and the model the space was built with.
 - :class:`KBStore` — all three over one database, so one write can touch them atomically.
@@ -15,7 +16,7 @@ Values crossing the seam are plain dataclasses, never rows or SQL.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -33,6 +34,8 @@ __all__ = [
     "DocumentWrite",
     "KBStore",
     "KeywordIndex",
+    "KeywordRow",
+    "KeywordSearch",
     "Ranked",
     "StoredDocument",
     "StoredFile",
@@ -122,6 +125,17 @@ class ChunkRow:
         return f"{self.doc_id}:{self.ord}"
 
 
+@dataclass(frozen=True)
+class KeywordRow:
+    """One chunk as the in-memory keyword index holds it: distinct lexemes with their counts, and its length."""
+
+    rowid: int
+    collection: str
+    lexemes: Sequence[str]
+    counts: Sequence[int]
+    length: int
+
+
 class VectorIndex(Protocol):
     """One vector space's stored vectors (one model, one dimension), partitioned by tenant."""
 
@@ -183,13 +197,20 @@ class VectorIndex(Protocol):
         ...
 
 
-class KeywordIndex(Protocol):
+class KeywordSearch(Protocol):
+    """BM25 over a tenant's chunks: the store's own search, or the in-memory index in front of it."""
+
     def keyword_search(self, terms: Sequence[str], *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
-        """BM25 over the tenant's chunks for any of ``terms`` (from ``query_terms``: words, never syntax)."""
+        """The best ``limit`` chunks of ``tenant`` for any of ``terms`` (``query_terms``: words, never syntax)."""
         ...
 
-    def keyword_status(self, tenant: str) -> dict[str, object]:
-        """The tenant's in-memory keyword index (:mod:`lastline.kb._bm25`) in this process: built, size, dead."""
+
+class KeywordIndex(KeywordSearch, Protocol):
+    def keyword_search(self, terms: Sequence[str], *, tenant: str, filters: Filters, limit: int) -> list[Ranked]:
+        """The store's own BM25 over the tenant's chunks for any of ``terms`` (``query_terms``: words, never syntax).
+
+        What the in-memory index (:mod:`lastline.kb._bm25`) answers instead for a large tenant.
+        """
         ...
 
     def faq_exact(self, question_norm: str, *, tenant: str, filters: Filters) -> list[int]:
@@ -198,6 +219,32 @@ class KeywordIndex(Protocol):
 
     def reindex_keywords(self, keyword_text: Callable[[str, str, tuple[str, ...], str], str]) -> None:
         """Rewrite every chunk's keyword row from (kind, title, heading, text), in one transaction."""
+        ...
+
+    # What the in-memory keyword index (lastline.kb._bm25) is built from and checked against.
+
+    def tenant_size(self, tenant: str) -> int:
+        """How many chunks ``tenant`` has."""
+        ...
+
+    def keyword_rows(self, tenant: str, *, after: int, limit: int | None, batch: int) -> Iterator[list[KeywordRow]]:
+        """The tenant's rows with ids above ``after``, ascending, at most ``limit``, in batches, one snapshot."""
+        ...
+
+    def query_lexemes(self, terms: Sequence[str]) -> list[str]:
+        """The lexemes the store's own search ranks ``terms`` by, each counted as often as it does."""
+        ...
+
+    def check(self, tenant: str, rowids: Sequence[int], *, after: int, limit: int) -> tuple[set[int], list[KeywordRow]]:
+        """In one read: those of ``rowids`` still stored, and up to ``limit`` of the tenant's rows above ``after``."""
+        ...
+
+    def chunk_ids(self, tenant: str, *, upto: int) -> list[int]:
+        """Every chunk id of ``tenant`` at or below ``upto``."""
+        ...
+
+    def allowed(self, tenant: str, filters: Filters) -> list[int]:
+        """Chunk ids of ``tenant`` passing ``filters`` (for filters beyond collection)."""
         ...
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from lastline import PostgresStorage, SQLiteStorage
 
 from ._ann import AnnConfig
-from ._bm25 import BM25Config
 from ._pg_store import PostgresKBStore
 from ._sqlite_store import SQLiteKBStore
 from ._store import KBStore
@@ -13,14 +12,13 @@ from ._store import KBStore
 __all__ = ["open_kb_store"]
 
 
-def open_kb_store(storage: SQLiteStorage | PostgresStorage, *, ann: AnnConfig | None = None,
-                  keywords: BM25Config | None = None) -> KBStore:
+def open_kb_store(storage: SQLiteStorage | PostgresStorage, *, ann: AnnConfig | None = None) -> KBStore:
     """The KB store of the service's backend.
 
     ``ann`` configures the SQLite store's HNSW accelerator (:mod:`lastline.kb._ann`); PostgreSQL
-    has pgvector's HNSW index inside the database instead and takes no such setting. ``keywords``
-    configures the in-memory BM25 index (:mod:`lastline.kb._bm25`) on both backends.
+    has pgvector's HNSW index inside the database instead and takes no such setting. The in-memory
+    BM25 index (:mod:`lastline.kb._bm25`) is the knowledge base's, over either store.
     """
     if isinstance(storage, PostgresStorage):
-        return PostgresKBStore(storage, keywords=keywords)
-    return SQLiteKBStore(storage, ann=ann, keywords=keywords)
+        return PostgresKBStore(storage)
+    return SQLiteKBStore(storage, ann=ann)

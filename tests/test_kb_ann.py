@@ -84,7 +84,7 @@ def test_past_the_threshold_search_is_approximate_and_agrees_with_exact(store: S
         assert len(approx) == 10
         assert [r.score for r in approx] == sorted((r.score for r in approx), reverse=True)
         recalls.append(_recall(_ids(approx), _ids(exact)))
-    assert index.ann.builds == 1 and index.ann.graph("acme") is not None
+    assert index.ann.graphs.builds == 1 and index.ann.graph("acme") is not None
     assert np.mean(recalls) >= 0.95
 
 
@@ -94,7 +94,7 @@ def test_below_the_threshold_search_stays_exact(store: SQLiteKBStore) -> None:
     query = _vectors(1, 4)[0]
     assert index.search(query, tenant="small", filters=Filters(), limit=10) == index.exact(
         query, tenant="small", filters=Filters(), limit=10)
-    assert index.ann is not None and index.ann.graph("small") is None and index.ann.builds == 0
+    assert index.ann is not None and index.ann.graph("small") is None and index.ann.graphs.builds == 0
 
 
 def test_a_tenant_never_meets_another_tenants_vectors(store: SQLiteKBStore) -> None:
@@ -105,7 +105,7 @@ def test_a_tenant_never_meets_another_tenants_vectors(store: SQLiteKBStore) -> N
     for query in _vectors(20, 6):
         assert set(_ids(index.search(query, tenant="acme", filters=Filters(), limit=50))) <= acme
         assert set(_ids(index.search(query, tenant="globex", filters=Filters(), limit=50))) <= globex
-    assert index.ann is not None and index.ann.builds == 2
+    assert index.ann is not None and index.ann.graphs.builds == 2
 
 
 def test_filters_apply_inside_the_search_selective_ones_exactly(store: SQLiteKBStore) -> None:
@@ -141,7 +141,7 @@ def test_deleted_chunks_never_come_back_and_the_list_stays_full(store: SQLiteKBS
     store.delete("acme", [keys[rowid][0] for rowid in rowids[:300]])
     for q in vectors[:300]:
         assert not set(_ids(index.search(q, tenant="acme", filters=Filters(), limit=10))) & set(rowids[:300])
-    assert index.ann is not None and index.ann.builds == 2
+    assert index.ann is not None and index.ann.graphs.builds == 2
 
 
 def test_writes_after_the_build_are_searchable_at_once_even_from_another_connection(
@@ -155,7 +155,7 @@ def test_writes_after_the_build_are_searchable_at_once_even_from_another_connect
     (new,) = _fill(other, "acme", target, prefix="late")
     hits = index.search(target[0], tenant="acme", filters=Filters(), limit=10)
     assert hits[0].rowid == new and hits[0].score == pytest.approx(1.0, abs=1e-5)
-    assert index.ann is not None and index.ann.builds == 1  # one new chunk: no rebuild needed
+    assert index.ann is not None and index.ann.graphs.builds == 1  # one new chunk: no rebuild needed
 
 
 def test_chunk_ids_are_never_handed_out_twice(store: SQLiteKBStore) -> None:

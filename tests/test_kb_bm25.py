@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from lastline import Embedder, PostgresStorage, SQLiteStorage
 from lastline.kb import Filters, KBConfig, KnowledgeBase, ParsedDocument, chunk_document
-from lastline.kb._bm25 import BM25Config
+from lastline.kb._bm25 import BM25Config, KeywordAccelerator
 from lastline.kb._index_text import fts_text
 from lastline.kb._segment import query_terms
 from lastline.kb._store import DocumentWrite, KBStore, Ranked
@@ -88,60 +88,54 @@ def _assert_same_ranking(got: list[Ranked], want: list[Ranked]) -> None:
                 == {r.rowid for r in want if r.score > cut * (1 + 1e-6)})
 
 
-def _store(storage: SQLiteStorage | PostgresStorage, config: BM25Config = INDEX) -> KBStore:
-    return open_kb_store(storage, keywords=config)
-
-
-def _accelerator(store: KBStore):  # type: ignore[no-untyped-def]
-    accelerator = getattr(store, "keywords", None)
-    assert accelerator is not None
-    return accelerator
+def _store(storage: SQLiteStorage | PostgresStorage, config: BM25Config = INDEX) -> tuple[KBStore, KeywordAccelerator]:
+    """A store and the in-memory index in front of it (``keyword_search`` on each: the store's own, the index's)."""
+    store = open_kb_store(storage)
+    return store, KeywordAccelerator(store, config)
 
 
 def test_ranking_equals_the_stores_on_a_fixed_corpus(storage: SQLiteStorage | PostgresStorage) -> None:
-    store = _store(storage)
+    store, index = _store(storage)
     _fill(store, "acme", 600)
     for terms in _queries(60):
-        got = store.keyword_search(terms, tenant="acme", filters=Filters(), limit=20)
-        want = store.store_keyword_search(terms, tenant="acme", filters=Filters(), limit=20)  # type: ignore[attr-defined]
+        got = index.keyword_search(terms, tenant="acme", filters=Filters(), limit=20)
+        want = store.keyword_search(terms, tenant="acme", filters=Filters(), limit=20)
         _assert_same_ranking(got, want)
-    accelerator = _accelerator(store)
-    assert accelerator.builds == 1  # every search above was served by the one in-memory index
-    assert store.keyword_status("acme") | {"built": True, "chunks": 600} == store.keyword_status("acme")
+    assert index.indexes.builds == 1  # every search above was served by the one in-memory index
+    assert index.status("acme") | {"built": True, "chunks": 600} == index.status("acme")
 
 
 def test_a_write_after_the_snapshot_is_found_at_once_without_a_rebuild(
         storage: SQLiteStorage | PostgresStorage) -> None:
-    store = _store(storage)
+    store, index = _store(storage)
     _fill(store, "acme", 400)
     terms = query_terms("zebrafish connected", "char")
-    assert "zebrafish" not in {r.rowid for r in store.keyword_search(terms, tenant="acme", filters=Filters(),
+    assert "zebrafish" not in {r.rowid for r in index.keyword_search(terms, tenant="acme", filters=Filters(),
                                                                        limit=10)}
-    accelerator = _accelerator(store)
-    assert accelerator.builds == 1
+    assert index.indexes.builds == 1
     (new,) = store.write("acme", "default", [_doc("late", "zebrafish connecting zebrafish")], {})
-    got = store.keyword_search(terms, tenant="acme", filters=Filters(), limit=10)
+    got = index.keyword_search(terms, tenant="acme", filters=Filters(), limit=10)
     assert got[0].rowid == new
-    _assert_same_ranking(got, store.store_keyword_search(terms, tenant="acme", filters=Filters(), limit=10))  # type: ignore[attr-defined]
-    assert accelerator.builds == 1 and store.keyword_status("acme")["appended"] == 1
+    _assert_same_ranking(got, store.keyword_search(terms, tenant="acme", filters=Filters(), limit=10))
+    assert index.indexes.builds == 1 and index.status("acme")["appended"] == 1
 
 
 def test_a_deleted_chunk_is_never_returned_and_the_list_is_refilled(storage: SQLiteStorage | PostgresStorage) -> None:
-    store = _store(storage)
+    store, index = _store(storage)
     _fill(store, "acme", 500)
     keys = store.chunk_keys("acme")
     for terms in _queries(10, seed=5):
-        before = store.keyword_search(terms, tenant="acme", filters=Filters(), limit=10)
+        before = index.keyword_search(terms, tenant="acme", filters=Filters(), limit=10)
         if len(before) < 10:
             continue
         doomed = [keys[r.rowid][0] for r in before[:3]]
         assert sorted(store.delete("acme", doomed)) == sorted(doomed)
-        after = store.keyword_search(terms, tenant="acme", filters=Filters(), limit=10)
+        after = index.keyword_search(terms, tenant="acme", filters=Filters(), limit=10)
         assert not {r.rowid for r in before[:3]} & {r.rowid for r in after}
         assert len(after) == 10
-        _assert_same_ranking(after, store.store_keyword_search(terms, tenant="acme", filters=Filters(),  # type: ignore[attr-defined]
+        _assert_same_ranking(after, store.keyword_search(terms, tenant="acme", filters=Filters(),
                                                                limit=10))
-    assert _accelerator(store).builds == 1
+    assert index.indexes.builds == 1
 
 
 @pytest.mark.parametrize("filters", [
@@ -149,31 +143,31 @@ def test_a_deleted_chunk_is_never_returned_and_the_list_is_refilled(storage: SQL
     Filters(metadata={"part": 2}), Filters(collections=["small"], tags=["rare"]),
 ], ids=["collection", "tag", "doc ids", "metadata", "collection+tag"])
 def test_filters_never_come_back_short(storage: SQLiteStorage | PostgresStorage, filters: Filters) -> None:
-    store = _store(storage)
+    store, index = _store(storage)
     _fill(store, "acme", 400)
     _fill(store, "acme", 60, seed=9, collection="small", prefix="s")
     for terms in _queries(15, seed=3):
-        got = store.keyword_search(terms, tenant="acme", filters=filters, limit=30)
-        _assert_same_ranking(got, store.store_keyword_search(terms, tenant="acme", filters=filters, limit=30))  # type: ignore[attr-defined]
-    assert _accelerator(store).builds == 1
+        got = index.keyword_search(terms, tenant="acme", filters=filters, limit=30)
+        _assert_same_ranking(got, store.keyword_search(terms, tenant="acme", filters=filters, limit=30))
+    assert index.indexes.builds == 1
 
 
 def test_one_index_per_tenant_and_small_tenants_keep_the_stores_search(
         storage: SQLiteStorage | PostgresStorage) -> None:
-    store = _store(storage)
+    store, index = _store(storage)
     _fill(store, "acme", 300)
     store.write("globex", "default", [_doc("g1", "zebrafish signalling"), _doc("g2", "zebrafish")], {})
     terms = query_terms("zebrafish", "char")
-    assert store.keyword_search(terms, tenant="acme", filters=Filters(), limit=10) == []
-    found = store.keyword_search(terms, tenant="globex", filters=Filters(), limit=10)
+    assert index.keyword_search(terms, tenant="acme", filters=Filters(), limit=10) == []
+    found = index.keyword_search(terms, tenant="globex", filters=Filters(), limit=10)
     assert len(found) == 2
-    assert store.keyword_status("acme")["built"] is True
-    assert store.keyword_status("globex")["built"] is False  # 2 chunks: below the threshold, the store answers
+    assert index.status("acme")["built"] is True
+    assert index.status("globex")["built"] is False  # 2 chunks: below the threshold, the store answers
     # acme's statistics are acme's alone, as on PostgreSQL; FTS5 counts the whole file (globex's two
     # chunks too), so on SQLite the scores differ a little and the lists agree on most ids.
     for terms in _queries(10, seed=4):
-        got = store.keyword_search(terms, tenant="acme", filters=Filters(), limit=10)
-        want = store.store_keyword_search(terms, tenant="acme", filters=Filters(), limit=10)  # type: ignore[attr-defined]
+        got = index.keyword_search(terms, tenant="acme", filters=Filters(), limit=10)
+        want = store.keyword_search(terms, tenant="acme", filters=Filters(), limit=10)
         if isinstance(storage, PostgresStorage):
             _assert_same_ranking(got, want)
         else:
@@ -182,21 +176,22 @@ def test_one_index_per_tenant_and_small_tenants_keep_the_stores_search(
             assert [r.score for r in got] == pytest.approx([r.score for r in want], rel=0.01)
 
 
-def test_switched_off_the_store_answers(storage: SQLiteStorage | PostgresStorage) -> None:
-    store = _store(storage, BM25Config(enabled=False))
-    _fill(store, "acme", 300)
-    assert getattr(store, "keywords", None) is None
-    assert store.keyword_status("acme") == {"enabled": False}
-    on = _store(storage)  # a second store object on the same database, with the index
+def test_switched_off_the_store_answers(storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
+    kb = KnowledgeBase(storage, embedder, KBConfig(keywords=BM25Config(enabled=False)))
+    for i, text in enumerate(_text(random.Random(6)) for _ in range(220)):
+        kb.add_document(title="", text=text, doc_id=f"k{i}")
+    assert kb.keyword_index is None and kb.keywords is kb.store
+    assert kb.status(tenant="default")["keyword_index"] == {"enabled": False}
+    _, index = _store(storage)  # a second store object on the same database, with the index
     for terms in _queries(10, seed=6):
-        _assert_same_ranking(store.keyword_search(terms, tenant="acme", filters=Filters(), limit=10),
-                             on.keyword_search(terms, tenant="acme", filters=Filters(), limit=10))
-    assert _accelerator(on).builds == 1
+        _assert_same_ranking(kb.keywords.keyword_search(terms, tenant="default", filters=Filters(), limit=10),
+                             index.keyword_search(terms, tenant="default", filters=Filters(), limit=10))
+    assert index.indexes.builds == 1
 
 
 def test_another_store_objects_writes_and_deletes_are_seen(storage: SQLiteStorage | PostgresStorage) -> None:
     """Two store objects on one database stand for two processes (a CLI beside a server, two replicas)."""
-    reader, writer = _store(storage), _store(storage, BM25Config(enabled=False))
+    (_, reader), writer = _store(storage), open_kb_store(storage)
     rowids = _fill(writer, "acme", 300)
     terms = query_terms("zebrafish", "char")
     assert reader.keyword_search(terms, tenant="acme", filters=Filters(), limit=5) == []
@@ -204,7 +199,7 @@ def test_another_store_objects_writes_and_deletes_are_seen(storage: SQLiteStorag
     assert [r.rowid for r in reader.keyword_search(terms, tenant="acme", filters=Filters(), limit=5)] == [new]
     writer.delete("acme", ["late"])
     assert reader.keyword_search(terms, tenant="acme", filters=Filters(), limit=5) == []
-    assert rowids and _accelerator(reader).builds == 1
+    assert rowids and reader.indexes.builds == 1
 
 
 _OPS = st.lists(st.one_of(
@@ -220,7 +215,7 @@ def test_random_adds_and_deletes_keep_it_equal_to_the_store(tmp_path: Path, ops:
     path = tmp_path / f"{uuid.uuid4().hex}.db"  # a fresh file per example: FTS5's statistics are the file's
     storage = SQLiteStorage(path)
     try:
-        store = _store(storage, BM25Config(threshold=20, recheck_s=0.0, background=False, max_segments=3))
+        store, index = _store(storage, BM25Config(threshold=20, recheck_s=0.0, background=False, max_segments=3))
         _fill(store, "acme", 40, seed=7)
         docs = set(store.documents("acme"))
         queries = _queries(4, seed=8)
@@ -233,8 +228,8 @@ def test_random_adds_and_deletes_keep_it_equal_to_the_store(tmp_path: Path, ops:
                 store.delete("acme", [victim])
                 docs.discard(victim)
             for terms in queries:
-                _assert_same_ranking(store.keyword_search(terms, tenant="acme", filters=Filters(), limit=8),
-                                     store.store_keyword_search(terms, tenant="acme", filters=Filters(), limit=8))  # type: ignore[attr-defined]
+                _assert_same_ranking(index.keyword_search(terms, tenant="acme", filters=Filters(), limit=8),
+                                     store.keyword_search(terms, tenant="acme", filters=Filters(), limit=8))
     finally:
         storage.close()
 
@@ -246,8 +241,8 @@ def test_the_knowledge_base_searches_through_it_and_shows_its_status(
     for i in range(220):
         kb.add_document(title="", text=_text(rng), doc_id=f"k{i}")
     results = kb.search("connected proteins signalling", k=5, mode="keyword")
-    expected = kb.store.store_keyword_search(query_terms("connected proteins signalling", "char"),  # type: ignore[attr-defined]
-                                             tenant="default", filters=Filters(), limit=100)
+    expected = kb.store.keyword_search(query_terms("connected proteins signalling", "char"),
+                                       tenant="default", filters=Filters(), limit=100)
     assert [r.score for r in results] == pytest.approx([round(r.score, 6) for r in expected[:5]], abs=1e-6)
     status = kb.status(tenant="default")["keyword_index"]
     assert status["built"] is True and status["chunks"] == 220

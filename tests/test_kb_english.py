@@ -5,6 +5,8 @@ Real files, real models: USE for the primary space, MiniLM (ONNX) for the Englis
 
 from __future__ import annotations
 
+import dataclasses
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -65,6 +67,34 @@ def test_an_english_query_fuses_the_english_space_and_a_chinese_query_does_not(
     assert top.vector_rank is not None and top.similarity is not None  # the USE cosine stays for answer floors
     for hit in kb.search("收货地址怎么改", k=3):
         assert hit.english_rank is None and hit.english_similarity is None
+
+
+def test_the_english_space_overlapped_in_a_worker_gives_the_same_lists_as_in_turn(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    """``overlap_spaces`` moves the English space's encode + kNN to a worker thread; the lists must not move.
+
+    Eight threads searching at once keep the pool's two workers busy, so spaces may be taken back
+    and run in the query's own thread: both paths are exercised, and every list equals the serial one.
+    A regression here (a vector from the wrong space, a list under the wrong name) changes the ids.
+    """
+    kb.ingest(write_folder(tmp_path / "docs"))
+    queries = ["Is there a warranty on devices?", "how do I change the delivery address", "收货地址怎么改",
+               "refund after thirty days", "Which payment methods are accepted?"] * 4
+    overlapped = kb.config
+    assert overlapped.overlap_spaces  # the default
+    kb.config = dataclasses.replace(overlapped, overlap_spaces=False)
+    serial = {q: kb.rankings(q).lists for q in queries}
+    kb.config = overlapped
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(lambda q: (q, kb.rankings(q).lists), queries))
+    assert any("english" in lists for _, lists in together)
+    for query, lists in together:
+        # Same lists; cosines to float32 rounding (concurrent BLAS calls may sum in another order).
+        assert {name: [r.rowid for r in ranked] for name, ranked in lists.items()} == {
+            name: [r.rowid for r in ranked] for name, ranked in serial[query].items()}, query
+        for name, ranked in lists.items():
+            assert [r.score for r in ranked] == pytest.approx([r.score for r in serial[query][name]], abs=1e-5)
 
 
 def test_an_english_query_still_finds_a_chinese_faq_through_the_multilingual_space(
