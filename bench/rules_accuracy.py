@@ -422,7 +422,11 @@ def score(folders: tuple[str, ...] = FOLDERS, libraries: bool = True, half: str 
     per_type: dict[tuple[str, str], dict[str, Any]] = defaultdict(_new_row)
     misses: list[dict[str, Any]] = []
     for folder in folders:
-        for path in sorted((DATA / "rules" / folder).glob("*.json")):
+        files = sorted((DATA / "rules" / folder).glob("*.json"))
+        if not files:  # a table of zeros would read as a measurement
+            raise SystemExit(f"no spec files in {DATA / 'rules' / folder}: point LASTLINE_EVAL_DATA at the "
+                             "evaluation data (../shared/data)")
+        for path in files:
             cases = json.loads(path.read_text(encoding="utf-8"))
             # Each case keeps the half it belongs to (its parity in the file), whichever half is scored.
             halves = ["a" if i % 2 == 0 else "b" for i in range(len(cases))]

@@ -61,3 +61,10 @@ def test_asking_for_half_b_misses_is_refused(capsys: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit):
         rules_accuracy.main(["--half", "b", "--misses", "3"])
     assert "held out" in capsys.readouterr().err
+
+
+def test_a_folder_without_spec_files_stops_the_bench_instead_of_scoring_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rules_accuracy, "DATA", tmp_path)
+    with pytest.raises(SystemExit, match="LASTLINE_EVAL_DATA"):
+        rules_accuracy.score(("recognizers_en",), libraries=False)
