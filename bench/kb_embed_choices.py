@@ -57,6 +57,15 @@ VARIANTS: list[tuple[str, int | str | None]] = [
 SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 
 
+
+def stored_chunks(kb: KnowledgeBase, tenant: str) -> tuple[dict[int, str], list[int], list[str]]:
+    """The tenant's chunks as the spaces embed them: (document of each row id, row ids in order, texts)."""
+    keys = kb.store.chunk_keys(tenant)
+    rowids = sorted(keys)
+    chunk_rows = kb.store.chunk_rows(tenant, rowids)
+    texts = [embedding_text(r.kind, r.title, r.heading, r.text, r.question) for r in (chunk_rows[i] for i in rowids)]
+    return {rowid: doc_id for rowid, (doc_id, _) in keys.items()}, rowids, texts
+
 def sentence_pooled(model: Embedder, texts: list[str]) -> np.ndarray:
     """Each text's vector as the re-normalized mean of its sentences' vectors (one encode call, sorted)."""
     parts = [[p for p in SENTENCE_END.split(t) if p.strip()] or [t] for t in texts]
@@ -115,12 +124,7 @@ def curve(cuts: list[int], n_queries: int | None, write: bool) -> None:
         cpu = time.process_time()
         filled = kb.fill_spaces()
         english_ms = (time.process_time() - cpu) / max(filled, 1) * 1000
-        keys = kb.store.chunk_keys("eval")
-        doc_of = {rowid: doc_id for rowid, (doc_id, _) in keys.items()}
-        rowids = sorted(keys)
-        chunk_rows = kb.store.chunk_rows("eval", rowids)
-        texts = [embedding_text(r.kind, r.title, r.heading, r.text, r.question) for r in
-                 (chunk_rows[i] for i in rowids)]
+        doc_of, rowids, texts = stored_chunks(kb, "eval")
         lists = {q: kb.rankings(t, tenant="eval", mode="hybrid", depth=config.candidates) for q, t in queries.items()}
         kb.close()
         qv = use.encode(list(queries.values()))
@@ -199,12 +203,7 @@ def main() -> None:
         started = time.perf_counter()
         report = kb.ingest(corpus, tenant="eval")
         ingest_rate = report.chunks / (time.perf_counter() - started)
-        keys = kb.store.chunk_keys("eval")
-        doc_of = {rowid: doc_id for rowid, (doc_id, _) in keys.items()}
-        rowids = sorted(keys)
-        chunk_rows = kb.store.chunk_rows("eval", rowids)
-        texts = [embedding_text(r.kind, r.title, r.heading, r.text, r.question) for r in
-                 (chunk_rows[i] for i in rowids)]
+        doc_of, rowids, texts = stored_chunks(kb, "eval")
         keyword = {q: kb.rankings(t, tenant="eval", mode="keyword", depth=100).lists["keyword"]
                    for q, t in queries.items()}
         reference: np.ndarray | None = None
