@@ -155,16 +155,14 @@ class SQLiteCacheStore:
         rows = self.storage.query("SELECT entries, bytes FROM cache_usage WHERE tenant = ?", (tenant,))
         return (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
 
-    def vectors(self, model_id: str, batch: int = 50_000, *, after: int = -1,
-                upto: int | None = None) -> Iterable[list[VectorRow]]:
-        """Vectors of one model with ``after < seq ≤ upto``, in seq order, in batches."""
-        last = after
-        bound = (1 << 62) if upto is None else upto
+    def vectors(self, model_id: str, batch: int = 50_000) -> Iterable[list[VectorRow]]:
+        """Every vector of one model, in seq order, in batches (a full index build)."""
+        last = -1
         while True:
             rows = self.storage.query(
                 "SELECT seq, tenant, context_hash, prompt_norm, vector FROM cache_entries"
-                " WHERE model_id = ? AND vector IS NOT NULL AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
-                (model_id, last, bound, batch),
+                " WHERE model_id = ? AND vector IS NOT NULL AND seq > ? ORDER BY seq LIMIT ?",
+                (model_id, last, batch),
             )
             if not rows:
                 return

@@ -62,9 +62,8 @@ class CacheStore(Protocol):
         """(entries, bytes) of the tenant."""
         ...
 
-    def vectors(self, model_id: str, batch: int = 50_000, *, after: int = -1,
-                upto: int | None = None) -> Iterable[list[VectorRow]]:
-        """Vectors of one model with ``after < seq ≤ upto``, in seq order, in batches."""
+    def vectors(self, model_id: str, batch: int = 50_000) -> Iterable[list[VectorRow]]:
+        """Every vector of one model, in seq order, in batches (a full index build)."""
         ...
 
     def vector_seqs(self, model_id: str, limit: int, *, after: int, upto: int) -> list[int]:
