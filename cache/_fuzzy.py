@@ -18,14 +18,16 @@ deliberately not a fuzzy match: "Shenzhen to Beijing" is not "Beijing to Shenzhe
 
 from __future__ import annotations
 
+import math
 import re
+import sys
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
 from lastline.text import HAN_CHARS
 
-__all__ = ["typo_only", "typo_similarity"]
+__all__ = ["length_window", "typo_only", "typo_similarity"]
 
 _TOKEN = re.compile(rf"[^\W\d_{HAN_CHARS}]+|\d+|[{HAN_CHARS}]|\S")
 _LATIN_WORD = re.compile(rf"[^\W\d_{HAN_CHARS}]{{4,}}")
@@ -46,6 +48,21 @@ def typo_only(a: str, b: str) -> bool:
     if len(ta) != len(tb):
         return False
     return all(x == z or _word_typo(x, z) for x, z in zip(ta, tb, strict=True))
+
+
+def length_window(length: int, min_ratio: float) -> tuple[int, int]:
+    """The lengths a text may have to reach ``fuzz.ratio ≥ min_ratio`` against one of ``length``.
+
+    Why: the ratio is ``2·LCS / (la + lb)`` and the LCS is at most the shorter text, so a text
+    outside ``[la·r/(2−r), la·(2−r)/r]`` (r = min_ratio / 100) cannot pass. A partition's prompts
+    kept in length order are then scanned over this window only, not all of them, before any
+    embedding. One character of slack on each side keeps float rounding from ever excluding a text
+    that passes.
+    """
+    r = min_ratio / 100.0
+    if r <= 0:
+        return 0, sys.maxsize
+    return max(0, math.floor(length * r / (2.0 - r)) - 1), math.ceil(length * (2.0 - r) / r) + 1
 
 
 def typo_similarity(a: str, b: str, min_ratio: float) -> float | None:

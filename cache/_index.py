@@ -19,6 +19,8 @@ re-embedded at start-up, never mixed. The graphs and the tombstone selector come
 
 from __future__ import annotations
 
+import bisect
+import sys
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -29,6 +31,7 @@ import numpy as np
 
 from lastline.hnsw import Selection, exclude_ids, hnsw_graph, one_openmp_thread
 
+from ._fuzzy import length_window
 from ._neighbours import Nearest
 
 __all__ = ["PartitionIndex", "VectorIndex"]
@@ -55,6 +58,8 @@ class PartitionIndex:
     hnsw: bool = field(init=False, default=False)
     live: set[int] = field(init=False, default_factory=set)
     prompts: dict[int, str] | None = field(init=False, default_factory=dict)
+    #: ``(len(prompt), seq)`` of ``prompts`` in order, so a fuzzy scan reads one length window.
+    by_length: list[tuple[int, int]] = field(init=False, default_factory=list)
     tombstones: set[int] = field(init=False, default_factory=set)
     rebuilding: bool = field(init=False, default=False)
 
@@ -96,16 +101,22 @@ class PartitionIndex:
         self.index.add_with_ids(vecs, ids)
         self.live.update(seqs)
         if self.prompts is not None:
-            self.prompts.update(zip(seqs, prompts, strict=True))
+            for seq, prompt in zip(seqs, prompts, strict=True):
+                self.prompts[seq] = prompt
+                bisect.insort(self.by_length, (len(prompt), seq))
             if len(self.prompts) > self.fuzzy_scan_limit:
                 self.prompts = None  # too big to scan: fuzzy candidates now come from the kNN
+                self.by_length = []
 
     def remove(self, seqs: list[int]) -> int:
         gone = [seq for seq in seqs if seq in self.live]
         for seq in gone:
             self.live.discard(seq)
             if self.prompts is not None:
-                self.prompts.pop(seq, None)
+                prompt = self.prompts.pop(seq, None)
+                if prompt is not None:
+                    at = bisect.bisect_left(self.by_length, (len(prompt), seq))
+                    del self.by_length[at]
         if not gone:
             return 0
         if self.hnsw:
@@ -290,13 +301,20 @@ class VectorIndex:
         scores = vecs @ np.asarray(query, dtype=np.float32).ravel()
         return sorted(zip(live, scores.tolist(), strict=True), key=lambda p: -p[1])
 
-    def fuzzy_choices(self, key: PartitionKey) -> dict[int, str] | None:
-        """The partition's normalized prompts when small enough to scan (a copy), else None."""
+    def fuzzy_choices(self, key: PartitionKey, text: str, min_ratio: float) -> dict[int, str] | None:
+        """The partition's normalized prompts that could reach ``min_ratio`` against ``text`` (by
+        length: ``_fuzzy.length_window``) when the partition is small enough to scan, else None."""
+        lo, hi = length_window(len(text), min_ratio)
         with self.lock:
             part = self._parts.get(key)
             if part is None:
                 return {}
-            return None if part.prompts is None else dict(part.prompts)
+            if part.prompts is None:
+                return None
+            window = part.by_length[bisect.bisect_left(part.by_length, (lo, -1)):
+                                    bisect.bisect_right(part.by_length, (hi, sys.maxsize))]
+            prompts = part.prompts
+            return {seq: prompts[seq] for _, seq in window}
 
     def missing(self, seqs: Iterable[int]) -> set[int]:
         """The ids among ``seqs`` not live in any partition (catch-up skips the others)."""

