@@ -6,12 +6,14 @@ token embedding table, a per-token projection with layer norm, three residual CN
 model in numpy too; this module runs the same arithmetic with two changes, both measured on this
 host kind (2 cores, one BLAS thread; ``bench/embedders.py --cpu-per-text``):
 
-- **The projection is memoized per token.** A token's projected, layer-normed row depends on the
-  token alone, not on its neighbours, so it is computed the first time the token is seen and
-  gathered afterwards. The projection is a quarter of the per-token multiply-adds and a 1.5 MB
-  weight read per call; on short queries the gathered row replaces the dequantization, the
-  projection and the first layer norm. The memo holds at most ``memo_tokens`` rows
-  (3 KB each; 32,768 rows ≈ 100 MB): past that, new tokens are projected on every call.
+- **Everything a token contributes on its own is computed once and kept.** Its dequantized
+  embedding, its projected and layer-normed row, and its share of each first convolution (a window's
+  first layer is a sum over the window's positions of ``row @ block``, one weight block per position,
+  so each token's product with each block can be kept) depend on the token alone, not on its
+  neighbours. Together they are over half of a token's multiply-adds and 7 MB of weight reads per
+  call; once kept, a short query's first layers are a few gathers and sums. The memo holds at most
+  ``memo_tokens`` tokens (15 KB each; 8,192 ≈ 126 MB, which covers 97 % of the tokens of the QQP
+  questions and all of BQ's): past that, new tokens are computed on every call.
 - **SentencePiece's own C++ tokenizer** instead of the package's pure-Python port: ≈0.3 ms per
   short query and ≈1.9 ms per 400-character chunk, against ≈0.01 and ≈0.15 ms. The two agree on
   all but ≈0.2 % of texts (63,872 questions and abstracts of the evaluation sets): the C++ tokenizer
@@ -35,8 +37,8 @@ import numpy as np
 
 __all__ = ["DEFAULT_MEMO_TOKENS", "UseEncoder"]
 
-#: Token rows the projection memo keeps (3 KB each).
-DEFAULT_MEMO_TOKENS = 32_768
+#: Tokens the memo keeps (15 KB each).
+DEFAULT_MEMO_TOKENS = 8_192
 #: Tokens per forward pass: enough to share each weight read across sentences, small enough to keep
 #: the intermediate arrays in cache; a longer sentence runs alone.
 TOKEN_BUDGET = 512
@@ -46,6 +48,11 @@ _BRANCH = 256  # width of each CNN branch
 _WINDOWS = ((2, 0), (3, 1), (5, 2))  # (window length, tokens to the left) of the three branches
 _LEFT = max(left for _, left in _WINDOWS)
 _RIGHT = max(n - 1 - left for n, left in _WINDOWS)
+#: Where each part of a token's kept row starts: embedding, projected row, then per branch the
+#: token's product with each of that branch's first-layer blocks.
+_PROJECTED = _EMBED
+_FIRST = [_EMBED + 3 * _BRANCH + _BRANCH * sum(n for n, _ in _WINDOWS[:b]) for b in range(len(_WINDOWS))]
+_ROW = _FIRST[-1] + _BRANCH * _WINDOWS[-1][0]
 
 
 def _layer_norm(x: np.ndarray, gain: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
@@ -76,7 +83,7 @@ class UseEncoder:
         self._blas = threadpool_limits(limits=threads, user_api="blas")  # kept: the limit lasts while it lives
         self.memo_tokens = memo_tokens
         self._slot = np.full(self._table.shape[0], -1, dtype=np.int64)  # token id → row of the memo
-        self._rows = np.empty((0, 3 * _BRANCH), dtype=np.float32)
+        self._rows = np.empty((0, _ROW), dtype=np.float32)
         self._kept = 0
         self._lock = threading.Lock()  # the memo grows under it; the Embedder runs one call at a time anyway
 
@@ -94,7 +101,11 @@ class UseEncoder:
         self._project_b = np.concatenate([w[f"proj_b{n}"] for n in orders])
         self._project_gain = np.concatenate([w[f"ln_g{n}"] for n in orders])
         self._project_bias = np.concatenate([w[f"ln_b{n}"] for n in orders])
-        self._conv = [(w[f"w1_{n}"], w[f"b1_{n}"], w[f"w2_{n}"], w[f"b2_{n}"]) for n in orders]
+        # The first layer's (n·256, 256) weights side by side as n blocks of 256 columns: a token's row
+        # times this gives its product with every block in one multiplication.
+        self._blocks = [np.ascontiguousarray(w[f"w1_{n}"].reshape(n, _BRANCH, _BRANCH).transpose(1, 0, 2)
+                                             .reshape(_BRANCH, n * _BRANCH)) for n in orders]
+        self._conv = [(w[f"b1_{n}"], w[f"w2_{n}"], w[f"b2_{n}"]) for n in orders]
         self._norm_gain, self._norm_bias = w["ln_g"], w["ln_b"]
         self._pool_w, self._pool_b = w["cnn_W"], w["cnn_b"]
         self._head = {name: w[name] for name in ("d0", "d1", "d2", "d3", "p1", "p3")}
@@ -114,25 +125,35 @@ class UseEncoder:
         rows += self._low[chunk, None]
         return rows
 
-    def _project(self, tokens: np.ndarray) -> np.ndarray:
-        """Projected, layer-normed rows of ``tokens`` (what the memo keeps)."""
-        x = self._embed(tokens) @ self._project_w
-        x += self._project_b
-        return _layer_norm(x, self._project_gain, self._project_bias, self._eps)
+    def _token_parts(self, tokens: np.ndarray) -> np.ndarray:
+        """The kept row of each of ``tokens``: embedding, projected row, first-layer products."""
+        out = np.empty((len(tokens), _ROW), dtype=np.float32)
+        embedded = out[:, :_EMBED]
+        embedded[:] = self._embed(tokens)
+        projected = out[:, _PROJECTED : _PROJECTED + 3 * _BRANCH]
+        np.matmul(embedded, self._project_w, out=projected)
+        projected += self._project_b
+        _layer_norm(projected, self._project_gain, self._project_bias, self._eps)
+        for b, ((size, _), blocks) in enumerate(zip(_WINDOWS, self._blocks, strict=True)):
+            np.matmul(projected[:, b * _BRANCH : (b + 1) * _BRANCH], blocks,
+                      out=out[:, _FIRST[b] : _FIRST[b] + size * _BRANCH])
+        return out
 
     def token_rows(self, tokens: np.ndarray) -> np.ndarray:
-        """Projected rows of ``tokens`` (one per position), from the memo where it has them."""
+        """Kept rows of ``tokens`` (one per position), from the memo where it has them, plus one zero
+        row at the end: the row a window slot outside its sentence reads."""
+        out = np.empty((len(tokens) + 1, _ROW), dtype=np.float32)
+        out[-1] = 0.0
         with self._lock:
             slots = self._slot[tokens]
             missing = slots < 0
             if not missing.any():
-                kept: np.ndarray = self._rows[slots]
-                return kept
+                np.take(self._rows, slots, axis=0, out=out[:-1])
+                return out
             new, where = np.unique(tokens[missing], return_inverse=True)
-            fresh = self._project(new)
-            out = np.empty((len(tokens), 3 * _BRANCH), dtype=np.float32)
-            out[~missing] = self._rows[slots[~missing]]
-            out[missing] = fresh[where]
+            fresh = self._token_parts(new)
+            out[:-1][~missing] = self._rows[slots[~missing]]
+            out[:-1][missing] = fresh[where]
             self._keep(new, fresh)
             return out
 
@@ -143,7 +164,7 @@ class UseEncoder:
             return
         need = self._kept + take
         if need > len(self._rows):
-            grown = np.empty((min(self.memo_tokens, max(need, 2 * len(self._rows), 1024)), 3 * _BRANCH),
+            grown = np.empty((min(self.memo_tokens, max(need, 2 * len(self._rows), 1024)), _ROW),
                              dtype=np.float32)
             grown[: self._kept] = self._rows[: self._kept]
             self._rows = grown
@@ -180,17 +201,20 @@ class UseEncoder:
         starts = np.zeros(len(group), dtype=np.int64)
         np.cumsum(lengths[:-1], out=starts[1:])
 
-        features = np.empty((n, _EMBED + 3 * _BRANCH), dtype=np.float32)
-        features[:, :_EMBED] = self._embed(tokens)
-        projected = self.token_rows(tokens)
+        rows = self.token_rows(tokens)  # n + 1 rows: the last is the zero padding
         window = self._window(starts, lengths, n)
+        features = np.empty((n, _EMBED + 3 * _BRANCH), dtype=np.float32)
+        features[:, :_EMBED] = rows[:n, :_EMBED]
         scratch = np.empty((n + 1, _BRANCH), dtype=np.float32)
-        scratch[n] = 0.0  # the row a window slot outside its sentence reads: zero padding
-        for b, ((size, left), (w1, b1, w2, b2)) in enumerate(zip(_WINDOWS, self._conv, strict=True)):
+        scratch[n] = 0.0
+        for b, ((size, left), (b1, w2, b2)) in enumerate(zip(_WINDOWS, self._conv, strict=True)):
             cols = window[:, _LEFT - left : _LEFT - left + size]
-            branch = projected[:, b * _BRANCH : (b + 1) * _BRANCH]
-            scratch[:n] = branch
-            hidden = scratch[cols].reshape(n, size * _BRANCH) @ w1
+            branch = rows[:n, _PROJECTED + b * _BRANCH : _PROJECTED + (b + 1) * _BRANCH]
+            # first layer: each window position's kept product with its own block, summed
+            first = _FIRST[b]
+            hidden = rows[cols[:, 0], first : first + _BRANCH]
+            for j in range(1, size):
+                hidden += rows[cols[:, j], first + j * _BRANCH : first + (j + 1) * _BRANCH]
             hidden += b1
             np.maximum(hidden, 0.0, out=hidden)
             hidden += branch
