@@ -20,7 +20,6 @@ re-embedded at start-up, never mixed. The graphs and the tombstone selector come
 from __future__ import annotations
 
 import bisect
-import sys
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ import numpy as np
 from lastline.hnsw import Selection, exclude_ids, hnsw_graph, one_openmp_thread
 
 from ._fuzzy import length_window
-from ._neighbours import Nearest
+from ._neighbours import FuzzyChoices, Nearest
 
 __all__ = ["PartitionIndex", "VectorIndex"]
 
@@ -58,8 +57,9 @@ class PartitionIndex:
     hnsw: bool = field(init=False, default=False)
     live: set[int] = field(init=False, default_factory=set)
     prompts: dict[int, str] | None = field(init=False, default_factory=dict)
-    #: ``(len(prompt), seq)`` of ``prompts`` in order, so a fuzzy scan reads one length window.
-    by_length: list[tuple[int, int]] = field(init=False, default_factory=list)
+    #: ``prompts`` in order of length as three aligned lists (lengths, seqs, texts), so a fuzzy scan
+    #: reads one length window as list slices.
+    by_length: tuple[list[int], list[int], list[str]] = field(init=False, default_factory=lambda: ([], [], []))
     tombstones: set[int] = field(init=False, default_factory=set)
     rebuilding: bool = field(init=False, default=False)
 
@@ -101,12 +101,16 @@ class PartitionIndex:
         self.index.add_with_ids(vecs, ids)
         self.live.update(seqs)
         if self.prompts is not None:
+            lengths, ordered, texts = self.by_length
             for seq, prompt in zip(seqs, prompts, strict=True):
                 self.prompts[seq] = prompt
-                bisect.insort(self.by_length, (len(prompt), seq))
+                at = bisect.bisect_right(lengths, len(prompt))
+                lengths.insert(at, len(prompt))
+                ordered.insert(at, seq)
+                texts.insert(at, prompt)
             if len(self.prompts) > self.fuzzy_scan_limit:
                 self.prompts = None  # too big to scan: fuzzy candidates now come from the kNN
-                self.by_length = []
+                self.by_length = ([], [], [])
 
     def remove(self, seqs: list[int]) -> int:
         gone = [seq for seq in seqs if seq in self.live]
@@ -115,8 +119,9 @@ class PartitionIndex:
             if self.prompts is not None:
                 prompt = self.prompts.pop(seq, None)
                 if prompt is not None:
-                    at = bisect.bisect_left(self.by_length, (len(prompt), seq))
-                    del self.by_length[at]
+                    lengths, ordered, texts = self.by_length
+                    at = ordered.index(seq, bisect.bisect_left(lengths, len(prompt)))
+                    del lengths[at], ordered[at], texts[at]
         if not gone:
             return 0
         if self.hnsw:
@@ -301,20 +306,19 @@ class VectorIndex:
         scores = vecs @ np.asarray(query, dtype=np.float32).ravel()
         return sorted(zip(live, scores.tolist(), strict=True), key=lambda p: -p[1])
 
-    def fuzzy_choices(self, key: PartitionKey, text: str, min_ratio: float) -> dict[int, str] | None:
+    def fuzzy_choices(self, key: PartitionKey, text: str, min_ratio: float) -> FuzzyChoices | None:
         """The partition's normalized prompts that could reach ``min_ratio`` against ``text`` (by
         length: ``_fuzzy.length_window``) when the partition is small enough to scan, else None."""
         lo, hi = length_window(len(text), min_ratio)
         with self.lock:
             part = self._parts.get(key)
             if part is None:
-                return {}
+                return FuzzyChoices([], [])
             if part.prompts is None:
                 return None
-            window = part.by_length[bisect.bisect_left(part.by_length, (lo, -1)):
-                                    bisect.bisect_right(part.by_length, (hi, sys.maxsize))]
-            prompts = part.prompts
-            return {seq: prompts[seq] for _, seq in window}
+            lengths, seqs, texts = part.by_length
+            start, end = bisect.bisect_left(lengths, lo), bisect.bisect_right(lengths, hi)
+            return FuzzyChoices(seqs[start:end], texts[start:end])
 
     def missing(self, seqs: Iterable[int]) -> set[int]:
         """The ids among ``seqs`` not live in any partition (catch-up skips the others)."""

@@ -107,10 +107,10 @@ class LookupPath:
 
         # 2. fuzzy among a small partition's prompts, before any embedding
         choices = self.index.fuzzy_choices(key, q.norm, self.config.fuzzy_min_ratio)
-        if choices:
-            matches = process.extract(q.norm, choices, scorer=fuzz.ratio, score_cutoff=self.config.fuzzy_min_ratio,
-                                      limit=_FUZZY_LIMIT)
-            seqs = [m[2] for m in matches]
+        if choices is not None and choices.texts:
+            matches = process.extract(q.norm, choices.texts, scorer=fuzz.ratio,
+                                      score_cutoff=self.config.fuzzy_min_ratio, limit=_FUZZY_LIMIT)
+            seqs = [choices.seqs[m[2]] for m in matches]
             found = self._first_fuzzy(q, trace, seqs, self.store.by_seqs(q.tenant, q.ctx, seqs))
             if found is not None:
                 return found, None

@@ -17,7 +17,7 @@ import numpy as np
 
 from ._fuzzy import length_window
 
-__all__ = ["STORE_EXACT_SCAN_LIMIT", "Nearest", "Neighbours", "StoreNeighbours", "VectorSearchStore"]
+__all__ = ["STORE_EXACT_SCAN_LIMIT", "FuzzyChoices", "Nearest", "Neighbours", "StoreNeighbours", "VectorSearchStore"]
 
 PartitionKey = tuple[str, str]
 #: Partitions up to this size are searched exactly in the database, larger ones through the
@@ -25,6 +25,13 @@ PartitionKey = tuple[str, str]
 #: random unit vectors: ≈110 ms exact, ≈14 ms through HNSW, on a 2-core host at load ≈5), not
 #: FAISS's ≈0.1 µs, so the switch comes far sooner than FAISS's ``hnsw_threshold``.
 STORE_EXACT_SCAN_LIMIT = 2_000
+
+
+class FuzzyChoices(NamedTuple):
+    """Prompts a fuzzy scan reads (``texts``) and the entries they belong to (``seqs``), aligned."""
+
+    seqs: list[int]
+    texts: list[str]
 
 
 class Nearest(NamedTuple):
@@ -42,7 +49,7 @@ class Nearest(NamedTuple):
 class Neighbours(Protocol):
     """The lookup path's reads of a vector index, per (tenant, context) partition."""
 
-    def fuzzy_choices(self, key: PartitionKey, text: str, min_ratio: float) -> dict[int, str] | None:
+    def fuzzy_choices(self, key: PartitionKey, text: str, min_ratio: float) -> FuzzyChoices | None:
         """The partition's normalized prompts when small enough to scan, else None; only those whose
         length lets them reach ``min_ratio`` against ``text`` need be returned."""
         ...
@@ -90,12 +97,13 @@ class StoreNeighbours:
         self.exact_scan_limit = exact_scan_limit
         self.ef_search = ef_search
 
-    def fuzzy_choices(self, key: PartitionKey, text: str, min_ratio: float) -> dict[int, str] | None:
+    def fuzzy_choices(self, key: PartitionKey, text: str, min_ratio: float) -> FuzzyChoices | None:
         prompts = self.store.partition_prompts(key[0], key[1], self.model_id, self.fuzzy_scan_limit)
         if prompts is None:
             return None
         lo, hi = length_window(len(text), min_ratio)
-        return {seq: p for seq, p in prompts.items() if lo <= len(p) <= hi}
+        window = [(seq, p) for seq, p in prompts.items() if lo <= len(p) <= hi]
+        return FuzzyChoices([seq for seq, _ in window], [p for _, p in window])
 
     def is_empty(self, key: PartitionKey) -> bool:
         return not self.store.has_vectors(key[0], key[1], self.model_id)

@@ -148,7 +148,7 @@ def test_rows_of_another_model_are_re_embedded_never_mixed(storage: Storage, emb
     assert again.store.foreign_model_rows(embedder.model_id, 10) == []
     assert again.lookup("How can I reset my password?", threshold=0.9).entry_id == entry
     assert normalize_text("How do I reset my password?") in again.index.fuzzy_choices(
-        ("default", "-"), normalize_text("How do I reset my password?"), 90.0).values()  # type: ignore[union-attr]
+        ("default", "-"), normalize_text("How do I reset my password?"), 90.0).texts  # type: ignore[union-attr]
 
 
 def test_every_thread_that_searches_runs_faiss_on_one_openmp_thread() -> None:
@@ -230,9 +230,14 @@ def test_fuzzy_choices_are_the_prompts_of_the_length_window_through_adds_and_rem
     prompts[10] = "y" * 20
     for text in ("q" * 5, "q" * 20, "q" * 44, "q" * 80):
         lo, hi = length_window(len(text), 90.0)
-        assert index.fuzzy_choices(key, text, 90.0) == {s: p for s, p in prompts.items() if lo <= len(p) <= hi}
-    part = index._parts[key]
-    assert part.by_length == sorted((len(p), s) for s, p in prompts.items())
+        choices = index.fuzzy_choices(key, text, 90.0)
+        assert choices is not None
+        assert dict(zip(choices.seqs, choices.texts, strict=True)) == {
+            s: p for s, p in prompts.items() if lo <= len(p) <= hi}
+    lengths, seqs, texts = index._parts[key].by_length
+    assert lengths == sorted(lengths)
+    assert sorted(zip(seqs, texts, strict=True)) == sorted(prompts.items())
+    assert lengths == [len(t) for t in texts]
 
 
 def test_a_partition_past_the_fuzzy_scan_limit_offers_no_choices() -> None:
@@ -240,4 +245,4 @@ def test_a_partition_past_the_fuzzy_scan_limit_offers_no_choices() -> None:
     key = ("default", "-")
     index.add(key, list(range(1, 12)), np.ones((11, 4), dtype=np.float32), ["same length"] * 11)
     assert index.fuzzy_choices(key, "same length", 90.0) is None
-    assert index._parts[key].by_length == []
+    assert index._parts[key].by_length == ([], [], [])
