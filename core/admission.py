@@ -15,7 +15,12 @@ back. So there is no unbounded queue anywhere:
   threads (as many as it has slots), the caller waits at most the timeout and then moves on — the
   ladder skips that rung and says why. A call that overran keeps its slot until it really ends, so a
   stuck tier can hold only its own slots;
-- a :class:`Deadline` travels with a request: each tier gets ``min(its timeout, time left)``.
+- a :class:`Deadline` travels with a request: each tier gets ``min(its timeout, time left)``;
+- a bulkhead's threads can run at a lower CPU priority (``nice``): slots bound how many KB searches
+  run at once, but each admitted one still takes a core's worth of CPU from the cache lookups beside
+  it; at a lower priority the kernel runs the lookups first whenever both want the CPU. Background
+  work (filling a vector space, building a search structure) lowers itself the same way
+  (:func:`lower_thread_priority`, :data:`BACKGROUND_NICE`).
 
 Framework-free on purpose: the HTTP middleware and the ladder use it; tests drive it directly.
 """
@@ -23,6 +28,8 @@ Framework-free on purpose: the HTTP middleware and the ladder use it; tests driv
 from __future__ import annotations
 
 import math
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,12 +41,41 @@ from typing import TypeVar
 
 from .errors import Overloaded
 
-__all__ = ["DEFAULT_RETRY_AFTER_S", "Bulkhead", "BulkheadStats", "Deadline", "TierTimeout"]
+__all__ = [
+    "BACKGROUND_NICE",
+    "DEFAULT_RETRY_AFTER_S",
+    "Bulkhead",
+    "BulkheadStats",
+    "Deadline",
+    "TierTimeout",
+    "lower_thread_priority",
+]
 
 T = TypeVar("T")
 
 #: What ``Retry-After`` says when a request is shed: long enough for a burst to pass.
 DEFAULT_RETRY_AFTER_S = 1
+#: Nice steps background threads lower themselves by: the kernel weighs a thread at nice 10 about a
+#: tenth of one at 0, so background work gets the CPU the requests leave over.
+BACKGROUND_NICE = 10
+
+
+def lower_thread_priority(nice: int) -> bool:
+    """Lower the calling thread's CPU priority by ``nice`` steps; True when it was lowered.
+
+    Linux schedules threads one by one, so this touches only the calling thread (and the threads it
+    starts afterwards, which inherit it). Elsewhere ``setpriority`` would lower the whole process, so
+    it is left alone there. Lowering is always allowed; raising it back is not (without privileges),
+    which is why only threads that do nothing else are lowered.
+    """
+    if nice <= 0 or not sys.platform.startswith("linux"):
+        return False
+    tid = threading.get_native_id()
+    try:
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
+    except OSError:
+        return False
+    return True
 
 
 class TierTimeout(Exception):
@@ -62,16 +98,20 @@ class BulkheadStats:
 
 
 class Bulkhead:
-    """At most ``limit`` units of one kind of work in flight; no tenant above ``tenant_share`` of them."""
+    """At most ``limit`` units of one kind of work in flight; no tenant above ``tenant_share`` of them.
+
+    Its own threads (:meth:`call`, :meth:`executor`) run ``nice`` steps below the rest of the process.
+    """
 
     def __init__(self, name: str, limit: int, *, tenant_share: float = 1.0,
-                 retry_after_s: int = DEFAULT_RETRY_AFTER_S) -> None:
+                 retry_after_s: int = DEFAULT_RETRY_AFTER_S, nice: int = 0) -> None:
         if limit < 1 or not 0 < tenant_share <= 1:
             raise ValueError("limit must be ≥ 1 and tenant_share in (0, 1]")
         self.name = name
         self.limit = limit
         self.tenant_limit = max(1, math.floor(tenant_share * limit))
         self.retry_after_s = retry_after_s
+        self.nice = nice
         self._lock = threading.Lock()
         self._in_flight = 0
         self._by_tenant: dict[str, int] = {}
@@ -128,7 +168,7 @@ class Bulkhead:
         """
         self.acquire(tenant)
         try:
-            future: Future[T] = self._executor().submit(fn)
+            future: Future[T] = self.executor().submit(fn)
         except BaseException:
             self.release(tenant)
             raise
@@ -140,10 +180,12 @@ class Bulkhead:
                 self._stats.timeouts += 1
             raise TierTimeout(self.name, timeout_s) from None
 
-    def _executor(self) -> ThreadPoolExecutor:
+    def executor(self) -> ThreadPoolExecutor:
+        """This bulkhead's threads, as many as its slots: work admitted through a slot never waits for one."""
         with self._lock:
-            if self._pool is None:  # as many threads as slots: a call never waits for a thread
-                self._pool = ThreadPoolExecutor(max_workers=self.limit, thread_name_prefix=f"bulkhead-{self.name}")
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self.limit, thread_name_prefix=f"bulkhead-{self.name}",
+                                                initializer=lower_thread_priority, initargs=(self.nice,))
             return self._pool
 
     def stats(self) -> BulkheadStats:

@@ -132,6 +132,8 @@ class Settings(BaseSettings):
     access_log: bool = Field(False, description="One log line per request (off: requests are counted in /metrics).")
     limit_cache: int = Field(32, ge=1, description="Cache lookups in flight per process.")
     limit_kb: int = Field(2, ge=1, description="KB searches and answers in flight per process.")
+    kb_nice: int = Field(10, ge=0, le=19, description="How many nice steps below the cache lookups KB searches run "
+                         "(Linux; 0 runs them alike): a KB flood then takes only the CPU the lookups leave.")
     limit_rules: int = Field(8, ge=1, description="Rule extractions in flight per process.")
     limit_writes: int = Field(8, ge=1, description="Writes (entries, documents, packs…) in flight per process.")
     limit_ladder: int = Field(32, ge=1, description="Fallback and chat-completion requests in flight per process.")

@@ -28,6 +28,8 @@ import time
 from collections.abc import Callable, Sized
 from typing import Generic, Protocol, TypeVar
 
+from lastline.admission import BACKGROUND_NICE, lower_thread_priority
+
 __all__ = ["BuildPolicy", "TenantStructures"]
 
 T = TypeVar("T", bound=Sized)
@@ -125,9 +127,14 @@ class TenantStructures(Generic[T]):
                 return
             self._building.add(tenant)
         if self.policy.background:
-            threading.Thread(target=self.build, args=(tenant,), name=f"kb-{self.name}-{tenant}", daemon=True).start()
+            threading.Thread(target=self._build_in_background, args=(tenant,), name=f"kb-{self.name}-{tenant}",
+                             daemon=True).start()
         else:
             self.build(tenant)
+
+    def _build_in_background(self, tenant: str) -> None:
+        lower_thread_priority(BACKGROUND_NICE)  # searches meanwhile use the store's own search
+        self.build(tenant)
 
     def build(self, tenant: str) -> T | None:
         """Build (or rebuild) the tenant's structure now, in this thread, and swap it in."""

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from lastline.admission import BACKGROUND_NICE, lower_thread_priority
 from lastline.embedding import Embedder
 
 from ._spaces import VectorSpace
@@ -103,6 +104,7 @@ class SpaceFiller:
         return written
 
     def _run(self) -> None:
+        lower_thread_priority(BACKGROUND_NICE)  # filling waits for the CPU that requests leave
         while not self._stop.is_set():
             try:
                 self.run_once()

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 
 import pytest
 
 from lastline import Overloaded
-from lastline.admission import Bulkhead, Deadline, TierTimeout
+from lastline.admission import BACKGROUND_NICE, Bulkhead, Deadline, TierTimeout, lower_thread_priority
 
 
 def test_past_the_limit_a_request_is_refused_at_once() -> None:
@@ -107,3 +109,37 @@ def test_limits_must_make_sense() -> None:
         Bulkhead("x", 0)
     with pytest.raises(ValueError):
         Bulkhead("x", 4, tenant_share=0)
+
+
+def _own_nice() -> int:
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priorities are Linux's")
+def test_a_bulkheads_threads_run_its_nice_steps_below_the_caller() -> None:
+    base = _own_nice()
+    lowered = Bulkhead("kb", 2, nice=5)
+    assert lowered.call(_own_nice, tenant="a", timeout_s=5) == min(19, base + 5)
+    assert Bulkhead("cache", 2).call(_own_nice, tenant="a", timeout_s=5) == base
+    assert _own_nice() == base  # the caller's own priority is untouched
+    lowered.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priorities are Linux's")
+def test_lowering_a_thread_lowers_it_and_the_threads_it_starts_only() -> None:
+    seen: dict[str, int] = {}
+
+    def background() -> None:
+        assert lower_thread_priority(BACKGROUND_NICE)
+        seen["itself"] = _own_nice()
+        child = threading.Thread(target=lambda: seen.setdefault("child", _own_nice()))
+        child.start()
+        child.join()
+
+    base = _own_nice()
+    worker = threading.Thread(target=background)
+    worker.start()
+    worker.join()
+    assert seen == {"itself": min(19, base + BACKGROUND_NICE), "child": min(19, base + BACKGROUND_NICE)}
+    assert _own_nice() == base
+    assert not lower_thread_priority(0)

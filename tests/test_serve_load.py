@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -150,3 +151,27 @@ def test_requests_are_counted_in_metrics_without_an_access_line_each(tight: Live
     metrics = httpx.get(tight.url("/metrics")).text
     assert 'lastline_http_requests_total{method="POST",route="/v1/cache/lookup",status="200"}' in metrics
     assert "POST /v1/cache/lookup" not in tight.log_path.read_text()
+
+
+def _nice_of_threads(pid: int) -> dict[int, int]:
+    """``{thread id: nice}`` of a process's threads, from /proc (field 19 of each task's stat)."""
+    out: dict[int, int] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        stat = (task / "stat").read_text()
+        out[int(task.name)] = int(stat[stat.rindex(")") + 2 :].split()[16])
+    return out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priorities are Linux's")
+def test_kb_searches_run_on_threads_below_the_request_threads_priority(tight: LiveServer) -> None:
+    """Python 3.11 gives its threads no OS names, so the lowered ones are told apart by priority alone:
+    the main thread (the event loop) stays where it was, the KB bulkhead's thread is 10 steps below."""
+    for query in ("fallback ladder", "knowledge base"):
+        httpx.post(tight.url("/v1/kb/search"), json={"query": query}, timeout=60).raise_for_status()
+    httpx.post(tight.url("/v1/cache/lookup"), json={"prompt": "fallback ladder"}, timeout=60).raise_for_status()
+    pid = tight.process.pid
+    threads = _nice_of_threads(pid)
+    base = threads[pid]
+    lowered = [tid for tid, nice in threads.items() if nice == min(19, base + 10)]  # LASTLINE_KB_NICE's default
+    assert lowered
+    assert len(lowered) < len(threads) - 1  # the request threads (and the loop's) are not lowered

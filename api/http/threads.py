@@ -10,7 +10,8 @@ hops this way; the rest keep FastAPI's pool.
 The executor has as many threads as the bulkheads have slots (``create_app`` sizes it beside
 anyio's limiter), so an admitted request never waits for a thread. Like anyio, a cancelled caller
 waits for its call to end before it lets go: the request keeps its bulkhead slot while its thread
-works, so threads in use never outnumber slots.
+works, so threads in use never outnumber slots. KB searches hop to the ``kb`` bulkhead's own threads
+instead, which run at a lower CPU priority (``docs/reliability.md``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 __all__ = ["in_thread", "install_executor"]
@@ -33,9 +34,10 @@ def install_executor(loop: asyncio.AbstractEventLoop, threads: int) -> ThreadPoo
     return executor
 
 
-async def in_thread(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """``fn(*args, **kwargs)`` in the loop's executor; on cancellation, wait for it before re-raising."""
-    future = asyncio.get_running_loop().run_in_executor(None, functools.partial(fn, *args, **kwargs))
+async def in_thread(fn: Callable[..., T], *args: Any, executor: Executor | None = None, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)`` in ``executor`` (default: the loop's); on cancellation, wait for it before
+    re-raising."""
+    future = asyncio.get_running_loop().run_in_executor(executor, functools.partial(fn, *args, **kwargs))
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:

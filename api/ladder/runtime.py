@@ -141,7 +141,9 @@ class Runtime:
         share = s.tenant_share if s.multi_tenant else 1.0
         limits = {"cache": s.limit_cache, "kb": s.limit_kb, "rules": s.limit_rules, "writes": s.limit_writes,
                   "ladder": s.limit_ladder}
-        return {name: Bulkhead(name, limit, tenant_share=share) for name, limit in limits.items()}
+        nice = {"kb": s.kb_nice}  # KB searches below the lookups' CPU priority (docs/reliability.md)
+        return {name: Bulkhead(name, limit, tenant_share=share, nice=nice.get(name, 0))
+                for name, limit in limits.items()}
 
     def flush_telemetry(self) -> None:
         """Reads that must see this process's own telemetry (events, stats, reports) call this first."""
