@@ -31,7 +31,7 @@ _JOIN = re.compile(r"\s*(?:到|至|~|～|-|—|－|–|与|和|to|until|till|thr
 #: ``between A and B``: "and" joins two points only after "between" (else it lists them).
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _BETWEEN_PREFIX = re.compile(r"between\s+(?:the\s+)?$", re.IGNORECASE)
-_NOW = re.compile(r"(?:right\s+)?now", re.IGNORECASE)
+_NOW = re.compile(r"(?:right\s+)?now|(?:现在|此刻|目前)(?:\s*(?:开始|起))?", re.IGNORECASE)
 _FROM = re.compile(r"(?:从|自|從|from|between)\s*$")
 _BETWEEN = re.compile(r"\s*(?:之间|之間|间|間)")
 _AFTER = re.compile(
@@ -596,6 +596,8 @@ def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -
             *find_holidays(folded, reference)]
     hits = _join_durations(folded, _weekends_of_days(folded, _drop_overlaps(hits), reference))
     for h in join_ranges(folded, hits, reference.date().isoformat()):
+        if h.type == "datetime" and _HAN.match(folded, h.start) and _NOW.fullmatch(folded, h.start, h.end):
+            continue  # 现在 opens a range or is nothing (find_zh)
         yield Entity(h.type, text[h.start:h.end], h.start, h.end, h.value)
 
 

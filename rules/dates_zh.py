@@ -76,9 +76,16 @@ DATE_ANCHOR = re.compile(r"[年月日号號天晚晨早夜午周星礼禮週初�
 DURATION_ANCHOR = re.compile(r"[年月周星礼禮週天时時钟鐘分秒]")
 
 
+#: 现在 opening a range (``从现在到八点``, ``现在起至月底``): the moment of reference is its start. Alone
+#: it is no entity — two questions that differ only by a 现在 ask the same thing.
+_NOW_OPENS = re.compile(r"(?:现在|此刻|目前)(?:\s*(?:开始|起))?(?=\s*[到至])")
+
+
 def find_zh(folded: str, ref: datetime) -> Iterator[DateHit]:
     if DATE_ANCHOR.search(folded):
         yield from _dated(folded, ref)
+        for m in _NOW_OPENS.finditer(folded):
+            yield DateHit("datetime", m.start(), m.end(), ref.replace(microsecond=0).isoformat())
     if DURATION_ANCHOR.search(folded):
         yield from _durations(folded, ref)
 

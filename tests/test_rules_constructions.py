@@ -935,3 +935,20 @@ def test_a_bare_chinese_hour_before_to_and_a_clock_time_opens_a_timerange(text: 
 @pytest.mark.parametrize("text", ["我有三点建议", "三点建议到五点再说"])
 def test_a_bare_chinese_hour_with_no_clock_time_after_to_is_no_time(text: str) -> None:
     assert ("time", "三点", "03:00:00") not in found(text)
+
+
+# -- 现在 opening a range ---------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("从现在到八点都有空", "从现在到八点", "2024-06-12T10:00:00/2024-06-12T20:00:00"),   # 八点 after now: 20:00
+    ("现在开始至下午五点", "现在开始至下午五点", "2024-06-12T10:00:00/2024-06-12T17:00:00"),
+    ("从现在到周五都在出差", "从现在到周五", "2024-06-12/2024-06-14"),                     # to a day: whole days
+    ("活动从现在起到12月31日", "从现在起到12月31日", "2024-06-12/2024-12-31"),
+])
+def test_now_in_chinese_opens_a_range_from_the_reference_time(text: str, span: str, value: str) -> None:
+    assert [(t, s, v) for t, s, v in found(text) if t in ("daterange", "datetime", "date", "time")] == [
+        ("daterange", span, value)]
+
+
+@pytest.mark.parametrize("text", ["我现在想借五千元", "现在能提额吗", "目前到账了吗"])
+def test_now_in_chinese_alone_is_no_entity(text: str) -> None:
+    assert [e for e in find_entities(text, reference_time=REF) if e.type in ("datetime", "date", "daterange")] == []
