@@ -713,7 +713,8 @@ Each of its recognizers runs alone, as its specs call them: digits inside a phon
 it, where lastline gives the span to the phone. On text neither was written against — the English
 sentences of lastline's construction tests (lastline passes every one of these by construction: they
 are its tests; conventions differ in a few, e.g. pence) and the date, amount and rate fields of the
-contract snippets (found anywhere in the text by each reader's entities):"""
+contract snippets (found anywhere in the text by each reader's entities; lastline reads `as of March 15,
+2024` as an open range from that day, where the field wants the day, which the pack itself gives):"""
 
 
 def rt_lines() -> list[str]:
