@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Context, Decimal, DivisionByZero, InvalidOperation, Overflow
 from typing import Any
 
 from pydantic import ConfigDict, with_config
 
-__all__ = ["ENTITY_TYPES", "Entity", "fold", "format_decimal"]
+__all__ = ["DECIMALS", "ENTITY_TYPES", "Entity", "fold", "format_decimal"]
 
 #: Types find_entities can return (``daterange``/``timerange`` values are ISO 8601 intervals
 #: ``start/end``, ``..`` marking an open end; ``set`` values are repeating intervals ``R/P1D``).
@@ -22,6 +22,13 @@ ENTITY_TYPES = (
     "date", "datetime", "time", "daterange", "timerange", "duration", "set", "number", "ordinal", "percent", "money",
     "phone", "email", "url", "id_card", "order_id",
 )
+
+#: The decimal arithmetic every reader of numbers runs under (``decimal.localcontext(DECIMALS)``),
+#: whatever the calling thread's context is: Python's default, pinned. A host may lower the
+#: thread's precision — importing Recognizers-Text's Chinese number parser sets it to 15 for the
+#: whole process — and ``two thirds`` or ``1,234,567,890.12 dollars`` must read the same there.
+DECIMALS = Context(prec=28, rounding=ROUND_HALF_EVEN, Emin=-999999, Emax=999999, capitals=1, clamp=0,
+                   traps=[InvalidOperation, DivisionByZero, Overflow])
 
 _FOLD = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F) if cp != 0xFF0C}
 _FOLD.update({0x3000: 0x20, 0xFFE5: 0xA5, 0xFFE0: 0xA2, 0xFFE1: 0xA3, 0x2212: 0x2D, 0x3002: 0x3002})

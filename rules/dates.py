@@ -31,7 +31,7 @@ _JOIN = re.compile(r"\s*(?:到|至|~|～|-|—|－|–|与|和|to|until|till|thr
 #: ``between A and B``: "and" joins two points only after "between" (else it lists them).
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _BETWEEN_PREFIX = re.compile(r"between\s+(?:the\s+)?$", re.IGNORECASE)
-_NOW = re.compile(r"(?:right\s+)?now", re.IGNORECASE)
+_NOW = re.compile(r"(?:right\s+)?now|(?:现在|此刻|目前)(?:\s*(?:开始|起))?", re.IGNORECASE)
 _FROM = re.compile(r"(?:从|自|從|from|between)\s*$")
 _BETWEEN = re.compile(r"\s*(?:之间|之間|间|間)")
 _AFTER = re.compile(
@@ -96,6 +96,7 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
             first = h.value if _RELATIVE_BEFORE.search(folded, max(0, h.start - 12), h.start) else \
                 _year_from_end(folded[h.start:h.end], folded[nxt.start:nxt.end], h.value, second)
             second = _weekday_after(first, second, folded[nxt.start:nxt.end])
+            second = _not_before(first, second, folded[nxt.start:nxt.end])
             if today and h.type == "time" and nxt.type == "datetime":
                 first = f"{today}T{first}"  # 2:00-明天4:00: the start is today's
             if h.type == "datetime" and second[:10] == first[:10] and second < first \
@@ -500,8 +501,7 @@ def _year_from_end(first_text: str, second_text: str, first: str, second: str) -
     """``from January 10 to January 12, 2016``: a start that names no year takes the end's (the year
     before, when that would put it after the end: ``from December 20 to January 3, 2017``)."""
     if not (_MONTH_VALUE.match(first) and _MONTH_VALUE.match(second)) or _YEAR_DIGITS.search(first_text) \
-            or not _CALENDAR_DAY.search(first_text) or not re.search(r"\d{4}", second_text) \
-            or first[:4] == second[:4]:
+            or not _CALENDAR_DAY.search(first_text) or not re.search(r"\d{4}", second_text):
         return first  # "from tomorrow to June 3, 2030": a relative start keeps its own year
     year = int(second[:4]) - (first[5:10] > second[5:10])
     if not _DAY_VALUE.match(first):  # june through august 2020: a month
@@ -520,6 +520,42 @@ def _weekday_after(first: str, second: str, second_text: str) -> str:
     while day.isoformat() < first[:10]:
         day += timedelta(days=7)
     return day.isoformat() + second[10:]
+
+
+#: A weekday named alone in Chinese (``周一``, ``星期五``, ``礼拜天``).
+_BARE_WEEKDAY_ZH = re.compile(r"(?:周|週|星期|礼拜|禮拜)[一二三四五六日天1-7]")
+#: An end that names its month and day (or month) but no year: ``January 3``, ``3 Jan``, ``1月3日``, ``八月``.
+_YEARLESS_CALENDAR = re.compile(rf"(?i:\b(?:{MONTH_ALT})\b)|\d{{1,2}}/\d{{1,2}}|[0-9一二三四五六七八九十]{{1,3}}\s*月")
+#: ... unless a word places it in a year of its own (``last March``, ``明年八月``).
+_OWN_YEAR = re.compile(r"(?i:\b(?:last|previous|this|next|coming)\b)|[去今明前后後]年|\d{4}|年")
+
+
+def _not_before(first: str, second: str, second_text: str) -> str:
+    """A range does not end before it starts when its end names no year or week of its own: ``from
+    December 20 to January 3`` and ``from today until March 3`` end in the next year, ``从周五到周一``
+    on the Monday after the Friday (the end was read alone, as its next or this year's occurrence)."""
+    if not (_MONTH_VALUE.match(first) and _MONTH_VALUE.match(second)):
+        return second
+    n = min(len(first), len(second), 10)
+    if second[:n] >= first[:n]:
+        return second
+    text = second_text.strip()
+    if _BARE_WEEKDAY_ZH.fullmatch(text) and _DAY_VALUE.match(first) and _DAY_VALUE.match(second):
+        day = date.fromisoformat(second[:10])
+        while day.isoformat() < first[:10]:
+            day += timedelta(days=7)
+        return day.isoformat() + second[10:]
+    if not _YEARLESS_CALENDAR.search(text) or _OWN_YEAR.search(text):
+        return second
+    year = int(second[:4]) + 1
+    if not _DAY_VALUE.match(second):
+        moved = f"{year:04d}{second[4:]}"
+    else:
+        same_day = safe_date(year, int(second[5:7]), int(second[8:10]))
+        if same_day is None:
+            return second
+        moved = same_day.isoformat() + second[10:]
+    return moved if moved[:n] >= first[:n] else second
 
 
 def _inherit(second_text: str, first: str, second: str) -> str:
@@ -560,6 +596,8 @@ def find_dates(text: str, folded: str, reference: datetime, cjk: bool = False) -
             *find_holidays(folded, reference)]
     hits = _join_durations(folded, _weekends_of_days(folded, _drop_overlaps(hits), reference))
     for h in join_ranges(folded, hits, reference.date().isoformat()):
+        if h.type == "datetime" and _HAN.match(folded, h.start) and _NOW.fullmatch(folded, h.start, h.end):
+            continue  # 现在 opens a range or is nothing (find_zh)
         yield Entity(h.type, text[h.start:h.end], h.start, h.end, h.value)
 
 

@@ -76,9 +76,16 @@ DATE_ANCHOR = re.compile(r"[年月日号號天晚晨早夜午周星礼禮週初�
 DURATION_ANCHOR = re.compile(r"[年月周星礼禮週天时時钟鐘分秒]")
 
 
+#: 现在 opening a range (``从现在到八点``, ``现在起至月底``): the moment of reference is its start. Alone
+#: it is no entity — two questions that differ only by a 现在 ask the same thing.
+_NOW_OPENS = re.compile(r"(?:现在|此刻|目前)(?:\s*(?:开始|起))?(?=\s*[到至])")
+
+
 def find_zh(folded: str, ref: datetime) -> Iterator[DateHit]:
     if DATE_ANCHOR.search(folded):
         yield from _dated(folded, ref)
+        for m in _NOW_OPENS.finditer(folded):
+            yield DateHit("datetime", m.start(), m.end(), ref.replace(microsecond=0).isoformat())
     if DURATION_ANCHOR.search(folded):
         yield from _durations(folded, ref)
 
@@ -169,14 +176,19 @@ def _period_range(m: re.Match[str], day_value: str | None, precision: str) -> Da
     return DateHit("daterange", m.start("dp"), m.end("p"), f"{day_value}T{lo:02d}:00:00/{day_value}T{end_clock}")
 
 
+#: A clock hour after ``到`` / ``至``: what makes a bare hour before it the start of a range (``三点到五点``).
+_TO_CLOCK = re.compile(r"\s*[到至]\s*(?:[0-9]{1,2}|[零〇一二两三四五六七八九十]{1,3})\s*[点點时時]")
+
+
 def _clock_context(m: re.Match[str]) -> bool:
-    """A bare ``3点`` is a time only with minutes, 钟, a digit hour or a range; ``三点建议`` is not."""
+    """A bare ``3点`` is a time only with minutes, 钟, a digit hour or a range (at either end:
+    ``三点到五点``); ``三点建议`` is not."""
     g = m.groupdict()
     before = m.string[max(0, m.start() - 2):m.start()]
     after = m.string[m.end():m.end() + 2]
     return bool(g["mi"] or g["half"] or g["q"] or g["s"] or (g["h"] and g["h"].isdigit())
                 or "钟" in m.group() or g["h"] in ("零", "〇") or "到" in before or "至" in before
-                or after in ("之后", "之前", "以后", "以前"))
+                or after in ("之后", "之前", "以后", "以前") or _TO_CLOCK.match(m.string, m.end()))
 
 
 def _date_part(g: dict[str, str | None], ref: datetime, m: re.Match[str]) -> tuple[str | None, str]:

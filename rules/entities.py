@@ -12,10 +12,11 @@ import bisect
 import logging
 from collections.abc import Callable, Collection, Iterable
 from datetime import datetime
+from decimal import localcontext
 
 from lastline.text import is_cjk_dominant
 
-from ._types import ENTITY_TYPES, Entity, fold
+from ._types import DECIMALS, ENTITY_TYPES, Entity, fold
 from .dates import find_dates
 from .money import find_money, find_word_money
 from .numbers import find_number_forms, find_numbers, find_ordinals
@@ -58,10 +59,16 @@ def find_entities(
     caller that knows the kind of the text already — a pack rule whose label names a money or a date
     field reads its value without asking whether a date or a phone could take the span (the date
     grammars are most of the cost of a short English text).
-    Never raises on any string.
+    Never raises on any string, and reads numbers the same whatever the caller's decimal context.
     """
     if not isinstance(text, str) or not text:
         return []
+    with localcontext(DECIMALS):
+        return _find(text, reference_time, types, lang, rivals)
+
+
+def _find(text: str, reference_time: datetime | None, types: Collection[str] | None, lang: str | None,
+          rivals: bool) -> list[Entity]:
     text = text[:MAX_CHARS]
     try:
         folded = fold(text)

@@ -12,10 +12,10 @@ import bisect
 import re
 import unicodedata
 from collections.abc import Iterator
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 from functools import lru_cache
 
-from ._types import Entity, format_decimal
+from ._types import DECIMALS, Entity, format_decimal
 from .regexes import alternation
 
 __all__ = ["CN_DIGITS", "CN_NUM_CHARS", "DOT_GROUPED", "NUMBER_RE", "find_numbers", "find_ordinals", "parse_number"]
@@ -74,7 +74,13 @@ _TOKEN = re.compile(rf"{_ARABIC}|[{CN_DIGITS}]|[{_UNITS}]|[{POINT}]")
 
 @lru_cache(maxsize=4096)
 def parse_number(text: str) -> Decimal | None:
-    """Exact value of one numeral, or ``None`` when ``text`` is not a well-formed numeral."""
+    """Exact value of one numeral, or ``None`` when ``text`` is not a well-formed numeral (the same
+    whatever the caller's decimal context: it is cached)."""
+    with localcontext(DECIMALS):
+        return _parse_number(text)
+
+
+def _parse_number(text: str) -> Decimal | None:
     s = text.strip().replace(" ", "")
     if not s:
         return None

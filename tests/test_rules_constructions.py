@@ -6,13 +6,17 @@ learned one spec string instead of the construction fails here.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lastline.rules import find_entities
 
 REF = datetime(2024, 6, 12, 10, 0)  # a Wednesday
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
 
 
 def found(text: str, *types: str) -> list[tuple[str, str, object]]:
@@ -884,3 +888,67 @@ def test_two_number_words_without_a_cue_are_no_clock_time() -> None:
 def test_a_list_of_weekdays_stays_a_list_of_days() -> None:
     assert found("free on Wednesday, Thursday or Friday", "date") == [
         ("date", "Wednesday", "2024-06-12"), ("date", "Thursday", "2024-06-13"), ("date", "Friday", "2024-06-14")]
+
+
+# -- a range does not end before it starts ------------------------------------------------------------
+@pytest.mark.parametrize(("text", "value"), [
+    ("off from December 20 to January 3", "2024-12-20/2025-01-03"),       # the end crosses the new year
+    ("the promo runs Dec 28 - Jan 4", "2024-12-28/2025-01-04"),
+    ("valid from today until March 3", "2024-06-12/2025-03-03"),          # a month already past this year
+    ("between now and February 1", "2024-06-12/2025-02-01"),
+    ("from today to April", "2024-06-12/2025-04"),
+    ("活动从12月20日到1月3日", "2024-12-20/2025-01-03"),
+    ("有效期从今天到3月5日", "2024-06-12/2025-03-05"),
+    ("从今天到二月", "2024-06-12/2025-02"),
+    ("值班从周五到周一", "2024-06-14/2024-06-17"),                          # a weekday alone: the one after the start
+    ("from December 20 to January 3, 2024", "2023-12-20/2024-01-03"),     # a written year is kept
+    ("从今天到明年三月", "2024-06-12/2025-03"),
+])
+def test_a_range_whose_end_names_no_year_ends_after_its_start(text: str, value: str) -> None:
+    assert [v for t, _, v in found(text) if t == "daterange"] == [value]
+
+
+@given(st.dates(min_value=date(2000, 1, 1), max_value=date(2090, 12, 31)), st.integers(1, 12),
+       st.integers(1, 28), st.integers(1, 12), st.integers(1, 28), st.booleans())
+def test_a_range_of_yearless_days_never_ends_before_it_starts(ref: date, m1: int, d1: int, m2: int, d2: int,
+                                                              zh: bool) -> None:
+    text = f"从{m1}月{d1}日到{m2}月{d2}日" if zh else f"from {_MONTHS[m1 - 1]} {d1} to {_MONTHS[m2 - 1]} {d2}"
+    ranges = [e.value for e in find_entities(text, reference_time=datetime(ref.year, ref.month, ref.day))
+              if e.type == "daterange"]
+    assert len(ranges) == 1
+    start, end = ranges[0].split("/")
+    assert start <= end
+    assert (date.fromisoformat(end) - date.fromisoformat(start)).days < 366
+
+
+# -- a bare Chinese hour opening a range of clock times ---------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("会议三点到五点", "三点到五点", "03:00:00/05:00:00"),
+    ("我们从八点到十点开会", "从八点到十点", "08:00:00/10:00:00"),
+    ("营业时间十点至十二点", "十点至十二点", "10:00:00/12:00:00"),
+    ("两点到三点半之间有空", "两点到三点半之间", "02:00:00/03:30:00"),
+])
+def test_a_bare_chinese_hour_before_to_and_a_clock_time_opens_a_timerange(text: str, span: str, value: str) -> None:
+    assert found(text, "timerange", "time") == [("timerange", span, value)]
+
+
+@pytest.mark.parametrize("text", ["我有三点建议", "三点建议到五点再说"])
+def test_a_bare_chinese_hour_with_no_clock_time_after_to_is_no_time(text: str) -> None:
+    assert ("time", "三点", "03:00:00") not in found(text)
+
+
+# -- 现在 opening a range ---------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("从现在到八点都有空", "从现在到八点", "2024-06-12T10:00:00/2024-06-12T20:00:00"),   # 八点 after now: 20:00
+    ("现在开始至下午五点", "现在开始至下午五点", "2024-06-12T10:00:00/2024-06-12T17:00:00"),
+    ("从现在到周五都在出差", "从现在到周五", "2024-06-12/2024-06-14"),                     # to a day: whole days
+    ("活动从现在起到12月31日", "从现在起到12月31日", "2024-06-12/2024-12-31"),
+])
+def test_now_in_chinese_opens_a_range_from_the_reference_time(text: str, span: str, value: str) -> None:
+    assert [(t, s, v) for t, s, v in found(text) if t in ("daterange", "datetime", "date", "time")] == [
+        ("daterange", span, value)]
+
+
+@pytest.mark.parametrize("text", ["我现在想借五千元", "现在能提额吗", "目前到账了吗"])
+def test_now_in_chinese_alone_is_no_entity(text: str) -> None:
+    assert [e for e in find_entities(text, reference_time=REF) if e.type in ("datetime", "date", "daterange")] == []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
 import cn2an
 import pytest
@@ -176,3 +176,16 @@ def test_dotted_and_unit_inputs_never_raise(text: str) -> None:
 ])
 def test_a_digit_before_a_classifier_counts_on_its_own(text: str, expected: list[str]) -> None:
     assert values(text, "number") == expected
+
+
+@pytest.mark.parametrize("text", [
+    "two thirds of the board agreed", "a fee of 1,234,567,890.125 dollars", "贷款三分之二，共计12,345,678,901.25元",
+    "rates rose 12.3456789 percent", "一又三分之一",
+])
+def test_values_do_not_depend_on_the_callers_decimal_context(text: str) -> None:
+    expected = [(e.type, e.text, e.value) for e in find_entities(text, reference_time=REF)]
+    parse_number.cache_clear()
+    with localcontext() as ctx:  # as a host (or a library it imported) may leave the thread's context
+        ctx.prec = 6
+        assert [(e.type, e.text, e.value) for e in find_entities(text, reference_time=REF)] == expected
+        assert parse_number("一又三分之一") == Decimal("1.33333333333333")
