@@ -192,6 +192,7 @@ class UseModel:
         span = size - 2 * _GAP
         h = np.zeros((size, _CNN), np.float32)
         h_in = h[inner]
+        c2 = np.empty((span, _CNN), np.float32)  # a branch's second convolution, before it joins ``feats``
         for i, (order, left) in enumerate(_ORDERS):
             firsts = np.take(slots[i], at, axis=0).reshape(size, order, _CNN)
             h_in[:] = self._b1[i]
@@ -202,18 +203,25 @@ class UseModel:
             h_in += branch
             h[padding] = 0.0
             seconds = (h @ self._w2[i]).reshape(size, order, _CNN)
-            branch[:] = self._b2[i]
-            for j in range(order):
-                branch += seconds[_GAP - left + j : _GAP - left + j + span, j]
-            np.maximum(branch, 0, out=branch)
-            branch += h_in
-        _layernorm(feats, *self._ln, self._eps)
-        bounds = np.empty(2 * len(lengths), np.int64)
-        bounds[0::2] = starts
-        bounds[1::2] = starts + lengths
-        # Sum then project: the token sum commutes with the (linear) output projection.
-        mean = np.add.reduceat(feats, bounds, axis=0)[0::2] @ self._cnn_w
+            np.add(seconds[_GAP - left : _GAP - left + span, 0], self._b2[i], out=c2)
+            for j in range(1, order):
+                c2 += seconds[_GAP - left + j : _GAP - left + j + span, j]
+            np.maximum(c2, 0, out=c2)
+            np.add(c2, h_in, out=branch)
+        # Layer norm, summed over each sentence's tokens, in one product: Σ_t LN(f_t) = γ ⊙ Σ_t r_t (f_t − μ_t)
+        # + n·β, with r_t the token's reciprocal deviation as the weight of its row (padding rows weigh 0).
+        feats -= feats.mean(axis=-1, keepdims=True)
+        weights = np.zeros((len(lengths), size), np.float32)
+        for k, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
+            rows_k = feats[start : start + length]
+            weights[k, start : start + length] = np.reciprocal(
+                np.sqrt(np.einsum("ij,ij->i", rows_k, rows_k) / feats.shape[-1] + self._eps))
         counts = lengths.astype(np.float32)
+        summed = weights @ feats
+        summed *= self._ln[0]
+        summed += counts[:, None] * self._ln[1]
+        # Sum then project: the token sum commutes with the (linear) output projection.
+        mean = summed @ self._cnn_w
         mean += counts[:, None] * self._cnn_b
         mean *= np.reciprocal(np.sqrt(counts))[:, None]
         d0, d1, d2, d3, p1, p3 = self._dense
