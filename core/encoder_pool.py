@@ -42,11 +42,15 @@ def _model_id() -> str:
 
 
 def _encode(texts: list[str]) -> tuple[np.ndarray, float]:
-    """The rows and the CPU seconds this worker spent on them (the caller's stage accounting)."""
+    """The rows and the CPU seconds this worker spent on them (the caller's stage accounting).
+
+    Encoded in calls as large as the caller's own (``encode_distinct``'s default): USE computes a
+    call's distinct tokens once (:mod:`lastline.use_model`), so a larger call shares more of them.
+    """
     assert _worker_backend is not None
     backend = _worker_backend
     started = time.process_time()
-    rows = normalize_rows(encode_distinct(backend, texts, batch=64))
+    rows = normalize_rows(encode_distinct(backend, texts))
     return rows, time.process_time() - started
 
 

