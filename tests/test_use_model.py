@@ -90,3 +90,28 @@ def test_default_backend_runs_the_fast_model_under_the_same_id() -> None:
     assert isinstance(backend._model, UseModel)
     assert backend.model_id == "use-multilingual-v3" == UseModel.model_id
     assert backend.encode([]).shape == (0, 512)
+
+
+def test_a_full_memo_keeps_its_cap_and_changes_no_vector(reference: USE) -> None:
+    small = UseModel(1, memo_tokens=40)
+    first = small.encode(TEXTS)
+    assert small.memo_size == 40
+    again = small.encode(TEXTS)  # some tokens from the memo now, the rest computed again
+    assert small.memo_size == 40
+    np.testing.assert_allclose(again, first, atol=1e-6)
+    np.testing.assert_allclose(again, np.asarray(reference.encode(TEXTS), dtype=np.float32), atol=2e-6)
+
+
+def test_kept_token_stages_equal_fresh_ones(fast: UseModel) -> None:
+    tokens = np.unique(np.asarray(fast.tokenize(["how do I reset my password", "重置密码"])[0], dtype=np.int64))
+    fast.encode(["how do I reset my password", "重置密码"])  # now kept
+    kept = fast._memo[fast._memo_slot[tokens]]
+    assert (fast._memo_slot[tokens] >= 0).all()
+    np.testing.assert_allclose(kept, fast._token_parts(tokens), rtol=1e-5, atol=1e-5)
+
+
+def test_without_a_memo_every_call_computes_its_tokens(reference: USE) -> None:
+    plain = UseModel(1, memo_tokens=0)
+    np.testing.assert_allclose(plain.encode(TEXTS[:5]), np.asarray(reference.encode(TEXTS[:5]), dtype=np.float32),
+                               atol=2e-6)
+    assert plain.memo_size == 0
