@@ -1,10 +1,11 @@
 """The word lists the polarity and name guards read, loaded once from ``cache/lexicon/``.
 
 Each file says where it comes from (``cache/lexicon/README.md``): the English antonyms, instance
-names and irregular forms are generated from Princeton WordNet 3.0 by ``bench/build_lexicons.py``;
-the Chinese lists and the English additions are hand-written. Nothing is fetched at run time.
-Loaded lazily (a process that never compares two prompts never reads them) and kept as plain
-sets and dicts: about 14k names, 3.4k antonym pairs and 36k synonym groups.
+names, irregular forms, synonym groups, direct kinds and derived forms are generated from Princeton
+WordNet 3.0 by ``bench/build_lexicons.py``; the Chinese lists and the English additions are
+hand-written or bridged from CC-CEDICT. Nothing is fetched at run time. Loaded lazily (a process
+that never compares two prompts never reads them) and kept as plain sets and dicts: about 14k
+names, 3.4k antonym pairs, 36k synonym groups, 14k hypernyms with their kinds, 16k derivations.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from functools import lru_cache
 from importlib import resources
 
 __all__ = [
-    "affixes_en", "antonyms_en", "inflections_en", "lemmas", "names_en", "opposite_chars_zh", "opposites_zh",
-    "synonyms_en", "synonyms_zh", "words_en",
+    "affixes_en", "antonyms_en", "derivations_en", "hypernyms_en", "inflections_en", "lemmas", "names_en",
+    "opposite_chars_zh", "opposites_zh", "synonyms_en", "synonyms_zh", "words_en",
 ]
 
 
@@ -94,6 +95,28 @@ def synonyms_en() -> dict[str, frozenset[int]]:
     """Word → the synonym groups it belongs to (WordNet synsets, adjective clusters, pertainyms):
     two words stand for each other when their groups meet."""
     return _groups("synonyms_en.tsv")
+
+
+@lru_cache(maxsize=1)
+def derivations_en() -> dict[str, frozenset[int]]:
+    """Word → the derivation pairs it belongs to (WordNet's derivationally related forms: driver /
+    drive, benefit / beneficial): two words are one word in two forms when their pairs meet."""
+    return _groups("derivations_en.tsv")
+
+
+@lru_cache(maxsize=1)
+def hypernyms_en() -> tuple[dict[str, frozenset[int]], dict[str, frozenset[int]]]:
+    """(word → the lines it heads, word → the lines it is a kind on) of WordNet's direct hypernymy
+    (nouns and verbs: woman → girl, decrease → reduce): ``x`` is a direct kind of ``y`` when a line
+    ``y`` heads lists ``x`` among its kinds."""
+    heads: dict[str, set[int]] = {}
+    kinds: dict[str, set[int]] = {}
+    for i, row in enumerate(_rows("hypernyms_en.tsv")):
+        for word in row[0].split():
+            heads.setdefault(word, set()).add(i)
+        for word in row[1].split():
+            kinds.setdefault(word, set()).add(i)
+    return ({w: frozenset(ids) for w, ids in heads.items()}, {w: frozenset(ids) for w, ids in kinds.items()})
 
 
 def _groups(name: str) -> dict[str, frozenset[int]]:
