@@ -18,6 +18,7 @@ OPPOSITE = [
     ("Is this legal in India?", "Is this illegal in India?", "antonym"),
     ("What are the advantages of remote work?", "What are the disadvantages of remote work?", "antonym"),
     ("Which laptop is the cheapest?", "Which laptop is the most expensive?", "antonym"),
+    ("How do I buy a gun without a license?", "How do I buy a gun with a license?", "antonym"),  # curated
     # Chinese antonyms: word pairs and opposite characters in the same place
     ("怎么开通微粒贷", "怎么关闭微粒贷", "antonym"),
     ("额度怎么提高", "额度怎么降低", "antonym"),
