@@ -12,7 +12,8 @@ any order), the swapped words must be shown to stand for each other, or the pair
   other (``girl`` / ``woman``, ``reduce`` / ``decrease``), derivationally related forms (``drivers``
   / ``driving``), one word a prefix of the other (``develop`` / ``development``, ``India`` /
   ``Indian``), one stem with two endings (``addictive`` / ``addicting``; never ``-less``:
-  ``meaning`` / ``meaningless``), or a spelling one letter apart (``colour`` / ``color``);
+  ``meaning`` / ``meaningless``), or a typo as the fuzzy layer reads one (``colour`` / ``color``,
+  ``rest`` / ``reset``: one edit in four letters or more);
 - Chinese: the same characters cut differently (微粒贷 / 微粒 贷), one word inside the other
   (借 / 借款), words sharing a CC-CEDICT gloss (得到 / 获取 "to get"; ``synonyms_zh.tsv``), or a
   character in common (借款 / 贷款; ``shared_char``), never across a negation (能 / 不能).
@@ -46,6 +47,7 @@ from collections.abc import Sequence
 from rapidfuzz.distance import Levenshtein
 
 from ._diff import Change, Token, is_cjk, mostly_chinese
+from ._fuzzy import word_typo
 from ._lexicon import derivations_en, hypernyms_en, lemmas, synonyms_en, synonyms_zh
 
 __all__ = ["content_words", "function_word_zh", "swapped_stretch_zh", "swapped_word_en", "unproven_swap"]
@@ -137,7 +139,9 @@ def _english_paraphrase(x: str, y: str) -> bool:
         return True
     if stem >= 5 and stem >= 0.6 * len(short):  # one stem, two endings: addictive / addicting
         return True
-    return len(short) >= 5 and Levenshtein.distance(x, y, score_cutoff=1) <= 1
+    if len(short) >= 5 and Levenshtein.distance(x, y, score_cutoff=1) <= 1:  # what'sapp / whatsapp
+        return True
+    return word_typo(x, y)  # what the fuzzy layer serves as a typo (rest / reset) the guard lets through
 
 
 def _common_prefix(x: str, y: str) -> str:

@@ -119,6 +119,7 @@ def test_a_word_swapped_in_place_is_vetoed_by_default(a: str, b: str) -> None:
     ("What are the functions of the liver?", "What is the function of the liver?"),
     ("Why is coffee so addictive?", "Why is coffee so addicting?"),
     ("What is the favourite colour of cats?", "What is the favorite colour of cats?"),
+    ("How do I reset my password?", "How do I rest my password?"),  # a typo the fuzzy layer serves
 ])
 def test_a_word_swapped_for_one_shown_to_stand_for_it_passes(a: str, b: str) -> None:
     assert SlotGuard().why(a, b) is None, SlotGuard().why(a, b)
