@@ -27,10 +27,11 @@ word in one stretch of the alignment, every other difference function words — 
 opposite question an embedding cannot tell apart looks like (is it real / is it fake, how to
 install / how to remove). A paraphrase that rewords around the swap (``keep getting`` / ``is
 repeatedly``, ``get rid of`` / ``deal with``) is no such edit and is left to the cosine. Among the
-one-word swaps of QQP's training duplicates, a word against its direct kind (``woman`` /
-``girl``) or another form of it (``drivers`` / ``driving``) is as often a duplicate as a synset
-swap (≈ 0.7–0.8), siblings and cousins (``guy`` / ``girl``, ``rise`` / ``drop``) rarely (≈ 0.1):
-the evidence above keeps the first and vetoes the second.
+one-word swaps of QQP's training pairs (``bench/swap_evidence.py``), a word against its direct
+kind (``woman`` / ``girl``) or another form of it (``drivers`` / ``driving``) is about as often a
+duplicate as a synonym swap (0.7–0.8), two kinds of one thing (``guy`` / ``girl``, ``rise`` /
+``drop``) or unrelated words rarely (0.1–0.3): the evidence above keeps the first and vetoes the
+second.
 
 The order-free rules (``swaps_en``, ``swaps_zh``, ``stretch_zh``) are off by default: on the
 labelled development pairs they veto more duplicates than they save (docs/benchmarks.md), because
@@ -50,7 +51,9 @@ from ._diff import Change, Token, is_cjk, mostly_chinese
 from ._fuzzy import word_typo
 from ._lexicon import derivations_en, hypernyms_en, lemmas, synonyms_en, synonyms_zh
 
-__all__ = ["content_words", "function_word_zh", "swapped_stretch_zh", "swapped_word_en", "unproven_swap"]
+__all__ = [
+    "content_words", "function_word_zh", "swap_in_place", "swapped_stretch_zh", "swapped_word_en", "unproven_swap",
+]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -198,16 +201,23 @@ def swapped_word_en(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Cha
     stretch of the alignment holds one word on each side, every other stretch only function words
     or digits (the value guard's) — and nothing shows the two words to stand for each other
     (``_english_paraphrase``): is it real / is it fake, how to install / how to remove, speedy / slow."""
+    swap = swap_in_place(ta, tb, diff)
+    return swap is not None and not _english_paraphrase(swap[0].key, swap[1].key)
+
+
+def swap_in_place(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change]) -> tuple[Token, Token] | None:
+    """The two English content words when the prompts differ by one swapped in place (one stretch
+    of one word on each side; every other stretch function words or digits), else None."""
     swapped = [c for c in diff if any(_content(t) for t in (*ta[c.a0:c.a1], *tb[c.b0:c.b1]))]
     if len(swapped) != 1:
-        return False
+        return None
     (c,) = swapped
     if c.a1 - c.a0 != 1 or c.b1 - c.b0 != 1:
-        return False
+        return None
     x, y = ta[c.a0], tb[c.b0]
     if is_cjk(x) or is_cjk(y) or not (_content(x) and _content(y)):
-        return False
-    return not _english_paraphrase(x.key, y.key)
+        return None
+    return x, y
 
 
 def swapped_stretch_zh(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change], max_chars: int = 4) -> bool:

@@ -203,8 +203,8 @@ class SlotGuard:
     negation_zh_chars: bool = True
     #: English: one content word swapped in place for another that nothing shows to stand for it
     #: (``_substitution.swapped_word_en``: real / fake, install / remove, speedy / slow) — what no
-    #: list of opposites or names holds. Above the own-2% threshold on QQP val it vetoes fewer
-    #: labelled duplicates than non-duplicates (docs/benchmarks.md).
+    #: list of opposites or names holds. Above the own-2% threshold it vetoes 3 labelled duplicates
+    #: for 7 non-duplicates on QQP val, none of either on LCQMC, BQ and ATEC (docs/benchmarks.md).
     swapped_word_en: bool = True
     #: The order-free minimal-edit rule (``_substitution.unproven_swap``): one swapped content word
     #: anywhere must be shown to be a paraphrase. Off by default in both languages: on the labelled
