@@ -46,39 +46,33 @@ def _meet(groups: dict[str, frozenset[int]], xs: set[str], ys: set[str]) -> bool
     return any(groups.get(p, frozenset()) & groups.get(q, frozenset()) for p in xs for q in ys)
 
 
-def _meet_directed(heads: dict[str, frozenset[int]], kinds: dict[str, frozenset[int]], xs: set[str],
-                   ys: set[str]) -> bool:
-    return any(heads.get(p, frozenset()) & kinds.get(q, frozenset()) for p in xs for q in ys)
-
-
 def _parents(words: set[str]) -> set[str]:
-    """The direct hypernyms of any of ``words`` (the heads of the lines they are kinds on)."""
-    heads, kinds = hypernyms_en()
-    lines = {i for w in words for i in kinds.get(w, ())}
-    return {w for w, ids in heads.items() if ids & lines} if lines else set()
+    """The direct hypernyms of any of ``words``."""
+    hypernyms = hypernyms_en()
+    return {h for w in words for h in hypernyms.get(w, ())}
 
 
 def kind_of(x: str, y: str, guard_passes: bool) -> str:
     """The first kind the swap ``x`` / ``y`` belongs to (see the module docstring)."""
     lx, ly = lemmas(x), lemmas(y)
-    heads, kinds = hypernyms_en()
+    px, py = _parents(lx), _parents(ly)
     if lx & ly:
         return "same lemma"
     if _meet(synonyms_en(), lx, ly):
         return "synonym group"
-    if _meet_directed(heads, kinds, lx, ly) or _meet_directed(heads, kinds, ly, lx):
+    if px & ly or py & lx:
         return "direct kind"
-    if _meet(derivations_en(), lx, ly):
+    forms = derivations_en()
+    if any(q in forms.get(p, ()) for p in lx for q in ly):
         return "derived form"
     if guard_passes:
         return "one stem or a typo"
     words = words_en()
     if not any(w in words for w in lx) or not any(w in words for w in ly):
         return "unknown word"
-    if _meet(kinds, lx, ly):
+    if px & py:
         return "siblings"
-    px, py = _parents(lx), _parents(ly)
-    if px & py or _meet(kinds, px, py):
+    if _parents(px) & _parents(py):
         return "cousins"
     return "unrelated"
 

@@ -5,11 +5,12 @@ names, irregular forms, synonym groups, direct kinds and derived forms are gener
 WordNet 3.0 by ``bench/build_lexicons.py``; the Chinese lists and the English additions are
 hand-written or bridged from CC-CEDICT. Nothing is fetched at run time. Loaded lazily (a process
 that never compares two prompts never reads them) and kept as plain sets and dicts: about 14k
-names, 3.4k antonym pairs, 36k synonym groups, 14k hypernyms with their kinds, 16k derivations.
+names, 3.4k antonym pairs, 36k synonym groups, the direct hypernyms of 44k words, 16k derivations.
 """
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 from importlib import resources
 
@@ -98,25 +99,28 @@ def synonyms_en() -> dict[str, frozenset[int]]:
 
 
 @lru_cache(maxsize=1)
-def derivations_en() -> dict[str, frozenset[int]]:
-    """Word → the derivation pairs it belongs to (WordNet's derivationally related forms: driver /
-    drive, benefit / beneficial): two words are one word in two forms when their pairs meet."""
-    return _groups("derivations_en.tsv")
+def derivations_en() -> dict[str, tuple[str, ...]]:
+    """Word → the words WordNet gives as its derivationally related forms (driver → drive, benefit →
+    beneficial), both directions."""
+    out: dict[str, list[str]] = {}
+    for a, b in (row[:2] for row in _rows("derivations_en.tsv")):
+        a, b = sys.intern(a), sys.intern(b)
+        out.setdefault(a, []).append(b)
+        out.setdefault(b, []).append(a)
+    return {w: tuple(forms) for w, forms in out.items()}
 
 
 @lru_cache(maxsize=1)
-def hypernyms_en() -> tuple[dict[str, frozenset[int]], dict[str, frozenset[int]]]:
-    """(word → the lines it heads, word → the lines it is a kind on) of WordNet's direct hypernymy
-    (nouns and verbs: woman → girl, decrease → reduce): ``x`` is a direct kind of ``y`` when a line
-    ``y`` heads lists ``x`` among its kinds."""
-    heads: dict[str, set[int]] = {}
-    kinds: dict[str, set[int]] = {}
-    for i, row in enumerate(_rows("hypernyms_en.tsv")):
-        for word in row[0].split():
-            heads.setdefault(word, set()).add(i)
+def hypernyms_en() -> dict[str, tuple[str, ...]]:
+    """Word → its direct hypernyms in WordNet (nouns and verbs: girl → woman, reduce → decrease,
+    lessen …): ``x`` is a direct kind of ``y`` when ``y`` is among ``x``'s. Words are interned and
+    kept in tuples: 44k words, ≈ 8 MB of heap."""
+    out: dict[str, list[str]] = {}
+    for row in _rows("hypernyms_en.tsv"):
+        heads = [sys.intern(w) for w in row[0].split()]
         for word in row[1].split():
-            kinds.setdefault(word, set()).add(i)
-    return ({w: frozenset(ids) for w, ids in heads.items()}, {w: frozenset(ids) for w, ids in kinds.items()})
+            out.setdefault(sys.intern(word), []).extend(heads)
+    return {w: tuple(dict.fromkeys(hs)) for w, hs in out.items()}
 
 
 def _groups(name: str) -> dict[str, frozenset[int]]:

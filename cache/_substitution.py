@@ -115,13 +115,14 @@ def _meet(groups: dict[str, frozenset[int]], xs: set[str], ys: set[str]) -> bool
 
 def _direct_kind(xs: set[str], ys: set[str]) -> bool:
     """A lemma of one word is a direct hyponym of a lemma of the other (girl / woman)."""
-    heads, kinds = hypernyms_en()
-    return _meet_directed(heads, kinds, xs, ys) or _meet_directed(heads, kinds, ys, xs)
+    hypernyms = hypernyms_en()
+    return any(q in hypernyms.get(p, ()) or p in hypernyms.get(q, ()) for p in xs for q in ys)
 
 
-def _meet_directed(heads: dict[str, frozenset[int]], kinds: dict[str, frozenset[int]], xs: set[str],
-                   ys: set[str]) -> bool:
-    return any(heads.get(p, frozenset()) & kinds.get(q, frozenset()) for p in xs for q in ys)
+def _derived(xs: set[str], ys: set[str]) -> bool:
+    """A lemma of one word is a derivationally related form of a lemma of the other (drive / driver)."""
+    forms = derivations_en()
+    return any(q in forms.get(p, ()) for p in xs for q in ys)
 
 
 #: The privative ending: a stem plus ``-less`` says the stem is missing (meaning / meaningless).
@@ -132,7 +133,7 @@ def _english_paraphrase(x: str, y: str) -> bool:
     lx, ly = lemmas(x), lemmas(y)
     if lx & ly:
         return True
-    if _meet(synonyms_en(), lx, ly) or _meet(derivations_en(), lx, ly) or _direct_kind(lx, ly):
+    if _meet(synonyms_en(), lx, ly) or _derived(lx, ly) or _direct_kind(lx, ly):
         return True
     short, long = sorted((x, y), key=len)
     stem = len(_common_prefix(x, y))

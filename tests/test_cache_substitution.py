@@ -175,9 +175,8 @@ def test_a_swapped_chinese_stretch_is_another_thing() -> None:
 
 def test_lexicons_are_loaded_from_package_data() -> None:
     assert synonyms_en()["quick"] & synonyms_en()["fast"]
-    heads, kinds = hypernyms_en()
-    assert heads["woman"] & kinds["girl"] and not heads["girl"] & kinds["woman"]
-    assert derivations_en()["driver"] & derivations_en()["drive"]
+    assert "woman" in hypernyms_en()["girl"] and "girl" not in hypernyms_en()["woman"]
+    assert "drive" in derivations_en()["driver"] and "driver" in derivations_en()["drive"]
     assert synonyms_zh()["得到"] & synonyms_zh()["获取"]
     assert "child" in lemmas("children")
 
