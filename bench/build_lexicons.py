@@ -20,6 +20,12 @@ Writes
   every synset with two or more single-word lemmas, every adjective cluster (a head adjective and
   its "similar to" satellites: fast, quick, speedy …) and every pertainym pair (quickly → quick),
   so the minimal-edit rule can tell a swapped synonym from a swapped meaning;
+- ``hypernyms_en.tsv``: one line per noun or verb synset that has kinds, its single-word lemmas
+  and, after a tab, the single-word lemmas of its direct hyponyms (woman → girl, decrease → reduce,
+  create → form); the swapped-word rule reads a word against its direct kind as the same question
+  asked more or less precisely, never two kinds of one thing (girl / guy, rise / drop: siblings);
+- ``derivations_en.tsv``: WordNet's derivationally related forms, one pair of single words a line
+  (driver / drive, benefit / beneficial), so a swap between them is no other question;
 - ``words_en.tsv``: every single-word lemma with the parts of speech WordNet gives it (``n v a r``),
   the real-word list the affix rule checks both words against (so "under" is no un+der);
 - ``affixes_en.tsv``: opposite affixes learned from the direct antonyms — for each pair, the split
@@ -103,6 +109,13 @@ def main() -> None:
     (OUT / "inflections_en.tsv").write_text(header + "".join(sorted(set(forms))), encoding="utf-8")
     groups = _synonym_groups(data, letter)
     (OUT / "synonyms_en.tsv").write_text(header + "".join("\t".join(g) + "\n" for g in groups), encoding="utf-8")
+    kinds = _kinds(data, letter)
+    (OUT / "hypernyms_en.tsv").write_text(
+        header + "# hypernym lemmas\tlemmas of its direct hyponyms\n"
+        + "".join(f"{' '.join(h)}\t{' '.join(k)}\n" for h, k in kinds), encoding="utf-8")
+    derived = _derivations(data, letter)
+    (OUT / "derivations_en.tsv").write_text(
+        header + "".join(f"{a}\t{b}\n" for a, b in derived), encoding="utf-8")
     pos_of = _parts_of_speech(data)
     (OUT / "words_en.tsv").write_text(
         header + "".join(f"{w}\t{''.join(sorted(p))}\n" for w, p in sorted(pos_of.items())), encoding="utf-8")
@@ -111,6 +124,7 @@ def main() -> None:
         header + "# kind\taffix\taffix\tpart of speech\tantonym pairs showing it\n"
         + "".join(f"{kind}\t{a}\t{b}\t{pos}\t{n}\n" for (kind, a, b, pos), n in affixes), encoding="utf-8")
     print(f"{len(antonyms)} antonym pairs, {len(rows)} instance names, {len(groups)} synonym groups, "
+          f"{len(kinds)} hypernyms with kinds, {len(derived)} derivation pairs, "
           f"{len(pos_of)} words, {len(affixes)} opposite affix pairs → {OUT}")
 
 
@@ -156,6 +170,37 @@ def _opposite_affixes(antonyms: set[tuple[str, str, str]], words: dict[str, set[
                     seen[(kind, *sorted((pa, pb)), pos)] += 1  # type: ignore[arg-type]
                     break
     return sorted(((k, n) for k, n in seen.items() if n >= min_pairs), key=lambda kn: (-kn[1], kn[0]))
+
+
+def _kinds(data: _Synsets, letter: dict[str, str]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """(hypernym lemmas, lemmas of its direct hyponyms) for every noun and verb synset with single-word
+    lemmas on both sides. Instances (Paris of city) are left out: names are the name rule's; so are
+    hyphenated lemmas, which the guard's tokens never are."""
+    def words_of(lemmas: list[str]) -> list[str]:
+        return [w for w in _single(lemmas) if "-" not in w]
+
+    out: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
+    for pos in ("noun", "verb"):
+        for words, ptrs in data[pos].values():
+            heads = tuple(words_of(words))
+            kinds = tuple(sorted({w for sym, off, p, _ in ptrs if sym == "~"
+                                  for w in words_of(data[letter[p]][off][0])} - set(heads)))
+            if heads and kinds:
+                out.add((tuple(sorted(heads)), kinds))
+    return sorted(out)
+
+
+def _derivations(data: _Synsets, letter: dict[str, str]) -> list[tuple[str, str]]:
+    """WordNet's derivationally related forms (the lexical ``+`` pointer), single words only."""
+    out: set[tuple[str, str]] = set()
+    for words, ptrs in (syn for syns in data.values() for syn in syns.values()):
+        for sym, off, p, st in ptrs:
+            if sym != "+" or st == "0000":
+                continue
+            a, b = words[int(st[:2], 16) - 1], data[letter[p]][off][0][int(st[2:], 16) - 1]
+            if " " not in a + b and "-" not in a + b and a != b:
+                out.add((min(a, b), max(a, b)))
+    return sorted(out)
 
 
 def _single(words: list[str]) -> list[str]:

@@ -55,7 +55,7 @@ def main() -> None:
     rss0 = _rss_mb()
     tracemalloc.start()
     for load in (_lexicon.antonyms_en, _lexicon.inflections_en, _lexicon.names_en, _lexicon.synonyms_en,
-                 _lexicon.synonyms_zh):
+                 _lexicon.hypernyms_en, _lexicon.derivations_en, _lexicon.synonyms_zh):
         load()
     _lexicon.opposites_zh(True)
     _lexicon.opposite_chars_zh(True)

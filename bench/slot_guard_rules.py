@@ -53,7 +53,7 @@ RULES_SECTION = "### Per rule on the labelled pairs (`bench/slot_guard_rules.py 
 
 _CHANGED_OFF = {"antonyms": False, "changed_negation_zh": False, "role_swaps": False, "names": False,
                 "names_zh_spans": False, "swapped_nouns_zh": False, "derived_zh": False, "affixes_en": False,
-                "reversals_zh": False, "composed_zh": False}
+                "reversals_zh": False, "composed_zh": False, "swapped_word_en": False}
 _CONSTRUCTIONS = {"affixes_en": True, "reversals_zh": True, "composed_zh": True}
 CONFIGS = {
     "none": None,
@@ -70,7 +70,8 @@ CONFIGS = {
     "… + role swaps": SlotGuard(names=False, names_zh_spans=False, swapped_nouns_zh=False),
     "… + names": SlotGuard(names_zh_spans=False, swapped_nouns_zh=False),
     "… + ZH names, differing stretches taken whole": SlotGuard(swapped_nouns_zh=False),
-    "… + ZH one-noun swaps (default)": SlotGuard(),
+    "… + ZH one-noun swaps": SlotGuard(swapped_word_en=False),
+    "… + EN swapped word in place (default)": SlotGuard(),
     "default + minimal-edit swaps (EN, ZH) and ZH swapped stretches (off by default)":
         SlotGuard(swaps_en=True, swaps_zh=True, stretch_zh=True),
 }
@@ -90,7 +91,8 @@ RULES = {
     "negation_zh, any in the changed words (before)": SlotGuard(**{**_ALONE, "changed_negation_zh": True,
                                                                    "negation_zh_alone": False}),
     "negation_zh, all that differs (default)": SlotGuard(**{**_ALONE, "changed_negation_zh": True}),
-    "swap, one English word without a synonym (off)": SlotGuard(**{**_ALONE, "swaps_en": True}),
+    "swap, one English word swapped in place (default)": SlotGuard(**{**_ALONE, "swapped_word_en": True}),
+    "swap, one English word without a synonym, any order (off)": SlotGuard(**{**_ALONE, "swaps_en": True}),
     "swap, one Chinese word without a synonym (off)": SlotGuard(**{**_ALONE, "swaps_zh": True}),
     "stretch_zh, one swapped Chinese stretch (off)": SlotGuard(**{**_ALONE, "stretch_zh": True}),
     "role_swap": SlotGuard(**{**_ALONE, "role_swaps": True}),
@@ -104,6 +106,7 @@ ON_DEFAULT = {
     "EN opposite affixes (unsafe / safe, over / under)": (SlotGuard(), SlotGuard(affixes_en=False)),
     "ZH reversal verbs (申请 / 撤销, 开通 / 注销)": (SlotGuard(), SlotGuard(reversals_zh=False)),
     "ZH composed characters (质量好 / 质量差)": (SlotGuard(), SlotGuard(composed_zh=False)),
+    "EN swapped word in place (real / fake, install / remove)": (SlotGuard(), SlotGuard(swapped_word_en=False)),
     "minimal-edit swaps EN (off)": (SlotGuard(swaps_en=True), SlotGuard()),
     "minimal-edit swaps ZH (off)": (SlotGuard(swaps_zh=True), SlotGuard()),
     "ZH swapped stretches (off)": (SlotGuard(stretch_zh=True), SlotGuard()),
@@ -243,14 +246,19 @@ def _rules_table(out: Section, q1: list[str], q2: list[str], y: np.ndarray, cos:
         if guard not in judged:
             judged[guard] = np.array([guard.ok(b, a) for a, b in zip(q1, q2, strict=True)])
         return judged[guard]
+    notes: list[str] = []
     for label, (with_rule, without) in ON_DEFAULT.items():
         veto = ~oks(with_rule) & oks(without)
         out(f"| {label} | {int((veto & dup).sum())} | {int((veto & neg).sum())} | {int((veto & dup & top).sum())} "
             f"| {int((veto & neg & top).sum())} |")
         if "(off)" not in label:
-            for a, b in [(a, b) for a, b, v, d, t in zip(q1, q2, veto, dup, top, strict=True) if v and d and t][:3]:
-                out(f"  - duplicate vetoed: {a!r} / {b!r}")
+            for kind, mask in (("duplicate vetoed", dup), ("non-duplicate vetoed", neg)):
+                shown = [(a, b) for a, b, v, m, t in zip(q1, q2, veto, mask, top, strict=True) if v and m and t][:5]
+                notes += [f"- {label.split(' (')[0]}, {kind}: {a!r} / {b!r}" for a, b in shown]
     out()
+    if notes:
+        out("Pairs above the own-2% threshold the default constructions veto (first five of each kind):\n")
+        out("\n".join(notes) + "\n")
 
 
 if __name__ == "__main__":

@@ -27,13 +27,15 @@ from rapidfuzz.distance import OSA
 
 from lastline.text import HAN_CHARS
 
-__all__ = ["length_window", "typo_only", "typo_similarity"]
+__all__ = ["length_window", "typo_only", "typo_similarity", "word_typo"]
 
 _TOKEN = re.compile(rf"[^\W\d_{HAN_CHARS}]+|\d+|[{HAN_CHARS}]|\S")
 _LATIN_WORD = re.compile(rf"[^\W\d_{HAN_CHARS}]{{4,}}")
 
 
-def _word_typo(a: str, b: str) -> bool:
+def word_typo(a: str, b: str) -> bool:
+    """``a`` and ``b`` are one Latin word of ≥ 4 letters with a typo: within one edit (two from 10
+    letters; two neighbouring letters swapped count as one)."""
     if not (_LATIN_WORD.fullmatch(a) and _LATIN_WORD.fullmatch(b)):
         return False
     allowed = 2 if min(len(a), len(b)) >= 10 else 1
@@ -47,7 +49,7 @@ def typo_only(a: str, b: str) -> bool:
         return True
     if len(ta) != len(tb):
         return False
-    return all(x == z or _word_typo(x, z) for x, z in zip(ta, tb, strict=True))
+    return all(x == z or word_typo(x, z) for x, z in zip(ta, tb, strict=True))
 
 
 def length_window(length: int, min_ratio: float) -> tuple[int, int]:

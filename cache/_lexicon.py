@@ -1,20 +1,22 @@
 """The word lists the polarity and name guards read, loaded once from ``cache/lexicon/``.
 
 Each file says where it comes from (``cache/lexicon/README.md``): the English antonyms, instance
-names and irregular forms are generated from Princeton WordNet 3.0 by ``bench/build_lexicons.py``;
-the Chinese lists and the English additions are hand-written. Nothing is fetched at run time.
-Loaded lazily (a process that never compares two prompts never reads them) and kept as plain
-sets and dicts: about 14k names, 3.4k antonym pairs and 36k synonym groups.
+names, irregular forms, synonym groups, direct kinds and derived forms are generated from Princeton
+WordNet 3.0 by ``bench/build_lexicons.py``; the Chinese lists and the English additions are
+hand-written or bridged from CC-CEDICT. Nothing is fetched at run time. Loaded lazily (a process
+that never compares two prompts never reads them) and kept as plain sets and dicts: about 14k
+names, 3.4k antonym pairs, 36k synonym groups, the direct hypernyms of 44k words, 16k derivations.
 """
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 from importlib import resources
 
 __all__ = [
-    "affixes_en", "antonyms_en", "inflections_en", "lemmas", "names_en", "opposite_chars_zh", "opposites_zh",
-    "synonyms_en", "synonyms_zh", "words_en",
+    "affixes_en", "antonyms_en", "derivations_en", "hypernyms_en", "inflections_en", "lemmas", "names_en",
+    "opposite_chars_zh", "opposites_zh", "synonyms_en", "synonyms_zh", "words_en",
 ]
 
 
@@ -94,6 +96,31 @@ def synonyms_en() -> dict[str, frozenset[int]]:
     """Word → the synonym groups it belongs to (WordNet synsets, adjective clusters, pertainyms):
     two words stand for each other when their groups meet."""
     return _groups("synonyms_en.tsv")
+
+
+@lru_cache(maxsize=1)
+def derivations_en() -> dict[str, tuple[str, ...]]:
+    """Word → the words WordNet gives as its derivationally related forms (driver → drive, benefit →
+    beneficial), both directions."""
+    out: dict[str, list[str]] = {}
+    for a, b in (row[:2] for row in _rows("derivations_en.tsv")):
+        a, b = sys.intern(a), sys.intern(b)
+        out.setdefault(a, []).append(b)
+        out.setdefault(b, []).append(a)
+    return {w: tuple(forms) for w, forms in out.items()}
+
+
+@lru_cache(maxsize=1)
+def hypernyms_en() -> dict[str, tuple[str, ...]]:
+    """Word → its direct hypernyms in WordNet (nouns and verbs: girl → woman, reduce → decrease,
+    lessen …): ``x`` is a direct kind of ``y`` when ``y`` is among ``x``'s. Words are interned and
+    kept in tuples: 44k words, ≈ 8 MB of heap."""
+    out: dict[str, list[str]] = {}
+    for row in _rows("hypernyms_en.tsv"):
+        heads = [sys.intern(w) for w in row[0].split()]
+        for word in row[1].split():
+            out.setdefault(sys.intern(word), []).extend(heads)
+    return {w: tuple(dict.fromkeys(hs)) for w, hs in out.items()}
 
 
 def _groups(name: str) -> dict[str, frozenset[int]]:

@@ -8,9 +8,12 @@ content words but for one or two on each side (function words, punctuation and c
 any order), the swapped words must be shown to stand for each other, or the pair is vetoed:
 
 - English: the same lemma (``sold`` / ``sell``), a WordNet synonym group (synset, adjective
-  cluster or pertainym: ``quick`` / ``fast``, ``quickly`` / ``quick``), one word a prefix of the
-  other (``develop`` / ``development``, ``India`` / ``Indian``), one stem with two endings
-  (``addictive`` / ``addicting``), or a spelling one letter apart (``colour`` / ``color``);
+  cluster or pertainym: ``quick`` / ``fast``, ``quickly`` / ``quick``), one a direct kind of the
+  other (``girl`` / ``woman``, ``reduce`` / ``decrease``), derivationally related forms (``drivers``
+  / ``driving``), one word a prefix of the other (``develop`` / ``development``, ``India`` /
+  ``Indian``), one stem with two endings (``addictive`` / ``addicting``; never ``-less``:
+  ``meaning`` / ``meaningless``), or a typo as the fuzzy layer reads one (``colour`` / ``color``,
+  ``rest`` / ``reset``: one edit in four letters or more);
 - Chinese: the same characters cut differently (微粒贷 / 微粒 贷), one word inside the other
   (借 / 借款), words sharing a CC-CEDICT gloss (得到 / 获取 "to get"; ``synonyms_zh.tsv``), or a
   character in common (借款 / 贷款; ``shared_char``), never across a negation (能 / 不能).
@@ -18,11 +21,23 @@ any order), the swapped words must be shown to stand for each other, or the pair
 A swapped word with no such evidence — a different name, an opposite no list holds, another
 product — vetoes. Values are the value guard's: digit runs are no content words here.
 
-Both rules are switches of ``SlotGuard`` (``swaps_en``, ``swaps_zh``, ``stretch_zh``), off by
-default: on the labelled development pairs they veto more duplicates than they save
-(docs/benchmarks.md), because paraphrases swap words no synonym list vouches for (decrease /
-reduce, benefits / advantages, 几天 / 多长). They are what generalises to opposites and names no
-list holds, for a tenant whose traffic is more templated than those sets.
+``swapped_word_en`` is the English rule in its guarded form, on by default (``SlotGuard(
+swapped_word_en=…)``): it judges only an English word swapped *in place* — one word against one
+word in one stretch of the alignment, every other difference function words — which is what an
+opposite question an embedding cannot tell apart looks like (is it real / is it fake, how to
+install / how to remove). A paraphrase that rewords around the swap (``keep getting`` / ``is
+repeatedly``, ``get rid of`` / ``deal with``) is no such edit and is left to the cosine. Among the
+one-word swaps of QQP's training pairs (``bench/swap_evidence.py``), a word against its direct
+kind (``woman`` / ``girl``) or another form of it (``drivers`` / ``driving``) is about as often a
+duplicate as a synonym swap (0.7–0.8), two kinds of one thing (``guy`` / ``girl``, ``rise`` /
+``drop``) or unrelated words rarely (0.1–0.3): the evidence above keeps the first and vetoes the
+second.
+
+The order-free rules (``swaps_en``, ``swaps_zh``, ``stretch_zh``) are off by default: on the
+labelled development pairs they veto more duplicates than they save (docs/benchmarks.md), because
+paraphrases swap words no list vouches for (几天 / 多长) and reword around a swapped word. They
+are what generalises to opposites and names no list holds, for a tenant whose traffic is more
+templated than those sets.
 """
 
 from __future__ import annotations
@@ -33,9 +48,12 @@ from collections.abc import Sequence
 from rapidfuzz.distance import Levenshtein
 
 from ._diff import Change, Token, is_cjk, mostly_chinese
-from ._lexicon import lemmas, synonyms_en, synonyms_zh
+from ._fuzzy import word_typo
+from ._lexicon import derivations_en, hypernyms_en, lemmas, synonyms_en, synonyms_zh
 
-__all__ = ["content_words", "function_word_zh", "swapped_stretch_zh", "unproven_swap"]
+__all__ = [
+    "content_words", "function_word_zh", "swap_in_place", "swapped_stretch_zh", "swapped_word_en", "unproven_swap",
+]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -91,20 +109,43 @@ def content_words(tokens: Sequence[Token], drop: str = "") -> Counter[str]:
     return out
 
 
+def _meet(groups: dict[str, frozenset[int]], xs: set[str], ys: set[str]) -> bool:
+    return any(groups.get(p, frozenset()) & groups.get(q, frozenset()) for p in xs for q in ys)
+
+
+def _direct_kind(xs: set[str], ys: set[str]) -> bool:
+    """A lemma of one word is a direct hyponym of a lemma of the other (girl / woman)."""
+    hypernyms = hypernyms_en()
+    return any(q in hypernyms.get(p, ()) or p in hypernyms.get(q, ()) for p in xs for q in ys)
+
+
+def _derived(xs: set[str], ys: set[str]) -> bool:
+    """A lemma of one word is a derivationally related form of a lemma of the other (drive / driver)."""
+    forms = derivations_en()
+    return any(q in forms.get(p, ()) for p in xs for q in ys)
+
+
+#: The privative ending: a stem plus ``-less`` says the stem is missing (meaning / meaningless).
+_PRIVATIVE = "less"
+
+
 def _english_paraphrase(x: str, y: str) -> bool:
     lx, ly = lemmas(x), lemmas(y)
     if lx & ly:
         return True
-    groups = synonyms_en()
-    if any(groups.get(p, frozenset()) & groups.get(q, frozenset()) for p in lx for q in ly):
+    if _meet(synonyms_en(), lx, ly) or _derived(lx, ly) or _direct_kind(lx, ly):
         return True
     short, long = sorted((x, y), key=len)
-    if len(short) >= 4 and long.startswith(short) and not long.endswith("less"):
-        return True
     stem = len(_common_prefix(x, y))
+    if _PRIVATIVE in x[stem:] + y[stem:]:
+        return False  # meaning / meaningless, worth / worthless: one stem, opposite endings
+    if len(short) >= 4 and long.startswith(short):
+        return True
     if stem >= 5 and stem >= 0.6 * len(short):  # one stem, two endings: addictive / addicting
         return True
-    return len(short) >= 5 and Levenshtein.distance(x, y, score_cutoff=1) <= 1
+    if len(short) >= 5 and Levenshtein.distance(x, y, score_cutoff=1) <= 1:  # what'sapp / whatsapp
+        return True
+    return word_typo(x, y)  # what the fuzzy layer serves as a typo (rest / reset) the guard lets through
 
 
 def _common_prefix(x: str, y: str) -> str:
@@ -154,6 +195,30 @@ def unproven_swap(ta: Sequence[Token], tb: Sequence[Token], max_words: int = 1,
         return False
     return not (all(any(_paraphrase(x, y, shared_char) for y in ys) for x in xs)
                 and all(any(_paraphrase(y, x, shared_char) for x in xs) for y in ys))
+
+
+def swapped_word_en(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change]) -> bool:
+    """True when the prompts differ by one English content word swapped in place for another — one
+    stretch of the alignment holds one word on each side, every other stretch only function words
+    or digits (the value guard's) — and nothing shows the two words to stand for each other
+    (``_english_paraphrase``): is it real / is it fake, how to install / how to remove, speedy / slow."""
+    swap = swap_in_place(ta, tb, diff)
+    return swap is not None and not _english_paraphrase(swap[0].key, swap[1].key)
+
+
+def swap_in_place(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change]) -> tuple[Token, Token] | None:
+    """The two English content words when the prompts differ by one swapped in place (one stretch
+    of one word on each side; every other stretch function words or digits), else None."""
+    swapped = [c for c in diff if any(_content(t) for t in (*ta[c.a0:c.a1], *tb[c.b0:c.b1]))]
+    if len(swapped) != 1:
+        return None
+    (c,) = swapped
+    if c.a1 - c.a0 != 1 or c.b1 - c.b0 != 1:
+        return None
+    x, y = ta[c.a0], tb[c.b0]
+    if is_cjk(x) or is_cjk(y) or not (_content(x) and _content(y)):
+        return None
+    return x, y
 
 
 def swapped_stretch_zh(ta: Sequence[Token], tb: Sequence[Token], diff: Sequence[Change], max_chars: int = 4) -> bool:

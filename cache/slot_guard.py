@@ -43,7 +43,7 @@ from lastline.rules import find_entities
 from ._diff import changes, small_edit
 from ._names import name_clash, swapped_name_zh, swapped_noun_zh
 from ._polarity import antonym_clash, negation_inserted_zh, negation_zh_clash, role_swap
-from ._substitution import swapped_stretch_zh, unproven_swap
+from ._substitution import swapped_stretch_zh, swapped_word_en, unproven_swap
 
 __all__ = ["SlotGuard", "Slots", "extract_slots", "slot_guard_ok"]
 
@@ -201,10 +201,16 @@ class SlotGuard:
     #: Chinese negation found character by character: the texts are equal but for negators one side
     #: adds (``_polarity.negation_inserted_zh``: 谁有 / 谁没有 where jieba cut 斗 / 罗 against 斗罗).
     negation_zh_chars: bool = True
-    #: The minimal-edit rule (``_substitution``): one swapped content word must be shown to be a
-    #: paraphrase. Off by default in both languages: on the labelled duplicates above the own-2%
-    #: threshold it vetoed 18 QQP duplicates for 9 non-duplicates saved, 31 for 8 on LCQMC and 73
-    #: for 2 on BQ (docs/benchmarks.md) — paraphrases swap words no synonym list vouches for.
+    #: English: one content word swapped in place for another that nothing shows to stand for it
+    #: (``_substitution.swapped_word_en``: real / fake, install / remove, speedy / slow) — what no
+    #: list of opposites or names holds. Above the own-2% threshold it vetoes 3 labelled duplicates
+    #: for 7 non-duplicates on QQP val, none of either on LCQMC, BQ and ATEC (docs/benchmarks.md).
+    swapped_word_en: bool = True
+    #: The order-free minimal-edit rule (``_substitution.unproven_swap``): one swapped content word
+    #: anywhere must be shown to be a paraphrase. Off by default in both languages: on the labelled
+    #: duplicates above the own-2% threshold it vetoed 18 QQP duplicates for 9 non-duplicates saved,
+    #: 31 for 8 on LCQMC and 73 for 2 on BQ (docs/benchmarks.md) — paraphrases swap words no synonym
+    #: list vouches for, and reword around the swapped one.
     swaps_en: bool = False
     swaps_zh: bool = False
     #: Chinese: one changed stretch whose content words share no character, negation or gloss
@@ -246,7 +252,8 @@ class SlotGuard:
         """``antonym``, ``negation_zh``, ``role_swap``, ``name``, ``noun_zh`` or ``swap`` when the changed
         words ask something else."""
         if not (self.antonyms or self.changed_negation_zh or self.role_swaps or self.names or self.names_zh_spans
-                or self.swapped_nouns_zh or self.swaps_en or self.swaps_zh or self.stretch_zh):
+                or self.swapped_nouns_zh or self.swapped_word_en or self.swaps_en or self.swaps_zh
+                or self.stretch_zh):
             return None
         ta, tb, diff = changes(a, b)
         if not diff:
@@ -267,6 +274,8 @@ class SlotGuard:
             return "name"
         if self.swapped_nouns_zh and swapped_noun_zh(ta, tb, diff):
             return "noun_zh"
+        if self.swapped_word_en and swapped_word_en(ta, tb, diff):
+            return "swap"
         if (self.swaps_en or self.swaps_zh) and unproven_swap(ta, tb, chinese=self.swaps_zh) \
                 and (self.swaps_en or any(t.tag != "eng" for t in (*ta, *tb))):
             return "swap"

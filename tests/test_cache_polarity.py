@@ -18,6 +18,7 @@ OPPOSITE = [
     ("Is this legal in India?", "Is this illegal in India?", "antonym"),
     ("What are the advantages of remote work?", "What are the disadvantages of remote work?", "antonym"),
     ("Which laptop is the cheapest?", "Which laptop is the most expensive?", "antonym"),
+    ("How do I buy a gun without a license?", "How do I buy a gun with a license?", "antonym"),  # curated
     # Chinese antonyms: word pairs and opposite characters in the same place
     ("怎么开通微粒贷", "怎么关闭微粒贷", "antonym"),
     ("额度怎么提高", "额度怎么降低", "antonym"),
@@ -77,7 +78,7 @@ def test_paraphrases_pass(a: str, b: str) -> None:
 
 
 def test_each_rule_has_its_switch() -> None:
-    off = SlotGuard(antonyms=False, changed_negation_zh=False, role_swaps=False, names=False)
+    off = SlotGuard(antonyms=False, changed_negation_zh=False, role_swaps=False, names=False, swapped_word_en=False)
     for a, b, _ in OPPOSITE:
         assert off.ok(a, b), (a, b)
     assert SlotGuard(antonyms=False).why("怎么开通微粒贷", "怎么关闭微粒贷") is None
@@ -86,8 +87,11 @@ def test_each_rule_has_its_switch() -> None:
 
 
 def test_an_opposite_elsewhere_in_the_text_is_not_judged() -> None:
-    # both questions carry "best"; what changed (phone → laptop) holds no opposite
-    assert SlotGuard(names=False).why("What is the best phone?", "What is the best laptop?") is None
+    # both questions carry "best"; what changed (phone → laptop) holds no opposite (another product:
+    # the swapped-word rule's, not the antonym rule's)
+    assert SlotGuard(names=False, swapped_word_en=False).why("What is the best phone?", "What is the best laptop?") \
+        is None
+    assert SlotGuard(names=False).why("What is the best phone?", "What is the best laptop?") == "swap"
 
 
 @pytest.mark.parametrize(("a", "b"), [

@@ -1,6 +1,6 @@
 """Words the guard's lists never held: CC-CEDICT-bridged Chinese opposites, Chinese negation that
-is all that differs, and the minimal-edit rules (off by default) that ask a swapped word to prove
-it is a paraphrase."""
+is all that differs, the English swapped-word rule (on by default) and the order-free minimal-edit
+rules (off by default) that ask a swapped word to prove it is a paraphrase."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from lastline import Embedder, PostgresStorage, SQLiteStorage
 from lastline.cache import CacheConfig, SemanticCache, SlotGuard
 from lastline.cache._diff import changes, tokens
-from lastline.cache._lexicon import lemmas, synonyms_en, synonyms_zh
-from lastline.cache._substitution import content_words, swapped_stretch_zh, unproven_swap
+from lastline.cache._lexicon import derivations_en, hypernyms_en, lemmas, synonyms_en, synonyms_zh
+from lastline.cache._substitution import content_words, swapped_stretch_zh, swapped_word_en, unproven_swap
 
 #: Opposites none of the hand-written Chinese lists holds; the CC-CEDICT × WordNet bridge does.
 BRIDGED = [
@@ -75,7 +75,80 @@ SWAPS = SlotGuard(swaps_en=True, swaps_zh=True, stretch_zh=True)
 def test_a_swapped_english_word_without_a_synonym_is_vetoed_when_switched_on(a: str, b: str) -> None:
     assert SWAPS.why(a, b) == "swap"
     assert SWAPS.why(b, a) == "swap"
-    assert SlotGuard().why(a, b) is None  # off by default
+    assert SlotGuard(swapped_word_en=False).why(a, b) is None  # the order-free rule is off by default
+
+
+def test_the_order_free_rule_also_judges_a_swap_reworded_around() -> None:
+    # "full of" against "without": two words against one, which the in-place rule leaves to the cosine
+    a, b = "What is it like to live a life full of regrets?", "What is it like to live a life without regrets?"
+    assert SlotGuard().why(a, b) is None
+    assert SlotGuard(swaps_en=True).why(a, b) == "swap"
+
+
+#: One English word swapped in place for one no synonym, kind or form of it vouches for: opposites no
+#: list holds (the held-out pairs of bench/opposite_questions.py are of this kind), other things.
+SWAPPED_IN_PLACE = [
+    ("Is the moon landing real?", "Is the moon landing fake?"),
+    ("How do I install Chrome on Ubuntu?", "How do I remove Chrome on Ubuntu?"),
+    ("How often does Netflix add new titles?", "How often does Netflix delete new titles?"),
+    ("Is a speedy recovery possible after knee surgery?", "Is a slow recovery possible after knee surgery?"),
+    ("Is coffee good for the liver?", "Is coffee good for the kidney?"),
+    ("What does it feel like to see a guy cry?", "What does it feel like to see a girl cry?"),  # siblings
+    # function words may change around the swap: "can" / "do" are form, "join" / "quit" the question
+    ("How can I join the army?", "How do I quit the army?"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), SWAPPED_IN_PLACE)
+def test_a_word_swapped_in_place_is_vetoed_by_default(a: str, b: str) -> None:
+    assert SlotGuard().why(a, b) == "swap"
+    assert SlotGuard().why(b, a) == "swap"
+    assert SlotGuard(swapped_word_en=False).why(a, b) is None  # its switch
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    # one a direct kind of the other (WordNet hypernymy, hypernyms_en.tsv)
+    ("Why would a guy avoid telling a female that he is single?",
+     "Why would a guy avoid telling a girl that he is single?"),
+    ("How do I reduce my metabolism?", "How do I decrease my metabolism?"),
+    ("How was the modern state of Israel formed?", "How was the modern state of Israel created?"),
+    # derivationally related forms (derivations_en.tsv): driver / drive, then inflection
+    ("Can I live without a driving license?", "Can I live without a drivers license?"),
+    # synonyms, lemmas, one stem, a one-letter spelling difference
+    ("Which film should I watch tonight?", "Which movie should I watch tonight?"),
+    ("What are the functions of the liver?", "What is the function of the liver?"),
+    ("Why is coffee so addictive?", "Why is coffee so addicting?"),
+    ("What is the favourite colour of cats?", "What is the favorite colour of cats?"),
+    ("How do I reset my password?", "How do I rest my password?"),  # a typo the fuzzy layer serves
+])
+def test_a_word_swapped_for_one_shown_to_stand_for_it_passes(a: str, b: str) -> None:
+    assert SlotGuard().why(a, b) is None, SlotGuard().why(a, b)
+    assert SlotGuard().why(b, a) is None
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Why does my question keep getting marked as needing improvement?",
+     "Why is my question repeatedly marked as needing improvement?"),  # two words against one
+    ("How can I get rid of menstrual cramps?", "How can I deal with menstrual cramps?"),
+    ("What are the pros and cons of the German Shepherd dog?",
+     "What are the pros and cons of having a pet German Shepherd?"),
+    ("How can I improve my writing skills?", "How can I improve my English writing?"),  # no swap in place
+])
+def test_a_rewording_around_a_word_is_left_to_the_cosine(a: str, b: str) -> None:
+    assert SlotGuard().why(a, b) is None, SlotGuard().why(a, b)
+    assert SlotGuard().why(b, a) is None
+
+
+def test_one_stem_with_the_privative_ending_is_no_paraphrase() -> None:
+    # once read as one stem with two endings (addictive / addicting)
+    a, b = "What is the meaning of life?", "What is the meaningless of life?"
+    assert SlotGuard().why(a, b) == "swap"
+    assert SlotGuard(swaps_en=True, swapped_word_en=False).why(a, b) == "swap"
+
+
+def test_the_swapped_word_rule_judges_latin_words_only() -> None:
+    assert not swapped_word_en(*changes("怎么开通微信", "怎么开通支付宝"))
+    assert not swapped_word_en(*changes("How do I use 微信?", "How do I use 支付宝?"))
 
 
 @pytest.mark.parametrize(("a", "b"), [
@@ -102,12 +175,18 @@ def test_a_swapped_chinese_stretch_is_another_thing() -> None:
 
 def test_lexicons_are_loaded_from_package_data() -> None:
     assert synonyms_en()["quick"] & synonyms_en()["fast"]
+    assert "woman" in hypernyms_en()["girl"] and "girl" not in hypernyms_en()["woman"]
+    assert "drive" in derivations_en()["driver"] and "driver" in derivations_en()["drive"]
     assert synonyms_zh()["得到"] & synonyms_zh()["获取"]
     assert "child" in lemmas("children")
 
 
 _TEXT = st.lists(st.sampled_from([*"借款贷还能不没怎么的吗微信 aB?，", "quick", "fast", " the ", "Paris"]),
                  max_size=16).map("".join)
+#: English questions of one template with a word swapped, inserted or dropped.
+_WORDS = ["real", "fake", "girl", "woman", "guy", "drivers", "driving", "meaning", "meaningless", "can", "do",
+          "the", "keep", "getting", "reduce", "decrease", "Paris", "2", "not"]
+_ENGLISH = st.lists(st.sampled_from(_WORDS), min_size=1, max_size=8).map(lambda ws: "How " + " ".join(ws) + "?")
 
 
 @settings(max_examples=200, deadline=None)
@@ -120,6 +199,36 @@ def test_minimal_edit_rules_are_symmetric_and_reflexive(a: str, b: str) -> None:
     assert swapped_stretch_zh(*changes(a, b)) == swapped_stretch_zh(*changes(b, a))
     assert not swapped_stretch_zh(*changes(a, a))
     assert sum(content_words(ta).values()) <= len(ta)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ENGLISH, _ENGLISH)
+def test_the_swapped_word_rule_is_symmetric_and_reflexive(a: str, b: str) -> None:
+    assert not swapped_word_en(*changes(a, a))
+    assert swapped_word_en(*changes(a, b)) == swapped_word_en(*changes(b, a))
+    assert SlotGuard().why(a, b) == SlotGuard().why(b, a)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_ENGLISH, st.sampled_from(_WORDS), st.sampled_from(_WORDS))
+def test_only_a_one_word_swap_is_judged(text: str, x: str, y: str) -> None:
+    # a question against itself with one word swapped: judged only when both words are content words
+    # and differ; with a second content word swapped elsewhere it is never judged
+    a, b = f"{text} {x} now", f"{text} {y} now"
+    both_content = x.lower() != y.lower() and bool(content_words(tokens(x))) and bool(content_words(tokens(y)))
+    if swapped_word_en(*changes(a, b)):
+        assert both_content
+    if both_content:
+        assert not swapped_word_en(*changes(f"{a} real", f"{b} fake"))
+
+
+def test_a_real_cache_keeps_a_swapped_word_apart(storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
+    cache = SemanticCache(storage, embedder, CacheConfig(record_lookups=False))
+    cache.put("Is the moon landing real?", "the real answer")
+    assert not cache.lookup("Is the moon landing fake?", threshold=0.5).hit
+    assert cache.lookup("is the moon landing real", threshold=0.5).answer == "the real answer"
+    cache.put("How do I reduce my metabolism?", "the metabolism answer")
+    assert cache.lookup("How do I decrease my metabolism?", threshold=0.5).answer == "the metabolism answer"
 
 
 def test_a_real_cache_keeps_a_bridged_opposite_apart(
