@@ -133,7 +133,8 @@ _PATTERNS = [
             rf"|(?P<pwd>{WEEKDAY_ALT})s(?:\s+(?P<ppod>morning|afternoon|evening|night)s?)?|(?P<pwd2>{WEEKDAY_ALT})\s+(?P<ppod2>mornings"
             r"|afternoons|evenings|nights)|(?P<everyday>everyday))\b"),
     ("aot", rf"\b(?=[0-9afhotsenciw])(?:(?P<pre>in|within|for)\s+)?(?P<n>\d+(?:\.\d+)?|{_COUNT_WORDS})"
-            r"(?P<half1>\s+and\s+a\s+half)?\s*(?P<u>years?|yrs?|months?|weeks?|fortnights?|days?|hours?|hrs?|minutes?"
+            r"(?:[ ]+(?:and[ ]+)?(?P<fn>[1-9])/(?P<fd>[2-9]|1[0-6]))?(?P<half1>\s+and\s+a\s+half)?\s*"
+            r"(?P<u>years?|yrs?|months?|weeks?|fortnights?|days?|hours?|hrs?|minutes?"
             r"|mins?|seconds?|secs?|(?<=\d)h)\b(?P<half2>\s+and\s+(?:a\s+)?(?P<frac>half|quarter))?"
             r"(?:\s+(?P<dir>from\s+now|from\s+today|later|ago|hence|(?:from|after)\s+(?:today|tomorrow|yesterday)"
             r"|before\s+(?:today|tomorrow|yesterday))\b)?"
@@ -646,6 +647,10 @@ def _amount_of_time(m: re.Match[str], ref: datetime) -> DateHit | None:
     if word in ("a", "an") and g["u"].lower() == "second":
         return None  # "a second time" is an ordinal, not one second
     n = float(COUNTS[word]) if word in COUNTS else float(g["n"])
+    if g["fn"] and g["n"][0].isdigit():
+        n += int(g["fn"]) / int(g["fd"])  # 1 1/2 hours, 2 and 3/4 years
+    elif g["fn"]:
+        return None
     if g["half1"] or (g["frac"] or "").lower() == "half":
         n += 0.5
     elif g["frac"]:

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from decimal import Decimal
 
 from ._types import Entity, format_decimal
-from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, DOT_GROUPED, parse_number
+from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, DOT_GROUPED, INDIAN_GROUPED, parse_number
 from .numbers_en import WordNumber, find_word_numbers
 from .regexes import alternation
 
@@ -101,13 +101,14 @@ _SUFFIXES = [k for k in CURRENCIES if k not in _SYMBOLS]
 _NAME_SUFFIXES = [k for k in _SUFFIXES if k.isascii() and k.islower() and (len(k) > 3 or " " in k)]
 _OTHER_SUFFIXES = [k for k in _SUFFIXES if k not in _NAME_SUFFIXES]
 #: A decimal comma, as most of Europe writes amounts: ``€ 3,50``, ``1.234,56 EUR`` (two decimals, so
-#: ``$20,300`` keeps its thousands comma). Read only beside a currency: a bare ``1,3`` stays apart.
-_EURO_NUM = r"\d{1,3}(?:\.\d{3})+,\d{2}(?![\d.,])|\d+,\d{2}(?![\d.,])"
+#: ``$20,300`` keeps its thousands comma). Read only beside a currency: a bare ``1,3`` stays apart. A full
+#: stop may end the sentence after it (``it costs € 3,50.``).
+_EURO_NUM = r"\d{1,3}(?:\.\d{3})+,\d{2}(?![\d,]|\.\d)|\d+,\d{2}(?![\d,]|\.\d)"
 _EURO_RE = re.compile(_EURO_NUM)
 #: A whole and a fraction in digits, as share prices were quoted: ``$ 3 1/2``.
 _MIXED_NUM = r"\d{1,9}[ ]\d{1,2}/\d{1,3}(?![\d/])"
 _MIXED_RE = re.compile(r"(\d+) (\d+)/(\d+)")
-_NUM = (rf"{_MIXED_NUM}|{_EURO_NUM}|{DOT_GROUPED}"
+_NUM = (rf"{_MIXED_NUM}|{_EURO_NUM}|{DOT_GROUPED}|{INDIAN_GROUPED}"
         rf"|(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[十百千万亿萬億](?:\d+|[{CN_DIGITS}])?)*"
         rf"|[{CN_NUM_CHARS}]+(?:[点點][{CN_DIGITS}]+)?")
 _CENT_DIGIT = f"[0-9{CN_DIGITS}]"
@@ -121,7 +122,8 @@ MONEY_RE = re.compile(
     # keeps the ones CURRENCY_NAMES knows ("CHF 200"), drops the rest ("ABC 12").
     r"(?P<pre>" + alternation(re.escape(p) for p in _PREFIXES) + r"|[A-Z]{3}(?=[ ]{0,2}\d)|(?:"
     + alternation(_LOWER_CODES) + r")(?=[ ]{0,2}\d))?[ ]{0,2}"
-    rf"(?P<num>{_NUM})(?P<k>[kKmMbB](?![A-Za-z])|[ ]?(?:million|billion|trillion|thousand|mln|bln|mn|bn|tn)\b)?"
+    rf"(?P<num>{_NUM})(?P<k>MM(?![A-Za-z])|[kKmMbB](?![A-Za-z])"
+    r"|[ ]?(?:millions?|billions?|trillions?|thousands?|lakhs?|crores?|mln|bln|mn|bn|tn)\b)?"
     r"[ ]{0,2}"
     r"(?P<suf>(?=[A-Za-z])(?i:" + alternation(re.escape(s) for s in _NAME_SUFFIXES) + ")|"
     + alternation(re.escape(s) for s in _OTHER_SUFFIXES) + r"|[$€£](?![ ]{0,2}\d))?(?P<zheng>整|正)?"
@@ -130,8 +132,9 @@ MONEY_RE = re.compile(
     rf"(?:(?P<jiao>{_CENT_DIGIT})[角毛])?(?:(?P<fen>{_CENT_DIGIT})分)?"
     rf"(?:[又零]?(?P<cents>[0-9{CN_DIGITS}十]{{1,3}})美分)?"
 )
-_MAG = {"k": 1000, "K": 1000, "m": 10**6, "M": 10**6, "b": 10**9, "B": 10**9, "thousand": 1000, "million": 10**6,
-        "mn": 10**6, "mln": 10**6, "billion": 10**9, "bn": 10**9, "bln": 10**9, "trillion": 10**12, "tn": 10**12}
+_MAG = {"k": 1000, "K": 1000, "m": 10**6, "M": 10**6, "MM": 10**6, "b": 10**9, "B": 10**9, "thousand": 1000,
+        "million": 10**6, "mn": 10**6, "mln": 10**6, "billion": 10**9, "bn": 10**9, "bln": 10**9, "trillion": 10**12,
+        "tn": 10**12, "lakh": 10**5, "crore": 10**7}
 _ASCII_SUFFIX = re.compile(r"[A-Za-z]+")
 
 
@@ -154,7 +157,8 @@ def parse_money(match: re.Match[str], cjk: bool) -> tuple[Decimal, str] | None:
     if amount is None:
         return None
     if match.group("k"):
-        amount *= _MAG[match.group("k").strip()]
+        scale = match.group("k").strip()
+        amount *= _MAG.get(scale) or _MAG[scale[:-1]]  # 3 millions dollars: the plural is the singular's
     if match.group("jiao"):
         amount += Decimal(_digit(match.group("jiao"))) / 10
     if match.group("fen"):
