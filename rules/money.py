@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from decimal import Decimal
 
 from ._types import Entity, format_decimal
+from .currency_names import COUNTRY_CURRENCIES, MINOR_ALONE, MINOR_UNITS
 from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, DOT_GROUPED, INDIAN_GROUPED, parse_number
 from .numbers_en import WordNumber, find_word_numbers
 from .regexes import alternation
@@ -61,7 +62,7 @@ UNIT_NAMES = {
     "naira": "NGN", "hryvnias": "UAH", "hryvnia": "UAH", "korunas": "CZK", "koruna": "CZK", "kronor": "SEK",
     "krona": "SEK", "rand": "ZAR", "won": "KRW", "renminbi": "CNY", "pesos": "MXN", "peso": "MXN",
     "dirhams": "AED", "dirham": "AED", "riyals": "SAR", "riyal": "SAR", "reais": "BRL", "taka": "BDT",
-    "cedis": "GHS", "cedi": "GHS", "pennies": "GBX", "penny": "GBX",
+    "cedis": "GHS", "cedi": "GHS", "pennies": "GBX", "penny": "GBX", "kuai": "CNY",
     "₽": "RUB", "₺": "TRY", "₴": "UAH", "₱": "PHP", "฿": "THB", "₪": "ILS", "₫": "VND", "₦": "NGN", "₵": "GHS",
     "₸": "KZT", "zł": "PLN", "Kč": "CZK",
 }
@@ -71,6 +72,8 @@ for _code, _name in CURRENCY_NAMES.items():
     CURRENCIES.setdefault(_code, _code)  # upper case only: "try", "php", "rub" are words
     CURRENCIES.setdefault(_name, _code)  # plural
     CURRENCIES.setdefault(re.sub(r"(?<=[a-z])s$", "", _name), _code)  # singular
+for _name, _code in COUNTRY_CURRENCIES.items():
+    CURRENCIES.setdefault(_name, _code)  # 20 jamaican dollars, 10 kuwaiti dinars
 CURRENCIES.update({"hong kong dollars": "HKD", "hong kong dollar": "HKD", "japanese yen": "JPY",
                    "british pounds": "GBP", "british pound": "GBP", "pounds sterling": "GBP", "pound sterling": "GBP",
                    "rs.": "INR", "rs": "INR", "Rs.": "INR", "Rs": "INR",
@@ -110,7 +113,7 @@ _MIXED_NUM = r"\d{1,9}[ ]\d{1,2}/\d{1,3}(?![\d/])"
 _MIXED_RE = re.compile(r"(\d+) (\d+)/(\d+)")
 _NUM = (rf"{_MIXED_NUM}|{_EURO_NUM}|{DOT_GROUPED}|{INDIAN_GROUPED}"
         rf"|(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[十百千万亿萬億](?:\d+|[{CN_DIGITS}])?)*"
-        rf"|[{CN_NUM_CHARS}]+(?:[点點][{CN_DIGITS}]+)?")
+        rf"|[{CN_NUM_CHARS}]+(?:[点點][{CN_DIGITS}]+)?|(?<=[$€£¥])\.\d{{1,2}}(?![\d,]|\.\d)")
 _CENT_DIGIT = f"[0-9{CN_DIGITS}]"
 #: The characters an amount can start with (a digit, a numeral, or a prefix's first character): a
 #: cheap look-ahead so the long prefix alternation is tried only there.
@@ -126,7 +129,7 @@ MONEY_RE = re.compile(
     r"|[ ]?(?:millions?|billions?|trillions?|thousands?|lakhs?|crores?|mln|bln|mn|bn|tn)\b)?"
     r"[ ]{0,2}"
     r"(?P<suf>(?=[A-Za-z])(?i:" + alternation(re.escape(s) for s in _NAME_SUFFIXES) + ")|"
-    + alternation(re.escape(s) for s in _OTHER_SUFFIXES) + r"|[$€£](?![ ]{0,2}\d))?(?P<zheng>整|正)?"
+    + alternation(re.escape(s) for s in _OTHER_SUFFIXES) + r"|[$€£¥](?![ ]{0,2}\d))?(?P<zheng>整|正)?"
     r"(?(suf)(?:[ ](?P<minor>\d{2})(?!\d|[.,]\d|[ ]?(?:%|[A-Za-z0-9]))"
     r"|[ ]+(?:and[ ]+)?(?P<minor_cents>\d{1,2})[ ]?cents?\b)?)"
     rf"(?:(?P<jiao>{_CENT_DIGIT})[角毛])?(?:(?P<fen>{_CENT_DIGIT})分)?"
@@ -176,8 +179,8 @@ def parse_money(match: re.Match[str], cjk: bool) -> tuple[Decimal, str] | None:
         code = CURRENCIES.get(suf) or CURRENCIES[suf.lower()]  # a name in any case: "Swiss Francs"
     else:
         code = CURRENCIES[pre]
-    if pre == "¥" and not cjk and not suf:
-        code = "JPY"
+    if ((pre == "¥" and not suf) or suf == "¥") and not cjk:
+        code = "JPY"  # ¥ 2000 and 2000 ¥ alike
     return amount, code
 
 
@@ -210,8 +213,38 @@ def find_money(text: str, folded: str, cjk: bool) -> Iterator[Entity]:
             start = m.start("num")  # "ABC 12 dollars": the capitals were no code
         while end > start and folded[end - 1] == " ":
             end -= 1
+        amount, end = _with_minor(folded, end, amount, code)
         yield Entity("money", text[start:end], start, end,
                      {"amount": format_decimal(amount), "currency": code})
+
+
+#: A count of minor units after an amount: ``5 pounds 50 pence``, ``twenty rubles fifty kopecks``, ``100
+#: pesos and 50 centavos`` (see :data:`MINOR_UNITS`).
+_MINOR_AFTER = re.compile(
+    r"(?:[ ]*,)?[ ]+(?:and[ ]+)?(?P<n>\d{1,3}(?![\d.,])|[a-z]+(?:[ -][a-z]+)?)[ ]?"
+    r"(?P<u>" + alternation(re.escape(n) for n in MINOR_UNITS) + r")\b", re.IGNORECASE)
+
+
+def _with_minor(folded: str, end: int, amount: Decimal, code: str) -> tuple[Decimal, int]:
+    """``amount`` and the end of its span, with the minor units right after ``end`` added when they divide
+    ``code`` (pence follow pounds, kopecks rubles: ``5 dollars 50 pence`` keeps its 5 dollars alone)."""
+    m = _MINOR_AFTER.match(folded, end)
+    if m is None:
+        return amount, end
+    codes, share = MINOR_UNITS[m.group("u").lower()]
+    if code not in codes:
+        return amount, end
+    count_text = m.group("n")
+    if count_text[0].isdigit():
+        count = Decimal(count_text)
+    else:
+        found = find_word_numbers(count_text.lower(), lone_one=True)
+        if len(found) != 1 or (found[0].start, found[0].end) != (0, len(count_text)):
+            return amount, end
+        count = found[0].value
+    if count != int(count) or not 0 < count * share < 1:
+        return amount, end  # "5 pounds 120 pence" names two amounts
+    return amount + count * share, m.end()
 
 
 #: Currency names written in words (every one :data:`CURRENCIES` knows: ``swiss francs``, ``bucks``,
@@ -234,6 +267,14 @@ _ARTICLE_UNIT = re.compile(r"(?<!half )\b(?i:an?)[ ]+"
 _DIGIT_CENTS = re.compile(r"(?<![\w.,$])(?P<n>\d{1,3}(?:\.\d+)?)[ ]?(?:cents?\b|¢)", re.IGNORECASE)
 
 
+#: A minor unit alone after an amount, where it names one currency (:data:`MINOR_ALONE`): ``fifty kopecks``.
+_MINOR_ALONE_RE = re.compile(r"[ \-]?(?P<u>" + alternation(re.escape(n) for n in MINOR_ALONE) + r")\b", re.IGNORECASE)
+_DIGIT_MINOR = re.compile(r"(?<![\w.,$])(?P<n>\d{1,3}(?:,\d{3})*(?:\.\d+)?)" + _MINOR_ALONE_RE.pattern,
+                          re.IGNORECASE)
+#: Pence written as ``50p`` (one or two digits joined to the ``p``: ``1080p`` is a video resolution).
+_PENCE_P = re.compile(r"(?<![\w.,$£€])(?P<n>[1-9]\d?)p\b(?!\.\w)")
+
+
 def find_word_money(text: str, folded: str, words: Sequence[WordNumber] | None = None) -> Iterator[Entity]:
     """Amounts written in English words before a currency word (``thirteen dollars and forty-five cents``).
 
@@ -245,6 +286,13 @@ def find_word_money(text: str, folded: str, words: Sequence[WordNumber] | None =
     taken = 0  # end of the last amount: its cents are no amount of their own
     for w in words:
         if w.start < taken:
+            continue
+        minor = _MINOR_ALONE_RE.match(folded, w.end)
+        if minor is not None:
+            code, share = MINOR_ALONE[minor.group("u").lower()]  # fifty kopecks, twenty euro cents
+            taken = minor.end()
+            yield Entity("money", text[w.start:taken], w.start, taken,
+                         {"amount": format_decimal(w.value * share), "currency": code})
             continue
         m = _WORD_UNIT.match(folded, w.end)
         if m is None or (any(ch.isdigit() for ch in folded[w.start:w.end]) and " " not in folded[w.start:w.end]):
@@ -260,6 +308,8 @@ def find_word_money(text: str, folded: str, words: Sequence[WordNumber] | None =
                 continue  # "five cents and ten cents" is no amount
             amount, unit = amount / 100, "dollars"
         code = CURRENCIES.get(unit) or CURRENCIES.get(unit.rstrip("s"), "USD")
+        if not m.group("cents"):
+            amount, end = _with_minor(folded, end, amount, code)  # five pounds fifty pence
         taken = end
         yield Entity("money", text[w.start:end], w.start, end, {"amount": format_decimal(amount), "currency": code})
     for a in _ARTICLE_UNIT.finditer(folded):
@@ -269,3 +319,9 @@ def find_word_money(text: str, folded: str, words: Sequence[WordNumber] | None =
         for c in _DIGIT_CENTS.finditer(folded):
             yield Entity("money", text[c.start():c.end()], c.start(), c.end(),
                          {"amount": format_decimal(Decimal(c.group("n")) / 100), "currency": "USD"})
+    for c in _DIGIT_MINOR.finditer(folded):
+        code, share = MINOR_ALONE[c.group("u").lower()]  # 50 kopecks, 300 satoshis
+        yield Entity("money", text[c.start():c.end()], c.start(), c.end(),
+                     {"amount": format_decimal(Decimal(c.group("n").replace(",", "")) * share), "currency": code})
+    for c in _PENCE_P.finditer(folded):
+        yield Entity("money", text[c.start():c.end()], c.start(), c.end(), {"amount": c.group("n"), "currency": "GBX"})

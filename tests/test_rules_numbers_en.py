@@ -218,9 +218,48 @@ def test_minus_before_any_worded_or_digit_integer_negates_it(n: int) -> None:
     ("a deal of $1.2bn", "$1.2bn", "1200000000", "USD"),
     ("a fee of USD 30", "USD 30", "30", "USD"),
     ("it was 30 bucks", "30 bucks", "30", "USD"),
+    ("he paid 20 Jamaican dollars", "20 Jamaican dollars", "20", "JMD"),             # a unit with its country
+    ("a fine of 10 Kuwaiti dinars", "10 Kuwaiti dinars", "10", "KWD"),
+    ("rent of 2,000 Chilean pesos", "2,000 Chilean pesos", "2000", "CLP"),
+    ("it cost 100 American dollars", "100 American dollars", "100", "USD"),
+    ("a gift of 50 South Korean won", "50 South Korean won", "50", "KRW"),
+    ("a tip of 5 kuai", "5 kuai", "5", "CNY"),
+    ("the bill came to 5 pounds 50 pence", "5 pounds 50 pence", "5.5", "GBP"),      # a major and a minor unit
+    ("the bill came to five pounds fifty pence", "five pounds fifty pence", "5.5", "GBP"),
+    ("the fare is twenty rubles fifty kopecks", "twenty rubles fifty kopecks", "20.5", "RUB"),
+    ("a meal at 100 pesos and 50 centavos", "100 pesos and 50 centavos", "100.5", "MXN"),
+    ("it came to 100 dollars and fifty cents", "100 dollars and fifty cents", "100.5", "USD"),
+    ("a fine of 10 Kuwaiti dinars 500 fils", "10 Kuwaiti dinars 500 fils", "10.5", "KWD"),  # fils are thousandths
+    ("a sweet for £1 20p", "£1 20p", "1.2", "GBP"),
+    ("a stamp for 50 kopecks", "50 kopecks", "0.5", "RUB"),                         # a minor unit alone
+    ("a fee of fifty kopecks", "fifty kopecks", "0.5", "RUB"),
+    ("a tip of 300 satoshis", "300 satoshis", "0.000003", "BTC"),
+    ("a coin of 10 euro cents", "10 euro cents", "0.1", "EUR"),
+    ("a bag for 50p", "50p", "50", "GBX"),                                          # pence joined to their p
+    ("gum for $.50 each", "$.50", "0.5", "USD"),                                    # a symbol and a bare decimal
+    ("a box for 2000 ¥ there", "2000 ¥", "2000", "JPY"),                           # ¥ after the amount
+    ("it costs € 3,50.", "€ 3,50", "3.5", "EUR"),                                   # a decimal comma ending a sentence
+    ("a salary of ₹2,00,000", "₹2,00,000", "200000", "INR"),                        # Indian grouping
+    ("a deal worth $5MM", "$5MM", "5000000", "USD"),                                # finance's million
+    ("an outlay of 3 millions dollars", "3 millions dollars", "3000000", "USD"),    # a plural scale
 ])
 def test_english_money_constructions(text: str, span: str, amount: str, currency: str) -> None:
     assert _money(text) == (span, amount, currency)
+
+
+def test_minor_units_of_another_currency_stay_apart() -> None:
+    """Pence follow pounds, not dollars: ``5 dollars 50 pence`` is two amounts."""
+    assert [(e.text, e.value) for e in find_entities("5 dollars 50 pence", lang="en") if e.type == "money"] == \
+        [("5 dollars", {"amount": "5", "currency": "USD"}), ("50 pence", {"amount": "50", "currency": "GBX"})]
+
+
+def test_more_minor_units_than_make_a_major_one_stay_apart() -> None:
+    assert [e.text for e in find_entities("5 pounds 120 pence", lang="en") if e.type == "money"] == \
+        ["5 pounds", "120 pence"]
+
+
+def test_a_video_resolution_is_no_pence() -> None:
+    assert not [e for e in find_entities("a 1080p screen", lang="en") if e.type == "money"]
 
 
 def test_one_dot_group_stays_a_decimal() -> None:
