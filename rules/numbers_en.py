@@ -118,7 +118,9 @@ def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
     for occ in _t2n_find([_Token(_ALIASES.get(w, w)) for w in words], "en", 0):
         value = _decimal(occ.text)
         if value is not None:
-            out.append((occ.start, occ.end, value, bool(occ.is_ordinal)))
+            # text2num reads "twenty-firsts" / "thirty-seconds" as cardinals: plural ordinals, denominators
+            plural = occ.end - occ.start <= 2 and re.search(r"(?:\bfirsts|-seconds)$", words[occ.end - 1]) is not None
+            out.append((occ.start, occ.end, value, bool(occ.is_ordinal) or plural))
     taken = {t for a, b, _, _ in out for t in range(a, b)}
     for t, w in enumerate(words):
         if w in _DOZEN and t > 0 and words[t - 1] in ("a", "an") and t - 1 not in taken:
@@ -278,7 +280,15 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
         k += 1
         if ordinal:
             prev = merged[-1] if merged else None
-            if prev is not None and prev[1] == i and (words[j - 1].endswith("s") or prev[2] == 1):
+            if prev is not None and prev[1] == i and i - prev[0] > 2 and words[i - 2:i] == ["and", "one"] \
+                    and not words[j - 1].endswith("s"):
+                before = _cardinals(words[prev[0]:i - 2])  # one hundred seventy and one fourth: 170 + 1/4
+                if len(before) == 1 and before[0][:2] == (0, i - 2 - prev[0]) and not before[0][3]:
+                    merged.pop()
+                    i, value = prev[0], before[0][2] + 1 / value
+                else:
+                    continue
+            elif prev is not None and prev[1] == i and (words[j - 1].endswith("s") or prev[2] == 1):
                 a, _, num = merged.pop()  # two thirds, one eighth
                 split = _whole_and_numerator(words[a:i])
                 if split is not None:  # twenty and three fifths: 20 + 3/5, not 23/5

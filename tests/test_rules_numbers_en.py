@@ -77,6 +77,8 @@ def _money(text: str) -> tuple[str, str, str]:
     ("3/4 million tickets", "3/4 million", "750000"),
     ("- 5 is the answer", "- 5", "-5"),                                        # a spaced minus opening a line
     ("x = - 12.5 here", "- 12.5", "-12.5"),                                    # … or after an equals sign
+    ("one hundred seventy and one fourth", "one hundred seventy and one fourth", "170.25"),  # a whole and one part
+    ("thirteen twenty-firsts of the vote", "thirteen twenty-firsts", "0.619047619047619"),  # a plural "firsts"
 ])
 def test_english_number_constructions(text: str, span: str, value: str) -> None:
     assert _one(text, "number") == (span, value)
