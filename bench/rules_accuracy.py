@@ -1040,7 +1040,38 @@ Chinese number parser sets the process's precision to 15, which had made lastlin
 | every other folder and type | | unchanged | unchanged | unchanged | unchanged |
 
 The constructions are real and general, and the specs barely hold them: half b did not move. The
-spurious entities on negatives did not move."""
+spurious entities on negatives did not move.
+
+Seventh round (same split; half **a** read, half **b** only measured as a total, before and after each of
+three steps). The source of constructions was the library's English resource grammars read as a
+catalogue of kinds of expression (its numeric, currency and date-time definition modules; facts, none
+of its patterns), each kind run as sentences of our own against lastline, and as generated phrases
+(integers, decimals and fractions in words, digit forms) beside the library's reading of the same
+phrases. Added, each with a test on sentences of our own (hypothesis for Indian grouping): numbers —
+lakhs grouped as India writes them (`1,00,000`), lakh and crore in words and chained (`one crore twenty
+lakh`), plural scales after digits (`3 millions`), `MM`, `doz` / `dz`, `one millionth`, `one over three`
+before a verb, `point twenty five`, a mixed fraction of a scale (`1 1/2 million`) or of an hour (`1 1/2
+hours`), a spaced minus opening a line (`- 5`), and `a second` is no half; money — a unit named with its
+country (about a hundred names: `20 Jamaican dollars`, `10 Kuwaiti dinars`), a major and a minor unit as
+one amount (`5 pounds 50 pence`, `twenty rubles fifty kopecks`, `100 pesos and 50 centavos`, fils as
+thousandths), minor units alone where they name one currency (`50 kopecks`, `300 satoshis`, `euro cents`,
+`50p`), `$.50`, `2000 ¥`, a decimal comma ending a sentence; dates — a date closing its sentence (a full
+stop after `Friday the 14th`, `week 20`, `27-7-3` used to cut it), mid-morning / mid-afternoon / mid day,
+rough hours (`3ish`), a month's name between hyphens (`15-Jun-2024`):
+
+| folder | type | half a before | half a after (tuned on) | half b before | half b after (measured only) |
+|---|---|---|---|---|---|
+| recognizers_en | number | 84.6% (55/65) | 84.6% (55/65) | 69.8% (44/63) | 69.8% (44/63) |
+| recognizers_en | currency | 97.8% (44/45) | 97.8% (44/45) | 81.2% (39/48) | 81.2% (39/48) |
+| recognizers_en | percent | 100.0% (4/4) | 100.0% (4/4) | 80.0% (4/5) | 80.0% (4/5) |
+| recognizers_en | datetime | 91.3% (231/253) | 91.3% (231/253) | 66.9% (178/266) | 68.4% (182/266) |
+| every other folder and type | | unchanged | unchanged | unchanged | unchanged |
+
+Numbers and money did not move on either half: half a's misses left are the spec conventions named in
+the fifth round, and on generated phrases of the catalogue's kinds lastline now agrees with the
+library's value or is right where it is not, so what half b misses in numbers and money is not a
+construction the catalogue names (its gold spans read alone stay 71.4% and 85.4% right). Half b gained
+4 dates, from the sentence-final full stop. Spurious entities on negatives did not move."""
 
 
 _CONTRACT_PROSE = """Hand-written contract snippets (`tests/data/contracts/`, every expected field asserted per case in

@@ -78,12 +78,16 @@ _PATTERNS = [
             r"(?:[T ](?P<ih>[01]\d|2[0-3]):(?P<im>[0-5]\d)(?::(?P<is>[0-5]\d))?)?"),
     ("num", r"(?:(?<![\d./-])|(?<=\d{4}-))(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{4}|\d{2})"
             r"(?![\d/]|\.\d|-(?!\d{1,2}[/.]\d))"),
-    ("yymd", r"(?<![\d./-])(?P<y>\d{2})-(?P<m>0?[1-9]|1[0-2])-(?P<d>0?[1-9]|[12]\d|3[01])(?![\d./]|-\d)"),
+    ("yymd", r"(?<![\d./-])(?P<y>\d{2})-(?P<m>0?[1-9]|1[0-2])-(?P<d>0?[1-9]|[12]\d|3[01])(?![\d/]|\.\d|-\d)"),
     ("mdy", rf"\b(?P<mon>{MONTH_ALT})\.?(?:\s+(?:the\s+)?|/|-(?=\d{{1,2}}\b(?!-))|(?=\d))"
             rf"(?P<d>\d{{1,2}}(?:st|nd|rd|th)?(?![\d/:])|{ORD_DAY_ALT})"
             rf"(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}|{WORDED_YEAR}))?\b" + _TIME),
+    # 15 June 2024, the 15th of June; 15-Jun-2024 and 15/Jun/24 (a month's name between hyphens or slashes)
     ("dmy", rf"\b(?:the\s+)?(?:(?<![$€£¥.,])(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+)?(?:of\s+)?"
-            rf"|(?P<dw>{ORD_DAY_ALT})\s+(?:day\s+)?of\s+)(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}|{WORDED_YEAR}))?\b"
+            rf"|(?<![$€£¥.,\d/-])(?P<d2>\d{{1,2}})(?P<hy>[-/])(?=(?:{MONTH_ALT})\.?(?P=hy)\d)"
+            rf"|(?P<dw>{ORD_DAY_ALT})\s+(?:day\s+)?of\s+)(?P<mon>{MONTH_ALT})\.?"
+            rf"(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}|{WORDED_YEAR})|(?<=[A-Za-z.])[-/](?P<y2>\d{{4}}|\d{{2}}))?"
+            r"\b(?![-/]\d)"
             + _TIME),
     ("mry", rf"\b(?:(?P<mon>{MONTH_ALT})\.?,?\s+(?:of\s+)?(?P<rel>this|next|last|previous|the\s+following)\s+year"
             rf"|(?P<rel2>this|next|last)\s+year\s+in\s+(?P<mon2>{MONTH_ALT}))\b"),
@@ -133,7 +137,8 @@ _PATTERNS = [
             rf"|(?P<pwd>{WEEKDAY_ALT})s(?:\s+(?P<ppod>morning|afternoon|evening|night)s?)?|(?P<pwd2>{WEEKDAY_ALT})\s+(?P<ppod2>mornings"
             r"|afternoons|evenings|nights)|(?P<everyday>everyday))\b"),
     ("aot", rf"\b(?=[0-9afhotsenciw])(?:(?P<pre>in|within|for)\s+)?(?P<n>\d+(?:\.\d+)?|{_COUNT_WORDS})"
-            r"(?P<half1>\s+and\s+a\s+half)?\s*(?P<u>years?|yrs?|months?|weeks?|fortnights?|days?|hours?|hrs?|minutes?"
+            r"(?:[ ]+(?:and[ ]+)?(?P<fn>[1-9])/(?P<fd>[2-9]|1[0-6]))?(?P<half1>\s+and\s+a\s+half)?\s*"
+            r"(?P<u>years?|yrs?|months?|weeks?|fortnights?|days?|hours?|hrs?|minutes?"
             r"|mins?|seconds?|secs?|(?<=\d)h)\b(?P<half2>\s+and\s+(?:a\s+)?(?P<frac>half|quarter))?"
             r"(?:\s+(?P<dir>from\s+now|from\s+today|later|ago|hence|(?:from|after)\s+(?:today|tomorrow|yesterday)"
             r"|before\s+(?:today|tomorrow|yesterday))\b)?"
@@ -141,7 +146,7 @@ _PATTERNS = [
     ("off", r"\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<u>day|week|month|year)s?\s+"
             r"(?P<dir>from|after|before)\s+(?P<base>today|tomorrow|yesterday|now)\b"),
     ("cent", r"\b(?:the\s+)?(?P<c>[1-9]|1\d|2[01])(?:st|nd|rd|th)\s+century\b"),
-    ("cy", r"\b(?:cy|calendar\s+year)\s?(?P<y>(?:1[6-9]|20)\d{2}|\d{2})\b(?![\d/:.-])"),
+    ("cy", r"\b(?:cy|calendar\s+year)\s?(?P<y>(?:1[6-9]|20)\d{2}|\d{2})\b(?![\d/:-]|\.\d)"),
     ("dec", r"\b(?:the\s+)?(?:(?P<mod>early|mid|late)[\s-]+)?(?:(?P<full>(?:1[6-9]|20)\d0)\s?'?s|'?(?P<short>[1-9]0)'?s"
             r"|(?<=the\s|mid[\s-]|rly[\s-]|ate[\s-])(?:(?P<cw>nineteen|eighteen)[ -]?)?'?"
             r"(?P<word>twenties|thirties|forties|fifties|sixties"
@@ -153,7 +158,10 @@ _PATTERNS = [
     ("clock", r"(?<![\d:.,])(?:(?P<hm>(?:0?\d|1[0-2])[0-5]\d)|(?P<th>[01]?\d|2[0-3])(?:[:.](?P<tm>[0-5]\d))?"
               r"(?::(?P<ts>[0-5]\d))?)\s*(?P<ap>(?:[ap]\.m\.?|[ap]m)|(?<=\d)[ap])(?![a-z])"),
     ("oclock", rf"\b(?P<th>[01]?\d|2[0-3]|{_HOUR_WORDS})\s*o'?\s?clock\b"),
-    ("noon", r"\b(?P<w>noon|midday|mid-day|midnight|mid night)\b"),
+    # the middle of a part of the day, as the Recognizers-Text grammar reads it: mid-morning 10:00, midday 12:00,
+    # mid-afternoon 14:00; an hour or noon with "ish" is that hour, roughly (3ish, noonish)
+    ("noon", r"\b(?P<w>noon|mid[\s-]?day|mid[\s-]?night|mid[\s-]?morning|mid[\s-]?afternoon)\b"
+             r"|\b(?P<ish>noon|1[0-2]|0?[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)-?ish\b"),
     # lunch after a preposition is the lunch hours (11 to 13, as the Recognizers-Text gold): "book this lunch"
     # names a meal, not a time
     ("lunch", r"\b(?P<pre>before|after|at|during|over|around|by|until|till)\s+(?P<w>lunch(?:\s*time)?)\b"),
@@ -193,16 +201,16 @@ _PATTERNS = [
            rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<my>(?:19|20)\d{{2}}))?|(?P<y>(?:19|20)\d{{2}})"
            r"|(?:the\s+|(?P<ry>this|next|last|previous|following)\s+)year"
            r"|(?:the\s+)?(?:(?P<rm>this|next|last|previous|following)\s+)?month)"
-           r"|week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?![\d:.])"
+           r"|week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])(?![\d:]|\.\d)"
            r"(?:\s+of\s+(?P<y2>(?:19|20)\d{2}))?)\b"),
     ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|today)|eod|cob"
               r"|(?:close|end)\s+of\s+business)\b"
               rf"(?:\s+(?:on\s+)?(?:(?P<rel>today|tomorrow)|(?P<wd>{WEEKDAY_ALT}))\b)?"),
     ("wdn", rf"\b(?P<wd>{WEEKDAY_ALT})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
-            rf"(?![\d/:.]|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%)|\s+(?:of\s+)?(?:{MONTH_ALT})\b"
+            rf"(?![\d/:]|\.\d|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%)|\s+(?:of\s+)?(?:{MONTH_ALT})\b"
             r"|\s+(?:days?|weeks?|months?|years?|hours?|minutes?)\b)" + _TIME),
     ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|{WEEKDAY_ALT})\s+(?P<a>1[0-2]|0?[1-9])/"
-           r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/.])"
+           r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/]|\.\d)"
            # a bare month/day whose day is past 12 reads only as a date (3/4 may be a fraction; 11/20 is not)
            r"|(?<![\w./-])(?P<a2>1[0-2]|0?[1-9])/(?P<b2>1[3-9]|2\d|3[01])(?![\d/]|\.\d)"),
     ("decp", r"\b(?:the\s+)?(?P<which>next|last|this|previous|coming|past|current)\s+decade\b"),
@@ -230,7 +238,7 @@ _HAS_NAME = re.compile(r"day\b|(?:uary|ril|une|uly|ust|ber)\b", re.IGNORECASE)
 #: Cheap gates: a pattern only runs when the text has a word it needs (checked once per text, lazily).
 _GATES = {
     "digit": _HAS_DIGIT, "month": _HAS_MONTH, "rel": _HAS_REL, "name": _HAS_NAME,
-    "clockword": re.compile(r"clock|noon|midday|mid-day|midnight|mid night|past|to\b|quarter|half", re.IGNORECASE),
+    "clockword": re.compile(r"clock|noon|mid|ish\b|past|to\b|quarter|half", re.IGNORECASE),
     "pod": re.compile(r"morning|afternoon|evening|night|tonight|tonite|daytime", re.IGNORECASE),
     "tens": re.compile(r"\b(?:oh|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty)\b", re.IGNORECASE),
     "unit": re.compile(r"year|yr|month|week|fortnight|day|hour|hr|min|sec|\dh\b", re.IGNORECASE),
@@ -356,12 +364,16 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         month = MONTHS[g["mon"].lower()]
         if name == "my":
             return DateHit("date", m.start(), m.end(), f"{year_value(g['y']):04d}-{month:02d}")
-        day_text = (g.get("dw") or g["d"] or "").lower()
+        day_text = (g.get("dw") or g["d"] or g.get("d2") or "").lower()
         if g["mon"].lower() in ("may", "mar", "sun", "sat") and not g["y"] and g["mon"].islower() \
                 and day_text[:1].isdigit() and name == "mdy" and m.group().count(" ") and "/" not in m.group():
             return None
         day = _day_number(day_text)
-        d = safe_date(year_value(g["y"]) if g["y"] else today.year, month, day)
+        year_text = g["y"] or g.get("y2")
+        year = year_value(year_text) if year_text else today.year
+        if year_text and len(year_text) == 2:
+            year += 2000 if year < 30 else 1900  # 15-Jun-24: a two-digit year reads 20xx below 30, 19xx from 30
+        d = safe_date(year, month, day)
         return _with_time(m, d)
     if name == "mry":  # may last year, june of next year, this year in march: that month of that year
         mon = g["mon"] or g["mon2"]
@@ -542,8 +554,9 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         opened = _LUNCH_OPEN.get(g["pre"].lower())
         return DateHit("timerange", m.start() if opened else m.start("w"), m.end(), opened or "11:00:00/13:00:00")
     if name == "noon":
-        noon = g["w"].lower() in ("noon", "midday", "mid-day")
-        return DateHit("time", m.start(), m.end(), "12:00:00" if noon else "00:00:00")
+        word = re.sub(r"[\s-]", "", (g["w"] or g["ish"]).lower())
+        hour = _MID_HOURS.get(word) or _HOURS.get(word) or int(word)
+        return DateHit("time", m.start(), m.end(), f"{hour % 24:02d}:00:00")
     if name == "past":  # half past seven, a quarter to eight, 20 min past eight
         if g["dir"].lower() == "to" and g["mn"] and not g["unit"]:
             return None  # "two to four people" is a range of counts, not 3:58
@@ -631,6 +644,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
 _DECADE_PARTS = {"": (0, 10), "early": (0, 4), "mid": (3, 7), "late": (6, 10)}
 _LUNCH_OPEN = {"before": "../11:00:00", "by": "../11:00:00", "until": "../11:00:00", "till": "../11:00:00",
                "after": "13:00:00/.."}
+_MID_HOURS = {"noon": 12, "midday": 12, "midnight": 24, "midmorning": 10, "midafternoon": 14}
 _DECADE_WORDS = ("twenties", "thirties", "forties", "fifties", "sixties", "seventies", "eighties", "nineties")
 _UNIT_CODE = {"y": "Y", "mo": "M", "w": "W", "f": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
@@ -646,6 +660,10 @@ def _amount_of_time(m: re.Match[str], ref: datetime) -> DateHit | None:
     if word in ("a", "an") and g["u"].lower() == "second":
         return None  # "a second time" is an ordinal, not one second
     n = float(COUNTS[word]) if word in COUNTS else float(g["n"])
+    if g["fn"] and g["n"][0].isdigit():
+        n += int(g["fn"]) / int(g["fd"])  # 1 1/2 hours, 2 and 3/4 years
+    elif g["fn"]:
+        return None
     if g["half1"] or (g["frac"] or "").lower() == "half":
         n += 0.5
     elif g["frac"]:

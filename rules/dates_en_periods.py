@@ -39,7 +39,7 @@ _PATTERNS = [
     ("mrng", rf"\b(?:(?P<pre>from|between)\s+)?(?:(?P<rel>this|next|last)\s+)?(?P<m1>{MONTH_ALT})\.?"
              rf"(?:\s*,?\s*(?P<y1>{_YEAR}))?\s*(?P<sep>-|–|to|through|thru|till|until|and)\s*(?P<m2>{MONTH_ALT})\.?"
              rf"(?:\s+(?:the\s+)?(?P<d2>[12]?\d|3[01])(?:st|nd|rd|th)?)?(?:\s*,?\s*(?P<y2>{_YEAR}))?\b"
-             r"(?![\d:/.-]|\s*(?:[ap]\.?m\b|\d))"),
+             r"(?![\d:/-]|\.\d|\s*(?:[ap]\.?m\b|\d))"),
     ("dom", rf"\b(?P<pre>(?:on|by|before|after|until|till|from|since|through|of)\s+)?the\s+"
             rf"(?:(?P<d>[12]?\d|3[01])(?:st|nd|rd|th|(?=\s+(?:at|from|between)\s+\d))|(?P<dw>{ORD_DAY_ALT}))\b"
             r"(?P<day>\s+day)?"

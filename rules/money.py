@@ -12,7 +12,8 @@ from collections.abc import Iterator, Sequence
 from decimal import Decimal
 
 from ._types import Entity, format_decimal
-from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, DOT_GROUPED, parse_number
+from .currency_names import COUNTRY_CURRENCIES, MINOR_ALONE, MINOR_UNITS
+from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, DOT_GROUPED, INDIAN_GROUPED, parse_number
 from .numbers_en import WordNumber, find_word_numbers
 from .regexes import alternation
 
@@ -61,7 +62,7 @@ UNIT_NAMES = {
     "naira": "NGN", "hryvnias": "UAH", "hryvnia": "UAH", "korunas": "CZK", "koruna": "CZK", "kronor": "SEK",
     "krona": "SEK", "rand": "ZAR", "won": "KRW", "renminbi": "CNY", "pesos": "MXN", "peso": "MXN",
     "dirhams": "AED", "dirham": "AED", "riyals": "SAR", "riyal": "SAR", "reais": "BRL", "taka": "BDT",
-    "cedis": "GHS", "cedi": "GHS", "pennies": "GBX", "penny": "GBX",
+    "cedis": "GHS", "cedi": "GHS", "pennies": "GBX", "penny": "GBX", "kuai": "CNY",
     "₽": "RUB", "₺": "TRY", "₴": "UAH", "₱": "PHP", "฿": "THB", "₪": "ILS", "₫": "VND", "₦": "NGN", "₵": "GHS",
     "₸": "KZT", "zł": "PLN", "Kč": "CZK",
 }
@@ -71,6 +72,8 @@ for _code, _name in CURRENCY_NAMES.items():
     CURRENCIES.setdefault(_code, _code)  # upper case only: "try", "php", "rub" are words
     CURRENCIES.setdefault(_name, _code)  # plural
     CURRENCIES.setdefault(re.sub(r"(?<=[a-z])s$", "", _name), _code)  # singular
+for _name, _code in COUNTRY_CURRENCIES.items():
+    CURRENCIES.setdefault(_name, _code)  # 20 jamaican dollars, 10 kuwaiti dinars
 CURRENCIES.update({"hong kong dollars": "HKD", "hong kong dollar": "HKD", "japanese yen": "JPY",
                    "british pounds": "GBP", "british pound": "GBP", "pounds sterling": "GBP", "pound sterling": "GBP",
                    "rs.": "INR", "rs": "INR", "Rs.": "INR", "Rs": "INR",
@@ -101,15 +104,16 @@ _SUFFIXES = [k for k in CURRENCIES if k not in _SYMBOLS]
 _NAME_SUFFIXES = [k for k in _SUFFIXES if k.isascii() and k.islower() and (len(k) > 3 or " " in k)]
 _OTHER_SUFFIXES = [k for k in _SUFFIXES if k not in _NAME_SUFFIXES]
 #: A decimal comma, as most of Europe writes amounts: ``€ 3,50``, ``1.234,56 EUR`` (two decimals, so
-#: ``$20,300`` keeps its thousands comma). Read only beside a currency: a bare ``1,3`` stays apart.
-_EURO_NUM = r"\d{1,3}(?:\.\d{3})+,\d{2}(?![\d.,])|\d+,\d{2}(?![\d.,])"
+#: ``$20,300`` keeps its thousands comma). Read only beside a currency: a bare ``1,3`` stays apart. A full
+#: stop may end the sentence after it (``it costs € 3,50.``).
+_EURO_NUM = r"\d{1,3}(?:\.\d{3})+,\d{2}(?![\d,]|\.\d)|\d+,\d{2}(?![\d,]|\.\d)"
 _EURO_RE = re.compile(_EURO_NUM)
 #: A whole and a fraction in digits, as share prices were quoted: ``$ 3 1/2``.
 _MIXED_NUM = r"\d{1,9}[ ]\d{1,2}/\d{1,3}(?![\d/])"
 _MIXED_RE = re.compile(r"(\d+) (\d+)/(\d+)")
-_NUM = (rf"{_MIXED_NUM}|{_EURO_NUM}|{DOT_GROUPED}"
+_NUM = (rf"{_MIXED_NUM}|{_EURO_NUM}|{DOT_GROUPED}|{INDIAN_GROUPED}"
         rf"|(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[十百千万亿萬億](?:\d+|[{CN_DIGITS}])?)*"
-        rf"|[{CN_NUM_CHARS}]+(?:[点點][{CN_DIGITS}]+)?")
+        rf"|[{CN_NUM_CHARS}]+(?:[点點][{CN_DIGITS}]+)?|(?<=[$€£¥])\.\d{{1,2}}(?![\d,]|\.\d)")
 _CENT_DIGIT = f"[0-9{CN_DIGITS}]"
 #: The characters an amount can start with (a digit, a numeral, or a prefix's first character): a
 #: cheap look-ahead so the long prefix alternation is tried only there.
@@ -121,17 +125,19 @@ MONEY_RE = re.compile(
     # keeps the ones CURRENCY_NAMES knows ("CHF 200"), drops the rest ("ABC 12").
     r"(?P<pre>" + alternation(re.escape(p) for p in _PREFIXES) + r"|[A-Z]{3}(?=[ ]{0,2}\d)|(?:"
     + alternation(_LOWER_CODES) + r")(?=[ ]{0,2}\d))?[ ]{0,2}"
-    rf"(?P<num>{_NUM})(?P<k>[kKmMbB](?![A-Za-z])|[ ]?(?:million|billion|trillion|thousand|mln|bln|mn|bn|tn)\b)?"
+    rf"(?P<num>{_NUM})(?P<k>MM(?![A-Za-z])|[kKmMbB](?![A-Za-z])"
+    r"|[ ]?(?:millions?|billions?|trillions?|thousands?|lakhs?|crores?|mln|bln|mn|bn|tn)\b)?"
     r"[ ]{0,2}"
     r"(?P<suf>(?=[A-Za-z])(?i:" + alternation(re.escape(s) for s in _NAME_SUFFIXES) + ")|"
-    + alternation(re.escape(s) for s in _OTHER_SUFFIXES) + r"|[$€£](?![ ]{0,2}\d))?(?P<zheng>整|正)?"
+    + alternation(re.escape(s) for s in _OTHER_SUFFIXES) + r"|[$€£¥](?![ ]{0,2}\d))?(?P<zheng>整|正)?"
     r"(?(suf)(?:[ ](?P<minor>\d{2})(?!\d|[.,]\d|[ ]?(?:%|[A-Za-z0-9]))"
     r"|[ ]+(?:and[ ]+)?(?P<minor_cents>\d{1,2})[ ]?cents?\b)?)"
     rf"(?:(?P<jiao>{_CENT_DIGIT})[角毛])?(?:(?P<fen>{_CENT_DIGIT})分)?"
     rf"(?:[又零]?(?P<cents>[0-9{CN_DIGITS}十]{{1,3}})美分)?"
 )
-_MAG = {"k": 1000, "K": 1000, "m": 10**6, "M": 10**6, "b": 10**9, "B": 10**9, "thousand": 1000, "million": 10**6,
-        "mn": 10**6, "mln": 10**6, "billion": 10**9, "bn": 10**9, "bln": 10**9, "trillion": 10**12, "tn": 10**12}
+_MAG = {"k": 1000, "K": 1000, "m": 10**6, "M": 10**6, "MM": 10**6, "b": 10**9, "B": 10**9, "thousand": 1000,
+        "million": 10**6, "mn": 10**6, "mln": 10**6, "billion": 10**9, "bn": 10**9, "bln": 10**9, "trillion": 10**12,
+        "tn": 10**12, "lakh": 10**5, "crore": 10**7}
 _ASCII_SUFFIX = re.compile(r"[A-Za-z]+")
 
 
@@ -154,7 +160,8 @@ def parse_money(match: re.Match[str], cjk: bool) -> tuple[Decimal, str] | None:
     if amount is None:
         return None
     if match.group("k"):
-        amount *= _MAG[match.group("k").strip()]
+        scale = match.group("k").strip()
+        amount *= _MAG.get(scale) or _MAG[scale[:-1]]  # 3 millions dollars: the plural is the singular's
     if match.group("jiao"):
         amount += Decimal(_digit(match.group("jiao"))) / 10
     if match.group("fen"):
@@ -172,8 +179,8 @@ def parse_money(match: re.Match[str], cjk: bool) -> tuple[Decimal, str] | None:
         code = CURRENCIES.get(suf) or CURRENCIES[suf.lower()]  # a name in any case: "Swiss Francs"
     else:
         code = CURRENCIES[pre]
-    if pre == "¥" and not cjk and not suf:
-        code = "JPY"
+    if ((pre == "¥" and not suf) or suf == "¥") and not cjk:
+        code = "JPY"  # ¥ 2000 and 2000 ¥ alike
     return amount, code
 
 
@@ -206,8 +213,38 @@ def find_money(text: str, folded: str, cjk: bool) -> Iterator[Entity]:
             start = m.start("num")  # "ABC 12 dollars": the capitals were no code
         while end > start and folded[end - 1] == " ":
             end -= 1
+        amount, end = _with_minor(folded, end, amount, code)
         yield Entity("money", text[start:end], start, end,
                      {"amount": format_decimal(amount), "currency": code})
+
+
+#: A count of minor units after an amount: ``5 pounds 50 pence``, ``twenty rubles fifty kopecks``, ``100
+#: pesos and 50 centavos`` (see :data:`MINOR_UNITS`).
+_MINOR_AFTER = re.compile(
+    r"(?:[ ]*,)?[ ]+(?:and[ ]+)?(?P<n>\d{1,3}(?![\d.,])|[a-z]+(?:[ -][a-z]+)?)[ ]?"
+    r"(?P<u>" + alternation(re.escape(n) for n in MINOR_UNITS) + r")\b", re.IGNORECASE)
+
+
+def _with_minor(folded: str, end: int, amount: Decimal, code: str) -> tuple[Decimal, int]:
+    """``amount`` and the end of its span, with the minor units right after ``end`` added when they divide
+    ``code`` (pence follow pounds, kopecks rubles: ``5 dollars 50 pence`` keeps its 5 dollars alone)."""
+    m = _MINOR_AFTER.match(folded, end)
+    if m is None:
+        return amount, end
+    codes, share = MINOR_UNITS[m.group("u").lower()]
+    if code not in codes:
+        return amount, end
+    count_text = m.group("n")
+    if count_text[0].isdigit():
+        count = Decimal(count_text)
+    else:
+        found = find_word_numbers(count_text.lower(), lone_one=True)
+        if len(found) != 1 or (found[0].start, found[0].end) != (0, len(count_text)):
+            return amount, end
+        count = found[0].value
+    if count != int(count) or not 0 < count * share < 1:
+        return amount, end  # "5 pounds 120 pence" names two amounts
+    return amount + count * share, m.end()
 
 
 #: Currency names written in words (every one :data:`CURRENCIES` knows: ``swiss francs``, ``bucks``,
@@ -230,6 +267,14 @@ _ARTICLE_UNIT = re.compile(r"(?<!half )\b(?i:an?)[ ]+"
 _DIGIT_CENTS = re.compile(r"(?<![\w.,$])(?P<n>\d{1,3}(?:\.\d+)?)[ ]?(?:cents?\b|¢)", re.IGNORECASE)
 
 
+#: A minor unit alone after an amount, where it names one currency (:data:`MINOR_ALONE`): ``fifty kopecks``.
+_MINOR_ALONE_RE = re.compile(r"[ \-]?(?P<u>" + alternation(re.escape(n) for n in MINOR_ALONE) + r")\b", re.IGNORECASE)
+_DIGIT_MINOR = re.compile(r"(?<![\w.,$])(?P<n>\d{1,3}(?:,\d{3})*(?:\.\d+)?)" + _MINOR_ALONE_RE.pattern,
+                          re.IGNORECASE)
+#: Pence written as ``50p`` (one or two digits joined to the ``p``: ``1080p`` is a video resolution).
+_PENCE_P = re.compile(r"(?<![\w.,$£€])(?P<n>[1-9]\d?)p\b(?!\.\w)")
+
+
 def find_word_money(text: str, folded: str, words: Sequence[WordNumber] | None = None) -> Iterator[Entity]:
     """Amounts written in English words before a currency word (``thirteen dollars and forty-five cents``).
 
@@ -241,6 +286,13 @@ def find_word_money(text: str, folded: str, words: Sequence[WordNumber] | None =
     taken = 0  # end of the last amount: its cents are no amount of their own
     for w in words:
         if w.start < taken:
+            continue
+        minor = _MINOR_ALONE_RE.match(folded, w.end)
+        if minor is not None:
+            code, share = MINOR_ALONE[minor.group("u").lower()]  # fifty kopecks, twenty euro cents
+            taken = minor.end()
+            yield Entity("money", text[w.start:taken], w.start, taken,
+                         {"amount": format_decimal(w.value * share), "currency": code})
             continue
         m = _WORD_UNIT.match(folded, w.end)
         if m is None or (any(ch.isdigit() for ch in folded[w.start:w.end]) and " " not in folded[w.start:w.end]):
@@ -256,6 +308,8 @@ def find_word_money(text: str, folded: str, words: Sequence[WordNumber] | None =
                 continue  # "five cents and ten cents" is no amount
             amount, unit = amount / 100, "dollars"
         code = CURRENCIES.get(unit) or CURRENCIES.get(unit.rstrip("s"), "USD")
+        if not m.group("cents"):
+            amount, end = _with_minor(folded, end, amount, code)  # five pounds fifty pence
         taken = end
         yield Entity("money", text[w.start:end], w.start, end, {"amount": format_decimal(amount), "currency": code})
     for a in _ARTICLE_UNIT.finditer(folded):
@@ -265,3 +319,9 @@ def find_word_money(text: str, folded: str, words: Sequence[WordNumber] | None =
         for c in _DIGIT_CENTS.finditer(folded):
             yield Entity("money", text[c.start():c.end()], c.start(), c.end(),
                          {"amount": format_decimal(Decimal(c.group("n")) / 100), "currency": "USD"})
+    for c in _DIGIT_MINOR.finditer(folded):
+        code, share = MINOR_ALONE[c.group("u").lower()]  # 50 kopecks, 300 satoshis
+        yield Entity("money", text[c.start():c.end()], c.start(), c.end(),
+                     {"amount": format_decimal(Decimal(c.group("n").replace(",", "")) * share), "currency": code})
+    for c in _PENCE_P.finditer(folded):
+        yield Entity("money", text[c.start():c.end()], c.start(), c.end(), {"amount": c.group("n"), "currency": "GBX"})

@@ -18,7 +18,8 @@ from functools import lru_cache
 from ._types import DECIMALS, Entity, format_decimal
 from .regexes import alternation
 
-__all__ = ["CN_DIGITS", "CN_NUM_CHARS", "DOT_GROUPED", "NUMBER_RE", "find_numbers", "find_ordinals", "parse_number"]
+__all__ = ["CN_DIGITS", "CN_NUM_CHARS", "DOT_GROUPED", "INDIAN_GROUPED", "NUMBER_RE", "find_numbers", "find_ordinals",
+           "parse_number"]
 
 DIGIT_VALUES = {
     "零": 0, "〇": 0, "○": 0, "洞": 0,
@@ -35,7 +36,11 @@ CN_NUM_CHARS = CN_DIGITS + "十拾百佰千仟万萬亿億兆"
 #: Thousands grouped by dots, as much of Europe writes them: two groups at least (``1.234.567``), so
 #: ``1.234`` stays a decimal.
 DOT_GROUPED = r"\d{1,3}(?:\.\d{3}){2,}(?![\d.])"
-_ARABIC = rf"{DOT_GROUPED}|\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?"
+#: Lakhs and crores grouped as India writes them: the last three digits, then pairs (``1,00,000`` is one
+#: lakh, ``12,34,56,789``). Only the full shape counts — pairs between a first group of one or two digits
+#: and a final group of three — so ``1,234`` keeps its thousands comma and ``3,50`` stays apart.
+INDIAN_GROUPED = r"\d{1,2}(?:,\d{2})+,\d{3}(?![\d]|,\d)(?:\.\d+)?"
+_ARABIC = rf"{DOT_GROUPED}|{INDIAN_GROUPED}|\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCI = r"\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])"
 _CN = f"[{CN_NUM_CHARS}]"
 _UNITS = "十拾百佰千仟万萬亿億兆"
@@ -47,8 +52,11 @@ _FRAC = rf"[ ]*分[ ]*之[ ]*[负負]?[ ]*{_FRAC_PART}"
 #: A classifier after a digit makes it a count of its own: 1万一个月 is 1万 then 一个月, not 11000.
 _COUNTED = "[个個次天年月期笔張张位件条份周]"
 _TAIL = rf"(?:{_ARABIC}|[{CN_DIGITS}](?!{_COUNTED}))"
+#: A minus spaced from its digits (``- 5``) is a sign where nothing before it could make it a dash: at the
+#: start of a line or after ``(``, ``=`` or ``:`` (``3 - 5`` is a difference or a range).
+_SPACED_MINUS = r"(?:(?<![^\n(\[=:])|(?<=[=:(] ))-[ ](?=\d)"
 NUMBER_RE = re.compile(
-    rf"(?=[-+负負.0-9{CN_NUM_CHARS}])(?:(?<![0-9A-Za-z])[-+]|[负負])?(?:{_SCI}|(?<![\d.])\.\d+(?![\d.])"
+    rf"(?=[-+负負.0-9{CN_NUM_CHARS}])(?:(?<![0-9A-Za-z])[-+]|[负負]|{_SPACED_MINUS})?(?:{_SCI}|(?<![\d.])\.\d+(?![\d.])"
     rf"|(?:(?:{_CN_RUN}|\d+)[ ]*又[ ]*)?(?:[{CN_NUM_CHARS}]+|\d+){_FRAC}"
     rf"|(?:{_ARABIC})(?:[ ]*[{APPROX}]?[ ]*[{_UNITS}](?:[ ]*零?{_TAIL})?){{0,8}}[kKmMwW]?(?!\.?\d)"
     rf"|{_CN_RUN}(?:[ ]*[{POINT}][ ]*[{CN_DIGITS}](?:[ ]*[{CN_DIGITS}])*)?)"
@@ -260,8 +268,9 @@ POWER_RE = re.compile(rf"(?<![\w.^])(?P<b>{_SIGNED})\^(?P<e>[-+]{{0,2}}\d{{1,3}}
 FRACTION_RE = re.compile(
     r"(?<![0-9A-Za-z./])(?P<sign>(?<![\w-])-[ ]?|(?<![\w-])(?i:minus|negative)[ ]+)?"
     r"(?:(?P<w>\d{1,9})[ ]+(?:(?i:and)[ ]+)?)?(?P<n>\d{1,9})[ ]?[/⁄][ ]?(?P<d>\d{1,9})"
-    # a fraction of a scale: 3/4 of a million
-    r"(?:[ ]+(?i:of)[ ]+(?i:an?)[ ]+(?P<scale>(?i:thousand|million|billion|trillion|dozen))\b)?"
+    # a fraction of a scale (3/4 of a million, 3/4 million), or a whole and a fraction before one (1 1/2 million)
+    r"(?:[ ]+(?i:of)[ ]+(?i:an?)[ ]+(?P<scale>(?i:thousand|million|billion|trillion|dozen))\b"
+    r"|[ ]+(?P<scale2>(?i:thousand|million|billion|trillion|dozen))\b)?"
     r"(?![0-9A-Za-z./⁄])"
 )
 _FRACTION_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "dozen": 12}
@@ -311,8 +320,9 @@ def find_number_forms(text: str, folded: str) -> Iterator[Entity]:
             if den == 0 or not (whole or m.group("sign") or _bare_fraction(num, den)):
                 continue
             value = Decimal(int(whole or 0)) + Decimal(int(m.group("n"))) / Decimal(den)
-            if m.group("scale"):
-                value *= _FRACTION_SCALE[m.group("scale").lower()]
+            scale = m.group("scale") or m.group("scale2")
+            if scale:
+                value *= _FRACTION_SCALE[scale.lower()]
             if m.group("sign"):
                 value = -value  # - 1 4/5, minus 1/2
             yield Entity("number", text[m.start():m.end()], m.start(), m.end(), format_decimal(value.normalize()))

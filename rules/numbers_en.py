@@ -17,18 +17,25 @@ from decimal import Decimal, InvalidOperation
 from text_to_num import find_numbers as _t2n_find
 
 from ._types import Entity, format_decimal
+from .numbers import INDIAN_GROUPED
 
 __all__ = ["SCALED_CHAIN_RE", "WordNumber", "find_word_number_entities", "find_word_numbers"]
 
 #: A word token; ``ninety - five`` / ``five - eighths`` (a hyphen spaced out) is one word as ``ninety-five``.
-_TOKEN = re.compile(r"[A-Za-z]+(?:[ ]?-[ ]?[A-Za-z]+)*|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\S")
+_TOKEN = re.compile(r"[A-Za-z]+(?:[ ]?-[ ]?[A-Za-z]+)*|" + INDIAN_GROUPED
+                    + r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\S")
 #: Cheap gate: the text has at least one English number word.
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
 _HAS_WORD = re.compile(
     r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty"
-    r"|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|trillion|dozens?|half|quarter|over"
+    r"|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|trillion|lakh|crore|dozens?|half|quarter|over"
     r"|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|minus|negative|point)", re.I)
 _DENOMINATORS = {"half": 2, "halves": 2, "quarter": 4, "quarters": 4}
+#: Units of time and of play after "over N": ``5 over 3 years`` is an amount spread out, ``one over three``
+#: a fraction.
+_SPAN_UNITS = {f"{u}{s}" for u in ("second", "minute", "hour", "day", "week", "month", "quarter", "year", "decade",
+                                   "period", "session", "season", "game", "round", "set", "term", "installment",
+                                   "instalment", "payment", "visit", "night") for s in ("", "s")}
 _SIGN = {"negative", "minus"}
 
 
@@ -72,9 +79,13 @@ _ALIASES = {"nought": "zero", "naught": "zero", "-": ","}  # a lone hyphen ends 
 _DOZEN = {"dozen", "dozens", "doz", "dozs"}
 _A = {"a", "an", "one"}
 #: Digits with a scale word or suffix: 2 million, 1.2b, 2.33 k, 10 bln, 2mil, 1,674,200.5 M.
+#: A scale word may be plural (``3 millions``, ``2 thousands``, ``5 lakhs``: as many writers outside
+#: English-speaking countries use it); ``MM`` is finance's million (``5MM``: capitals only, ``5mm`` is a
+#: length); ``doz`` / ``dz`` count dozens (``3 doz``).
 SCALED_RE = re.compile(
-    r"(?<![\w.,])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)[ ]?"
-    r"(?P<s>(?i:hundred|thousand|million|billion|trillion|mil|mln|bln|bn|tln|crore|lakh)|[kKMB]|(?<=\d)b)(?![\w])"
+    r"(?<![\w.,])(?P<n>" + INDIAN_GROUPED + r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)[ ]?"
+    r"(?P<s>(?i:(?:hundred|thousand|million|billion|trillion|crore|lakh)s?|mil|mln|bln|bn|tln|dozens?|doz|dz)"
+    r"|MM|[kKMB]|(?<=\d)b)(?![\w])"
 )
 _NO_SCALE = r"[\w.,]|[ ]+(?i:hundred|thousand|million|billion)"
 #: Digits with scale words in a chain: ``4 thousand 3 hundred and 21``, ``2 million 500 thousand``.
@@ -86,13 +97,19 @@ SCALED_CHAIN_RE = re.compile(
 )
 #: Scale words a fraction after "and" is a part of (``two million and a half`` = 2,500,000, ``a dozen
 #: and a half`` = 18); after ``hundred`` it is a part of one (``one hundred and three and two thirds``).
-_BIG_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "dozen": 12, "dozens": 12}
+_BIG_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "dozen": 12, "dozens": 12,
+              "lakh": 10**5, "crore": 10**7}
 #: Words that open a number with ``a``/``an`` before them standing for one (``a million``, ``a hundred and ten``).
-_ARTICLE_SCALE = {"hundred", "thousand", "million", "billion", "trillion"}
+_ARTICLE_SCALE = {"hundred", "thousand", "million", "billion", "trillion", "lakh", "crore"}
+#: India's scales, which text2num does not know: ``five lakh`` (500,000), ``two crore`` (20,000,000).
+_INDIAN_SCALE = {"lakh": 10**5, "lakhs": 10**5, "crore": 10**7, "crores": 10**7}
 _CHAIN_PART = re.compile(r"(\d+)(?:[ ]+([a-z]+))?", re.IGNORECASE)
 _SCALE = {"hundred": 10**2, "thousand": 10**3, "k": 10**3, "million": 10**6, "mil": 10**6, "mln": 10**6,
-          "m": 10**6, "billion": 10**9, "bln": 10**9, "bn": 10**9, "b": 10**9, "trillion": 10**12, "tln": 10**12,
-          "crore": 10**7, "lakh": 10**5}
+          "m": 10**6, "mm": 10**6, "billion": 10**9, "bln": 10**9, "bn": 10**9, "b": 10**9, "trillion": 10**12,
+          "tln": 10**12, "crore": 10**7, "lakh": 10**5}
+#: Scales read after digits only (``3 doz``), and plurals (``3 millions``): their value is the singular's.
+_DIGIT_SCALE = {**_SCALE, **{f"{w}s": v for w, v in _SCALE.items() if len(w) > 3},
+                "dozen": 12, "dozens": 12, "doz": 12, "dz": 12}
 
 
 def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
@@ -101,7 +118,9 @@ def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
     for occ in _t2n_find([_Token(_ALIASES.get(w, w)) for w in words], "en", 0):
         value = _decimal(occ.text)
         if value is not None:
-            out.append((occ.start, occ.end, value, bool(occ.is_ordinal)))
+            # text2num reads "twenty-firsts" / "thirty-seconds" as cardinals: plural ordinals, denominators
+            plural = occ.end - occ.start <= 2 and re.search(r"(?:\bfirsts|-seconds)$", words[occ.end - 1]) is not None
+            out.append((occ.start, occ.end, value, bool(occ.is_ordinal) or plural))
     taken = {t for a, b, _, _ in out for t in range(a, b)}
     for t, w in enumerate(words):
         if w in _DOZEN and t > 0 and words[t - 1] in ("a", "an") and t - 1 not in taken:
@@ -109,6 +128,9 @@ def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
             continue
         if w == "trillion" and t not in taken and (t == 0 or words[t - 1] in ("a", "an")):
             out.append((t, t + 1, Decimal(10**12), False))  # a trillion
+            continue
+        if w in _INDIAN_SCALE and t not in taken and t > 0 and words[t - 1] in ("a", "an"):
+            out.append((t, t + 1, Decimal(_INDIAN_SCALE[w]), False))  # a lakh
             continue
         if t not in taken and (w[0].isdigit() or w in ("half", "quarter", "halves", "quarters")):
             if w[0].isdigit():
@@ -121,6 +143,7 @@ def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
 _DENOMINATOR_TAIL = re.compile(r"[ ]?-[ ]?(?:[a-z]+ths?|thirds?|halves|halfs?|quarters?)$", re.IGNORECASE)
 
 
+_TENS = {"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
 _DIGIT_WORDS = {"zero", "nought", "naught", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight",
                 "nine"}
 _HYPHEN = re.compile(r"[ ]?-[ ]?")
@@ -173,15 +196,39 @@ def _of_a_scale(words: list[str], j: int) -> bool:
         and words[j + 2] in _BIG_SCALE
 
 
+#: Ordinals of a scale: ``one hundredth`` is a fraction (1/100) as ``one fifth`` is, though text2num reads the
+#: pair as one ordinal (100th).
+_ROUND_ORDINALS = {"hundredth", "thousandth", "millionth", "billionth", "trillionth"}
+
+
 def _numerator_inside(words: list[str]) -> Decimal | None:
     """``ninety-five hundred fifths`` read as one ordinal (9505th) → 9500 / 5: the cardinal before the
-    plural ordinal word is its numerator."""
+    plural ordinal word is its numerator; before a singular one it is ``one`` (``one millionth``)."""
     numerator, denominator = _cardinals(words[:-1]), _cardinals(words[-1:])
     if len(numerator) != 1 or numerator[0][:2] != (0, len(words) - 1) or numerator[0][3]:
         return None
+    if not words[-1].endswith("s") and numerator[0][2] != 1:
+        return None  # "one hundred fifth" is the 105th
     if len(denominator) != 1 or not denominator[0][3] or not denominator[0][2]:
         return None
     return numerator[0][2] / denominator[0][2]
+
+
+def _indian_scaled(words: list[str], items: list[tuple[int, int, Decimal, bool]], value: Decimal, j: int,
+                   k: int) -> tuple[Decimal, int, int]:
+    """``value`` times the lakh or crore at ``j``, and a smaller count after it, as Indian English chains
+    them: ``one crore twenty lakh`` (12,000,000), ``two lakh and fifty thousand`` (250,000)."""
+    unit = _INDIAN_SCALE[words[j]]
+    value, j = value * unit, j + 1
+    rest = items[k] if k < len(items) else None
+    gap = 1 if j < len(words) and words[j] == "and" else 0
+    if rest is not None and rest[0] == j + gap and not rest[3]:
+        tail, end = rest[2], rest[1]
+        if end < len(words) and words[end] in _INDIAN_SCALE and _INDIAN_SCALE[words[end]] < unit:
+            tail, end = tail * _INDIAN_SCALE[words[end]], end + 1
+        if tail < unit:
+            value, j, k = value + tail, end, k + 1
+    return value, j, k
 
 
 def _chain_value(text: str) -> Decimal | None:
@@ -215,7 +262,7 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
     """
     if not _ASCII_LETTER.search(folded):
         return []  # every form needs a word or a scale letter (``3k``): Chinese text skips them all
-    out = [WordNumber(m.start(), m.end(), Decimal(m.group("n").replace(",", "")) * _SCALE[m.group("s").lower()])
+    out = [WordNumber(m.start(), m.end(), Decimal(m.group("n").replace(",", "")) * _DIGIT_SCALE[m.group("s").lower()])
            for m in SCALED_RE.finditer(folded)]
     for m in SCALED_CHAIN_RE.finditer(folded):
         value = _chain_value(m.group())
@@ -233,16 +280,25 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
         k += 1
         if ordinal:
             prev = merged[-1] if merged else None
-            if prev is not None and prev[1] == i and (words[j - 1].endswith("s") or prev[2] == 1):
+            if prev is not None and prev[1] == i and i - prev[0] > 2 and words[i - 2:i] == ["and", "one"] \
+                    and not words[j - 1].endswith("s"):
+                before = _cardinals(words[prev[0]:i - 2])  # one hundred seventy and one fourth: 170 + 1/4
+                if len(before) == 1 and before[0][:2] == (0, i - 2 - prev[0]) and not before[0][3]:
+                    merged.pop()
+                    i, value = prev[0], before[0][2] + 1 / value
+                else:
+                    continue
+            elif prev is not None and prev[1] == i and (words[j - 1].endswith("s") or prev[2] == 1):
                 a, _, num = merged.pop()  # two thirds, one eighth
                 split = _whole_and_numerator(words[a:i])
                 if split is not None:  # twenty and three fifths: 20 + 3/5, not 23/5
                     i, value = a, split[0] + split[2] * split[1] / value
                 else:
                     i, value = a, num / value
-            elif i > 0 and words[i - 1] in ("a", "an") and value:
-                i, value = i - 1, 1 / value  # a third, a half
-            elif j - i >= 2 and words[j - 1].endswith("s") and (split_ordinal := _numerator_inside(words[i:j])):
+            elif i > 0 and words[i - 1] in ("a", "an") and value and words[i] not in ("first", "second"):
+                i, value = i - 1, 1 / value  # a third, a half (not "a second": a moment, or the next one)
+            elif j - i >= 2 and (words[j - 1].endswith("s") or words[j - 1] in _ROUND_ORDINALS) \
+                    and (split_ordinal := _numerator_inside(words[i:j])):
                 value = split_ordinal  # ninety - five hundred fifths: 9500 / 5, not a lone 9505th
             elif words[i] in ("half", "quarter") and j < len(words) and words[j] in _SCALE:
                 pass  # half million: the scale word below takes it
@@ -265,12 +321,12 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
             i, value = i - 1, Decimal("0." + str(int(value)))  # point five: a decimal with no whole part
         nxt = items[k] if k < len(items) else None
         if nxt is not None and j < len(words) and words[j] == "point" and nxt[0] == j + 1 and value == int(value) \
-                and not nxt[3] and nxt[1] - nxt[0] == 1:
-            value, j = value + Decimal("0." + str(int(nxt[2]))), nxt[1]  # point seventy-one
+                and not nxt[3] and (nxt[1] - nxt[0] == 1 or (nxt[1] - nxt[0] == 2 and words[nxt[0]] in _TENS)):
+            value, j = value + Decimal("0." + str(int(nxt[2]))), nxt[1]  # point seventy-one, point twenty five
             k += 1
         elif nxt is not None and not nxt[3] and nxt[2] and (
                 (j < len(words) and words[j] == "over" and nxt[0] == j + 1
-                 and (nxt[1] == len(words) or not words[nxt[1]][0].isalpha()))  # not "over 3 years"
+                 and (nxt[1] == len(words) or words[nxt[1]] not in _SPAN_UNITS))  # not "5 over 3 years"
                 or (j + 1 < len(words) and words[j:j + 2] == ["out", "of"] and nxt[0] == j + 2)):
             value, j = value / nxt[2], nxt[1]  # one over three, two out of five hundred
             k += 1
@@ -291,6 +347,9 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
             if rest is not None and rest[0] == j + gap and not rest[3] and rest[2] < 10**12:
                 value, j = value + rest[2], rest[1]
                 k += 1
+        if j < len(words) and words[j] in _INDIAN_SCALE and not ordinal \
+                and not (0 < value < 1 and i > 0 and words[i - 1] == "and"):  # "two and a half lakh": below
+            value, j, k = _indian_scaled(words, items, value, j, k)  # five lakh, one crore twenty lakh
         if j < len(words) and words[j] in _DOZEN:
             value, j = value * 12, j + 1
         if 0 < value < 1 and _of_a_scale(words, j):

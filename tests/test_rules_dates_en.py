@@ -656,3 +656,39 @@ def test_a_day_at_an_hour_in_a_part_of_the_day(text: str, span: str, value: str)
 ])
 def test_every_weekday_in_a_part_of_the_day_is_one_set(text: str, value: str) -> None:
     assert dates(text) == [("set", text, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("we meet Friday the 14th.", "Friday the 14th", "2024-06-14"),        # a date closing its sentence
+    ("we meet Tuesday 18th.", "Tuesday 18th", "2024-06-18"),
+    ("the drill is in week 20.", "week 20", "2024-05-13/2024-05-20"),
+    ("it was 27-7-3.", "27-7-3", "2027-07-03"),
+])
+def test_a_full_stop_after_a_date_ends_its_sentence(text: str, span: str, value: str) -> None:
+    assert (span, value) in [(s, v) for _, s, v in dates(text)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("call me mid-morning", "mid-morning", "10:00:00"),                     # the middle of a part of the day
+    ("call me in the midafternoon", "midafternoon", "14:00:00"),
+    ("lunch at mid day", "mid day", "12:00:00"),
+    ("see you at 3ish", "3ish", "03:00:00"),                                # an hour, roughly
+    ("see you noonish", "noonish", "12:00:00"),
+    ("see you at five-ish", "five-ish", "05:00:00"),
+])
+def test_mid_times_and_rough_hours(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("time", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("due 15-Jun-2024.", "15-Jun-2024", "2024-06-15"),                      # a month's name between hyphens
+    ("due 15/Jun/2024", "15/Jun/2024", "2024-06-15"),
+    ("due 15-Jun-24", "15-Jun-24", "2024-06-15"),                           # a two-digit year: 20xx below 30
+    ("born 15-Jun-89", "15-Jun-89", "1989-06-15"),
+])
+def test_a_day_a_month_name_and_a_year_joined_by_hyphens(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("date", span, value)]
+
+
+def test_an_english_word_ending_in_ish_is_no_time() -> None:
+    assert dates("the English language, a boyish grin, the Danish team") == []

@@ -52,13 +52,75 @@ def _money(text: str) -> tuple[str, str, str]:
     ("the shift lasts point seven five of a day", "point seven five", "0.75"),  # decimals read digit by digit
     ("sales of one point two million units", "one point two million", "1200000"),  # a worded decimal and a scale
     ("three point five billion people", "three point five billion", "3500000000"),
-    ("it took 1 and 1/2 hours of work", "1 and 1/2", "1.5"),                   # a whole and a digit fraction
+    ("we used 1 and 1/2 cups of flour", "1 and 1/2", "1.5"),                   # a whole and a digit fraction
     ("the rate fell minus 1/2 a point", "minus 1/2", "-0.5"),                   # a sign word before a fraction
     ("we sold 3/4 of a million copies", "3/4 of a million", "750000"),         # a digit fraction of a scale
     ("add 1⁄2 cup of milk", "1⁄2", "0.5"),                                      # the fraction slash
+    ("a grant of 1,00,000 for the school", "1,00,000", "100000"),              # lakhs grouped as India writes them
+    ("reserves of 12,34,56,789.50 in all", "12,34,56,789.50", "123456789.5"),
+    ("the town has five lakh people", "five lakh", "500000"),                  # India's scales in words
+    ("a budget of one crore twenty lakh", "one crore twenty lakh", "12000000"),  # a crore and the lakhs after it
+    ("they hired a lakh of workers", "a lakh", "100000"),
+    ("about two and a half lakh voters", "two and a half lakh", "250000"),
+    ("we shipped 3 millions units", "3 millions", "3000000"),                  # a plural scale after digits
+    ("the firm has 2 thousands staff", "2 thousands", "2000"),
+    ("revenue of 5MM last quarter", "5MM", "5000000"),                         # finance's million
+    ("order 3 doz roses", "3 doz", "36"),                                      # dozens abbreviated
+    ("order 4 dz tulips", "4 dz", "48"),
+    ("we baked 12 dozens", "12 dozens", "144"),
+    ("one millionth of a metre", "one millionth", "0.000001"),                 # one and a scale's ordinal
+    ("one thousandth of the dose", "one thousandth", "0.001"),
+    ("one over three is the ratio", "one over three", "0.333333333333333"),   # over, with a verb after it
+    ("ten point twenty five", "ten point twenty five", "10.25"),              # point and a worded pair of digits
+    ("1 1/2 million fans", "1 1/2 million", "1500000"),                        # a mixed fraction of a scale
+    ("5 1/2 dozen eggs", "5 1/2 dozen", "66"),
+    ("3/4 million tickets", "3/4 million", "750000"),
+    ("- 5 is the answer", "- 5", "-5"),                                        # a spaced minus opening a line
+    ("x = - 12.5 here", "- 12.5", "-12.5"),                                    # … or after an equals sign
+    ("one hundred seventy and one fourth", "one hundred seventy and one fourth", "170.25"),  # a whole and one part
+    ("thirteen twenty-firsts of the vote", "thirteen twenty-firsts", "0.619047619047619"),  # a plural "firsts"
 ])
 def test_english_number_constructions(text: str, span: str, value: str) -> None:
     assert _one(text, "number") == (span, value)
+
+
+def test_a_spaced_minus_between_numbers_is_no_sign() -> None:
+    """``3 - 5`` is a difference or a range: the minus is a sign only where nothing before could make it a dash."""
+    assert [e.value for e in find_entities("pages 3 - 5", lang="en") if e.type == "number"] == ["3", "5"]
+
+
+def test_an_amount_spread_over_years_is_no_fraction() -> None:
+    assert [(e.type, e.text) for e in find_entities("pay 500 over 3 years", lang="en")] == \
+        [("number", "500"), ("duration", "3 years")]
+
+
+def test_a_second_is_no_half() -> None:
+    """``a second`` is a moment or the next one, never 1/2 (``a third`` is a fraction)."""
+    assert [(e.text, e.value) for e in find_entities("a hundredth of a second", lang="en") if e.type == "number"] \
+        == [("a hundredth", "0.01")]
+
+
+def test_a_lower_case_mm_is_millimetres() -> None:
+    assert [(e.text, e.value) for e in find_entities("a 5mm screw", lang="en") if e.type == "number"] == [("5", "5")]
+
+
+def test_one_hundred_fifth_stays_an_ordinal() -> None:
+    """Only ``one`` before a scale's ordinal makes a fraction of it: ``one hundred fifth`` is the 105th."""
+    assert not [e for e in find_entities("the one hundred fifth day", lang="en") if e.type == "number"]
+
+
+def test_a_mixed_fraction_of_an_hour_is_one_duration() -> None:
+    assert [(e.type, e.text, e.value) for e in find_entities("it took 1 1/2 hours", lang="en")] == \
+        [("duration", "1 1/2 hours", "PT1.5H")]
+
+
+@given(st.lists(st.integers(min_value=0, max_value=99), min_size=1, max_size=4), st.integers(1, 99),
+       st.integers(0, 999))
+@settings(max_examples=150, deadline=None)
+def test_indian_grouping_reads_the_digits_it_groups(pairs: list[int], head: int, tail: int) -> None:
+    grouped = ",".join([str(head), *(f"{p:02d}" for p in pairs), f"{tail:03d}"])
+    span, value = _one(f"a total of {grouped} units", "number")
+    assert (span, value) == (grouped, str(int(grouped.replace(",", ""))))
 
 
 def test_a_slash_date_stays_a_date() -> None:
@@ -158,9 +220,48 @@ def test_minus_before_any_worded_or_digit_integer_negates_it(n: int) -> None:
     ("a deal of $1.2bn", "$1.2bn", "1200000000", "USD"),
     ("a fee of USD 30", "USD 30", "30", "USD"),
     ("it was 30 bucks", "30 bucks", "30", "USD"),
+    ("he paid 20 Jamaican dollars", "20 Jamaican dollars", "20", "JMD"),             # a unit with its country
+    ("a fine of 10 Kuwaiti dinars", "10 Kuwaiti dinars", "10", "KWD"),
+    ("rent of 2,000 Chilean pesos", "2,000 Chilean pesos", "2000", "CLP"),
+    ("it cost 100 American dollars", "100 American dollars", "100", "USD"),
+    ("a gift of 50 South Korean won", "50 South Korean won", "50", "KRW"),
+    ("a tip of 5 kuai", "5 kuai", "5", "CNY"),
+    ("the bill came to 5 pounds 50 pence", "5 pounds 50 pence", "5.5", "GBP"),      # a major and a minor unit
+    ("the bill came to five pounds fifty pence", "five pounds fifty pence", "5.5", "GBP"),
+    ("the fare is twenty rubles fifty kopecks", "twenty rubles fifty kopecks", "20.5", "RUB"),
+    ("a meal at 100 pesos and 50 centavos", "100 pesos and 50 centavos", "100.5", "MXN"),
+    ("it came to 100 dollars and fifty cents", "100 dollars and fifty cents", "100.5", "USD"),
+    ("a fine of 10 Kuwaiti dinars 500 fils", "10 Kuwaiti dinars 500 fils", "10.5", "KWD"),  # fils are thousandths
+    ("a sweet for £1 20p", "£1 20p", "1.2", "GBP"),
+    ("a stamp for 50 kopecks", "50 kopecks", "0.5", "RUB"),                         # a minor unit alone
+    ("a fee of fifty kopecks", "fifty kopecks", "0.5", "RUB"),
+    ("a tip of 300 satoshis", "300 satoshis", "0.000003", "BTC"),
+    ("a coin of 10 euro cents", "10 euro cents", "0.1", "EUR"),
+    ("a bag for 50p", "50p", "50", "GBX"),                                          # pence joined to their p
+    ("gum for $.50 each", "$.50", "0.5", "USD"),                                    # a symbol and a bare decimal
+    ("a box for 2000 ¥ there", "2000 ¥", "2000", "JPY"),                           # ¥ after the amount
+    ("it costs € 3,50.", "€ 3,50", "3.5", "EUR"),                                   # a decimal comma ending a sentence
+    ("a salary of ₹2,00,000", "₹2,00,000", "200000", "INR"),                        # Indian grouping
+    ("a deal worth $5MM", "$5MM", "5000000", "USD"),                                # finance's million
+    ("an outlay of 3 millions dollars", "3 millions dollars", "3000000", "USD"),    # a plural scale
 ])
 def test_english_money_constructions(text: str, span: str, amount: str, currency: str) -> None:
     assert _money(text) == (span, amount, currency)
+
+
+def test_minor_units_of_another_currency_stay_apart() -> None:
+    """Pence follow pounds, not dollars: ``5 dollars 50 pence`` is two amounts."""
+    assert [(e.text, e.value) for e in find_entities("5 dollars 50 pence", lang="en") if e.type == "money"] == \
+        [("5 dollars", {"amount": "5", "currency": "USD"}), ("50 pence", {"amount": "50", "currency": "GBX"})]
+
+
+def test_more_minor_units_than_make_a_major_one_stay_apart() -> None:
+    assert [e.text for e in find_entities("5 pounds 120 pence", lang="en") if e.type == "money"] == \
+        ["5 pounds", "120 pence"]
+
+
+def test_a_video_resolution_is_no_pence() -> None:
+    assert not [e for e in find_entities("a 1080p screen", lang="en") if e.type == "money"]
 
 
 def test_one_dot_group_stays_a_decimal() -> None:
