@@ -52,7 +52,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DATA, Section
 
-from lastline import Embedder, get_embedder, open_storage
+from lastline import Embedder, open_storage
 from lastline.kb import Filters, KBConfig, KnowledgeBase, ParsedDocument, SQLiteKBStore, chunk_document
 from lastline.kb._ann import AnnConfig
 from lastline.kb._bm25 import BM25Config
@@ -177,9 +177,11 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
     # entry is encoded once per model (MiniLM reads long text slowly on a busy machine).
     pool = [pool_all[i][:200].rsplit(" ", 1)[0]
             for i in rng.choice(len(pool_all), size=min(args.pool, len(pool_all)), replace=False)]
-    embedder = get_embedder(args.embedder, 1)
+    # The same queries run once per mode: with the embedder's memo of short texts on, every mode
+    # after the first would time a memo hit instead of the query's encode.
+    embedder = Embedder(args.embedder, 1, memo_texts=0)
     embedder.load()
-    english = None if args.english_embedder == "none" else get_embedder(args.english_embedder, 1)
+    english = None if args.english_embedder == "none" else Embedder(args.english_embedder, 1, memo_texts=0)
     models: list[tuple[object, Embedder]] = [(PRIMARY, embedder)] + ([(ENGLISH, english)] if english else [])
     filters = {"all": Filters(), "collection c0 (10%)": Filters(collections=["c0"]),
                "tag rare (0.5%)": Filters(tags=["rare"])}
@@ -459,9 +461,11 @@ def main() -> None:
     if args.scale:
         scale(args, queries, pool)
         return
-    embedder = get_embedder(args.embedder, 1)
+    # The same queries run once per mode: with the embedder's memo of short texts on, every mode
+    # after the first would time a memo hit instead of the query's encode.
+    embedder = Embedder(args.embedder, 1, memo_texts=0)
     embedder.load()
-    english = None if args.english_embedder == "none" else get_embedder(args.english_embedder, 1)
+    english = None if args.english_embedder == "none" else Embedder(args.english_embedder, 1, memo_texts=0)
     models = [embedder] + ([english] if english is not None else [])
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
