@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -47,10 +48,13 @@ def test_a_full_kb_bulkhead_skips_the_kb_and_the_default_answers(runtime: Runtim
 
 
 def test_a_tier_past_its_timeout_is_skipped_with_the_reason_in_the_event(db_path: Path, embedder: Embedder) -> None:
-    rt = _runtime(db_path, tier_timeout_s=0.0001)  # no cache lookup (an embedding) fits in 0.1 ms
+    # A prompt no other test embeds, so the session embedder's memo cannot answer it: the lookup must
+    # encode (a millisecond or more), far past a 1 µs budget.
+    unseen = f"How do I reset the password of workspace {uuid.uuid4().hex}?"
+    rt = _runtime(db_path, tier_timeout_s=1e-6)
     try:
         rt.cache.put("something else entirely", "x")
-        answer = run_ladder(rt, "default", FallbackRequest(prompt=PROMPT))
+        answer = run_ladder(rt, "default", FallbackRequest(prompt=unseen))
         assert answer.source.value == "default"
         path = _last_path(rt)
         assert "cache:timeout" in path
