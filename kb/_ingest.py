@@ -197,47 +197,49 @@ def ingest_path(
         to_read.append(file)
 
     pending: list[tuple[str, ParsedDocument, str, str | None]] = []
+    with indexer.pipeline() as pipe:  # the batch before is written while this one encodes
 
-    def flush() -> None:
-        if pending:
-            report.chunks += indexer.write(tenant, collection, pending)
-            pending.clear()
+        def flush() -> None:
+            if pending:
+                report.chunks += pipe.write(tenant, collection, pending)
+                pending.clear()
 
-    done_files = report.files - len(to_read)
-    for number, (file, read) in enumerate(_prefetched(to_read), start=done_files):
-        if progress is not None:
-            progress(number, len(files), str(file))
-        source = str(file)
-        parse_cpu += read.cpu
-        if read.error is not None:
-            report.failed.append((source, read.error))
-            seen_docs.update(by_source.get(source, []))  # keep what we had
-            continue
-        record = known_files.get(source)
-        stored = StoredFile(source, collection, read.stat.st_size, read.stat.st_mtime_ns, read.sha256, settings)
-        recorded.append(stored)
-        if unchanged(source, record) and record is not None and record.sha256 == read.sha256:
-            report.unchanged.extend(by_source[source])  # touched, not changed
-            seen_docs.update(by_source[source])
-            continue
-        for document in read.documents:
-            doc_id = _doc_id(root, file, document)
-            if doc_id in seen_docs:
-                report.failed.append((source, f"duplicate document id {doc_id!r}; later one skipped"))
+        done_files = report.files - len(to_read)
+        for number, (file, read) in enumerate(_prefetched(to_read), start=done_files):
+            if progress is not None:
+                progress(number, len(files), str(file))
+            source = str(file)
+            parse_cpu += read.cpu
+            if read.error is not None:
+                report.failed.append((source, read.error))
+                seen_docs.update(by_source.get(source, []))  # keep what we had
                 continue
-            seen_docs.add(doc_id)
-            digest = content_hash(document, indexer.config.max_chars, indexer.config.overlap)
-            old = existing.get(doc_id)
-            if old is not None and (old.content_hash, old.collection, old.source) == (digest, collection, source):
-                report.unchanged.append(doc_id)
+            record = known_files.get(source)
+            stored = StoredFile(source, collection, read.stat.st_size, read.stat.st_mtime_ns, read.sha256, settings)
+            recorded.append(stored)
+            if unchanged(source, record) and record is not None and record.sha256 == read.sha256:
+                report.unchanged.extend(by_source[source])  # touched, not changed
+                seen_docs.update(by_source[source])
                 continue
-            (report.updated if old is not None else report.added).append(doc_id)
-            pending.append((doc_id, document, digest, source))
-            if len(pending) >= WRITE_BATCH:
-                flush()
-        gone = [d for d in by_source.get(source, []) if d not in seen_docs]
-        report.removed.extend(indexer.delete(tenant, gone))
-    flush()
+            for document in read.documents:
+                doc_id = _doc_id(root, file, document)
+                if doc_id in seen_docs:
+                    report.failed.append((source, f"duplicate document id {doc_id!r}; later one skipped"))
+                    continue
+                seen_docs.add(doc_id)
+                digest = content_hash(document, indexer.config.max_chars, indexer.config.overlap)
+                old = existing.get(doc_id)
+                if old is not None and (old.content_hash, old.collection, old.source) == (digest, collection, source):
+                    report.unchanged.append(doc_id)
+                    continue
+                (report.updated if old is not None else report.added).append(doc_id)
+                pending.append((doc_id, document, digest, source))
+                if len(pending) >= WRITE_BATCH:
+                    flush()
+            gone = [d for d in by_source.get(source, []) if d not in seen_docs]
+            report.removed.extend(indexer.delete(tenant, gone))
+        flush()
+        report.chunks += pipe.drain()
     store.record_files(tenant, recorded)
     if sync:
         prefix = str(root) + os.sep

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from lastline.embedding import Embedder, encode_distinct
-from lastline.encoder_pool import EncoderPool
+from lastline.encoder_pool import EncoderPool, PendingRows
 from lastline.errors import InvalidInput
 from lastline.text import language_of
 
@@ -24,7 +26,7 @@ from ._parsed import ParsedDocument
 from ._spaces import VectorSpace
 from ._store import DocumentStore, DocumentWrite, VectorIndex
 
-__all__ = ["POOL_MIN_TEXTS", "Indexer", "encode_sorted"]
+__all__ = ["POOL_MIN_TEXTS", "Indexer", "WritePipeline", "encode_sorted"]
 
 #: Smallest batch a worker pool encodes: below it, starting processes costs more than it saves.
 POOL_MIN_TEXTS = 64
@@ -59,6 +61,8 @@ class Indexer:
         #: :meth:`close_pools` ends them. Set by a bulk ingest, see ``KnowledgeBase.ingest(workers=)``.
         self.workers = 1
         self.pools: dict[str, EncoderPool] = {}
+        #: Texts the worker pools encoded (the rest were encoded in this process).
+        self.pooled_texts = 0
         #: CPU seconds spent per stage ("chunk", "keyword text", "encode", "write"), encoder worker
         #: processes included: what an ingest costs whatever the machine's load (bench/kb_ingest.py).
         self.cpu: defaultdict[str, float] = defaultdict(float)
@@ -86,6 +90,23 @@ class Indexer:
         self, tenant: str, collection: str, items: Sequence[tuple[str, ParsedDocument, str, str | None]]
     ) -> int:
         """Chunk and embed ``items`` (doc_id, document, hash, source), then write them in one transaction."""
+        return self.finish(self.start(tenant, collection, items))
+
+    @contextmanager
+    def pipeline(self) -> Iterator[WritePipeline]:
+        """Writes of a bulk job, each returning before its batch is written (:class:`WritePipeline`).
+
+        If the block raises, the batch still encoding is dropped, never half written; otherwise
+        whatever is left is written when it ends (call :meth:`WritePipeline.drain` to count it).
+        """
+        pipe = WritePipeline(self)
+        yield pipe
+        pipe.drain()
+
+    def start(
+        self, tenant: str, collection: str, items: Sequence[tuple[str, ParsedDocument, str, str | None]]
+    ) -> _Batch:
+        """Chunk ``items`` and start embedding them: in the pool when it is up, else here and now."""
         if not tenant or not collection:
             raise InvalidInput("tenant and collection must not be empty")
         writes: list[DocumentWrite] = []
@@ -94,31 +115,46 @@ class Indexer:
             write, chunk_texts = self.plan(doc_id, document, digest, source)
             writes.append(write)
             texts.extend(chunk_texts)
-        languages = [lang for w in writes for lang in w.languages]
-        vectors: dict[VectorSpace, tuple[list[int], np.ndarray]] = {}
+        batch = _Batch(tenant, collection, writes, [lang for w in writes for lang in w.languages])
         for index, embedder in self.spaces:
-            positions = [i for i, lang in enumerate(languages) if index.space.holds_language(lang)]
+            positions = [i for i, lang in enumerate(batch.languages) if index.space.holds_language(lang)]
             chars = self.config.reads(index.space)
             held = [texts[i][:chars] for i in positions]
             pool = self._pool(index.space.name, embedder) if len(held) >= POOL_MIN_TEXTS else None
-            started, pool_cpu = time.thread_time(), pool.cpu_seconds if pool is not None else 0.0
-            vectors[index.space] = (positions, pool.encode(held) if pool is not None
-                                    else encode_sorted(embedder, held))
-            self.cpu["encode"] += time.thread_time() - started + (
-                pool.cpu_seconds - pool_cpu if pool is not None else 0.0)
+            if pool is not None and pool.ready:
+                batch.vectors[index.space] = (positions, pool.submit(held))
+                self.pooled_texts += len(held)
+            else:  # no pool, or its workers are still loading their models: encode in this process
+                started = time.thread_time()
+                batch.vectors[index.space] = (positions, encode_sorted(embedder, held))
+                self.cpu["encode"] += time.thread_time() - started
+        return batch
+
+    def finish(self, batch: _Batch) -> int:
+        """Wait for the batch's vectors and write it in one transaction; returns the chunks written."""
+        vectors: dict[VectorSpace, tuple[list[int], np.ndarray]] = {}
+        for space, (positions, rows) in batch.vectors.items():
+            if isinstance(rows, PendingRows):
+                vectors[space] = (positions, rows.result())
+                self.cpu["encode"] += rows.cpu_seconds
+            else:
+                vectors[space] = (positions, rows)
         started = time.thread_time()
-        written = len(self.store.write(tenant, collection, writes, vectors))
+        written = len(self.store.write(batch.tenant, batch.collection, batch.writes, vectors))
         self.cpu["write"] += time.thread_time() - started
-        if self.after_write is not None and languages:
-            self.after_write(languages)
+        if self.after_write is not None and batch.languages:
+            self.after_write(batch.languages)
         return written
 
     def _pool(self, name: str, embedder: Embedder) -> EncoderPool | None:
-        """The space's worker pool, started on first use (a small ingest never pays for the processes)."""
+        """The space's worker pool, started on first use (a small ingest never pays for the processes).
+
+        It starts without waiting: batches are encoded here until its workers have loaded the model.
+        """
         if self.workers <= 1:
             return None
         if name not in self.pools:
-            self.pools[name] = EncoderPool(embedder.name, self.workers, model_id=embedder.model_id)
+            self.pools[name] = EncoderPool(embedder.name, self.workers, model_id=embedder.model_id, wait=False)
         return self.pools[name]
 
     def close_pools(self) -> None:
@@ -129,3 +165,39 @@ class Indexer:
 
     def delete(self, tenant: str, doc_ids: Iterable[str]) -> list[str]:
         return self.store.delete(tenant, doc_ids)
+
+
+@dataclass
+class _Batch:
+    """Documents chunked and handed to the encoders, waiting for their vectors to be written."""
+
+    tenant: str
+    collection: str
+    writes: list[DocumentWrite]
+    languages: list[str]
+    vectors: dict[VectorSpace, tuple[list[int], np.ndarray | PendingRows]] = field(default_factory=dict)
+
+
+class WritePipeline:
+    """``write`` that returns while its batch encodes, having written the batch before it.
+
+    Why: with worker processes encoding, the batch before is written (and the next one chunked)
+    while the workers encode this one, so neither side waits for the other. One batch at most is
+    in flight, and each is still one transaction of whole documents.
+    """
+
+    def __init__(self, indexer: Indexer) -> None:
+        self.indexer = indexer
+        self._in_flight: _Batch | None = None
+
+    def write(self, tenant: str, collection: str, items: Sequence[tuple[str, ParsedDocument, str, str | None]]) -> int:
+        """Start ``items``; returns the chunks written meanwhile (those of the batch before)."""
+        batch = self.indexer.start(tenant, collection, items)
+        written = self.drain()
+        self._in_flight = batch
+        return written
+
+    def drain(self) -> int:
+        """Write the batch in flight, if any; returns its chunks."""
+        batch, self._in_flight = self._in_flight, None
+        return self.indexer.finish(batch) if batch is not None else 0

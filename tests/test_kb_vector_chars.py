@@ -11,12 +11,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _pools import wait_for_pools
 
 from lastline import Embedder, SQLiteStorage
 from lastline.kb import KBConfig, KnowledgeBase
 from lastline.kb._index_text import embedding_text
+from lastline.kb._ingest import WRITE_BATCH
 from lastline.kb._spaces import ENGLISH, PRIMARY
 from lastline.kb._vectors import space_model
+from lastline.kb._writer import POOL_MIN_TEXTS
 
 OPENING = "Refunds are paid back to the original card within five business days of approval."
 LATER = " The warehouse in Rotterdam ships parcels to every country of the European Union."
@@ -106,15 +109,18 @@ def test_ingest_reports_cpu_per_stage_worker_processes_included(
 ) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()
-    for i in range(70):  # past POOL_MIN_TEXTS: with 2 workers the batch is encoded in the pool
-        (folder / f"{i}.md").write_text(f"# Note {i}\n\n{OPENING} Note {i}.{LATER}\n", encoding="utf-8")
+    notes = WRITE_BATCH + POOL_MIN_TEXTS  # two batches: with 2 workers the second is encoded in the pool
+    for i in range(notes):  # texts no other test encodes (the session model's memo would answer them)
+        text = f"# Note {i} of {workers}\n\n{OPENING} Note {i}, {workers} workers.{LATER}\n"
+        (folder / f"{i:03d}.md").write_text(text, encoding="utf-8")
     kb = KnowledgeBase(SQLiteStorage(tmp_path / "kb.db"), embedder)
-    report = kb.ingest(folder, workers=workers)
-    assert report.chunks == 70
+    report = kb.ingest(folder, workers=workers, progress=wait_for_pools(kb))
+    assert report.chunks == notes
+    assert (kb.indexer.pooled_texts > 0) == (workers > 1)
     assert set(report.cpu) == {"parse", "chunk", "keyword text", "encode", "write"}
     assert all(seconds >= 0 for seconds in report.cpu.values())
-    # 70 USE encodes cost well over a millisecond each, wherever they ran; the rest is far cheaper.
-    assert report.cpu["encode"] > 0.07
+    # 192 USE encodes cost well over a millisecond each, wherever they ran; the rest is far cheaper.
+    assert report.cpu["encode"] > 0.1
     assert report.cpu["encode"] > report.cpu["chunk"] + report.cpu["keyword text"]
     again = kb.ingest(folder, workers=workers)
     assert again.chunks == 0 and again.cpu["encode"] == 0.0  # nothing changed: nothing encoded
