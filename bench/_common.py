@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from lastline import Embedder
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("LASTLINE_EVAL_DATA", ROOT.parent / "shared" / "data"))
 
@@ -155,3 +157,17 @@ def publish(text: str, write: bool) -> None:
 def load_average() -> str:
     """The 1/5/15-minute load averages, for the line that says how loaded the machine was."""
     return " / ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def memoless_embedders(name: str, english_name: str) -> tuple[Embedder, Embedder | None]:
+    """The primary and English (``"none"``: off) embedders, loaded, with the memo of short texts off.
+
+    Why: a bench that encodes the same texts once per mode or per row would, with the memo on, time
+    memo hits in every row after the first instead of the model.
+    """
+    embedder = Embedder(name, 1, memo_texts=0)
+    embedder.load()
+    english = None if english_name == "none" else Embedder(english_name, 1, memo_texts=0)
+    if english is not None:
+        english.load()
+    return embedder, english

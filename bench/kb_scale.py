@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DATA, Section
+from _common import DATA, Section, memoless_embedders
 
 from lastline import Embedder, open_storage
 from lastline.kb import Filters, KBConfig, KnowledgeBase, ParsedDocument, SQLiteKBStore, chunk_document
@@ -170,18 +170,6 @@ def scale_store(directory: Path, size: int, pool: list[str], models: list[tuple[
     return store, seconds
 
 
-def timed_embedders(args: argparse.Namespace) -> tuple[Embedder, Embedder | None]:
-    """The primary and English embedders, loaded, with the memo of short texts off.
-
-    The same queries run once per mode: with the memo on, every mode after the first would time a
-    memo hit instead of the query's encode.
-    """
-    embedder = Embedder(args.embedder, 1, memo_texts=0)
-    embedder.load()
-    english = None if args.english_embedder == "none" else Embedder(args.english_embedder, 1, memo_texts=0)
-    return embedder, english
-
-
 def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> None:
     """The approximate index's rows: build time, RAM per chunk, recall against exact, latency per mode."""
     rng = np.random.default_rng(11)
@@ -189,7 +177,7 @@ def scale(args: argparse.Namespace, queries: list[str], pool_all: list[str]) -> 
     # entry is encoded once per model (MiniLM reads long text slowly on a busy machine).
     pool = [pool_all[i][:200].rsplit(" ", 1)[0]
             for i in rng.choice(len(pool_all), size=min(args.pool, len(pool_all)), replace=False)]
-    embedder, english = timed_embedders(args)
+    embedder, english = memoless_embedders(args.embedder, args.english_embedder)
     models: list[tuple[object, Embedder]] = [(PRIMARY, embedder)] + ([(ENGLISH, english)] if english else [])
     filters = {"all": Filters(), "collection c0 (10%)": Filters(collections=["c0"]),
                "tag rare (0.5%)": Filters(tags=["rare"])}
@@ -469,7 +457,7 @@ def main() -> None:
     if args.scale:
         scale(args, queries, pool)
         return
-    embedder, english = timed_embedders(args)
+    embedder, english = memoless_embedders(args.embedder, args.english_embedder)
     models = [embedder] + ([english] if english is not None else [])
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
