@@ -17,8 +17,8 @@
    0 = whole chunks), back to back, so the rows compare in one run.
 2. A folder of ``--files`` small Markdown files (one to two SciFact sentences each): first ingest,
    re-ingest with nothing changed (every file skipped by size + mtime, nothing parsed), and
-   re-ingest after touching 1% of the files (same bytes: recognised by SHA-256) and editing 1%.
-   ``--files 0`` skips it.
+   re-ingest after touching 1% of the files (same bytes: recognised by SHA-256) and editing 1%,
+   with the largest ``--workers`` (``lastline kb ingest`` uses one per core). ``--files 0`` skips it.
 
 Usage: python bench/kb_ingest.py [--docs 5183] [--english-docs 400] [--files 10000] [--workers 1 2]
                                  [--vector-chars 800 0] [--write]
@@ -130,7 +130,7 @@ def main() -> None:
                 for f in rng.sample(files, len(files) // 100):
                     f.write_text(f.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
             started = time.perf_counter()
-            r = kb2.ingest(folder, tenant="bench", sync=True)
+            r = kb2.ingest(folder, tenant="bench", sync=True, workers=max(args.workers))  # as `kb ingest` does
             timings[label] = (time.perf_counter() - started, r.summary())
             print(f"  {label}: {timings[label]}", file=sys.stderr)
     load_after = os.getloadavg()
@@ -163,7 +163,8 @@ def main() -> None:
                   f" {ms:.1f} ms CPU per chunk, {1000 / ms:.0f} chunks/s per core. Search leaves the space out"
                   " until it is complete."]
     if timings:
-        lines += ["", f"| {args.files:,} Markdown files | seconds | added | updated | unchanged | chunks |",
+        lines += ["", f"| {args.files:,} Markdown files, {max(args.workers)} encoder processes | seconds | added"
+                  " | updated | unchanged | chunks |",
                   "|---|---|---|---|---|---|"]
     for label, (seconds, s) in timings.items():
         lines.append(f"| {label} | {seconds:.1f} | {s['added']} | {s['updated']} | {s['unchanged']} | {s['chunks']} |")

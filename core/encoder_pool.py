@@ -139,8 +139,9 @@ class EncoderPool:
         """Rows aligned with ``texts``, unit length, encoded by every worker at once."""
         return self.submit(texts).result()
 
-    def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
+    def close(self, *, wait: bool = True) -> None:
+        """End the workers; ``wait=False`` returns at once and lets them exit when their task is done."""
+        self._executor.shutdown(wait=wait, cancel_futures=True)
 
     def __enter__(self) -> EncoderPool:
         return self

@@ -199,9 +199,9 @@ def ingest_path(
     pending: list[tuple[str, ParsedDocument, str, str | None]] = []
     with indexer.pipeline() as pipe:  # the batch before is written while this one encodes
 
-        def flush() -> None:
+        def flush(last: bool = False) -> None:
             if pending:
-                report.chunks += pipe.write(tenant, collection, pending)
+                report.chunks += pipe.write(tenant, collection, pending, last=last)
                 pending.clear()
 
         done_files = report.files - len(to_read)
@@ -238,7 +238,7 @@ def ingest_path(
                     flush()
             gone = [d for d in by_source.get(source, []) if d not in seen_docs]
             report.removed.extend(indexer.delete(tenant, gone))
-        flush()
+        flush(last=True)
         report.chunks += pipe.drain()
     store.record_files(tenant, recorded)
     if sync:

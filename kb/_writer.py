@@ -104,9 +104,13 @@ class Indexer:
         pipe.drain()
 
     def start(
-        self, tenant: str, collection: str, items: Sequence[tuple[str, ParsedDocument, str, str | None]]
+        self, tenant: str, collection: str, items: Sequence[tuple[str, ParsedDocument, str, str | None]],
+        *, last: bool = False,
     ) -> _Batch:
-        """Chunk ``items`` and start embedding them: in the pool when it is up, else here and now."""
+        """Chunk ``items`` and start embedding them: in the pool when it is up, else here and now.
+
+        ``last``: no batch follows, so no pool is started for it (it could not be used in time).
+        """
         if not tenant or not collection:
             raise InvalidInput("tenant and collection must not be empty")
         writes: list[DocumentWrite] = []
@@ -120,7 +124,7 @@ class Indexer:
             positions = [i for i, lang in enumerate(batch.languages) if index.space.holds_language(lang)]
             chars = self.config.reads(index.space)
             held = [texts[i][:chars] for i in positions]
-            pool = self._pool(index.space.name, embedder) if len(held) >= POOL_MIN_TEXTS else None
+            pool = self._pool(index.space.name, embedder, start=not last) if len(held) >= POOL_MIN_TEXTS else None
             if pool is not None and pool.ready:
                 batch.vectors[index.space] = (positions, pool.submit(held))
                 self.pooled_texts += len(held)
@@ -146,22 +150,22 @@ class Indexer:
             self.after_write(batch.languages)
         return written
 
-    def _pool(self, name: str, embedder: Embedder) -> EncoderPool | None:
+    def _pool(self, name: str, embedder: Embedder, *, start: bool = True) -> EncoderPool | None:
         """The space's worker pool, started on first use (a small ingest never pays for the processes).
 
         It starts without waiting: batches are encoded here until its workers have loaded the model.
         """
         if self.workers <= 1:
             return None
-        if name not in self.pools:
+        if name not in self.pools and start:
             self.pools[name] = EncoderPool(embedder.name, self.workers, model_id=embedder.model_id, wait=False)
-        return self.pools[name]
+        return self.pools.get(name)
 
     def close_pools(self) -> None:
         """End the worker processes and go back to encoding in this process."""
         pools, self.pools, self.workers = self.pools, {}, 1
         for pool in pools.values():
-            pool.close()
+            pool.close(wait=pool.ready)  # workers still loading exit when they are done: nothing to wait for
 
     def delete(self, tenant: str, doc_ids: Iterable[str]) -> list[str]:
         return self.store.delete(tenant, doc_ids)
@@ -190,9 +194,13 @@ class WritePipeline:
         self.indexer = indexer
         self._in_flight: _Batch | None = None
 
-    def write(self, tenant: str, collection: str, items: Sequence[tuple[str, ParsedDocument, str, str | None]]) -> int:
-        """Start ``items``; returns the chunks written meanwhile (those of the batch before)."""
-        batch = self.indexer.start(tenant, collection, items)
+    def write(self, tenant: str, collection: str, items: Sequence[tuple[str, ParsedDocument, str, str | None]],
+              *, last: bool = False) -> int:
+        """Start ``items``; returns the chunks written meanwhile (those of the batch before).
+
+        ``last`` says no batch follows (see :meth:`Indexer.start`).
+        """
+        batch = self.indexer.start(tenant, collection, items, last=last)
         written = self.drain()
         self._in_flight = batch
         return written

@@ -87,3 +87,16 @@ def test_a_pipeline_that_fails_drops_the_batch_in_flight_and_keeps_the_ones_writ
     with kb.indexer.pipeline() as pipe:
         pipe.write("default", "default", batches[2])
     assert len(kb.store.documents("default")) == 2 * len(TEXTS)  # the block's end wrote the last batch
+
+
+def test_an_ingest_of_one_batch_starts_no_worker_processes(embedder: Embedder, tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(POOL_MIN_TEXTS + 6):  # enough for the pool, but no batch follows that could use it
+        text = f"# Only {i}\n\n{TEXTS[i % len(TEXTS)]} (only batch {i})\n"
+        (folder / f"{i:03d}.md").write_text(text, encoding="utf-8")
+    kb = KnowledgeBase(SQLiteStorage(tmp_path / "kb.db"), embedder)
+    seen: set[int] = set()
+    report = kb.ingest(folder, workers=2, progress=wait_for_pools(kb, seen))
+    assert report.chunks == POOL_MIN_TEXTS + 6
+    assert (seen, kb.indexer.pooled_texts) == (set(), 0)
