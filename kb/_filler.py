@@ -16,10 +16,12 @@ from dataclasses import dataclass
 
 from lastline.admission import BACKGROUND_NICE, lower_thread_priority
 from lastline.embedding import Embedder
+from lastline.encoder_pool import EncoderPool
 
 from ._spaces import VectorSpace
 from ._store import VectorIndex
 from ._vectors import fill_space
+from ._writer import POOL_MIN_TEXTS
 
 __all__ = ["SpaceFiller", "SpaceProgress"]
 
@@ -33,6 +35,7 @@ class SpaceProgress:
 
     name: str
     done: int = 0
+    pooled: int = 0  # of ``done``, encoded by worker processes (a bulk fill, ``run_once(workers=)``)
     pending: int = 0
     running: bool = False
     error: str | None = None
@@ -74,8 +77,12 @@ class SpaceFiller:
             self._thread.join(timeout)
             self._thread = None
 
-    def run_once(self, progress: Callable[[str, int, int], None] | None = None) -> int:
-        """Fill every space now, in the calling thread; returns the vectors written."""
+    def run_once(self, progress: Callable[[str, int, int], None] | None = None, workers: int = 1) -> int:
+        """Fill every space now, from the calling thread; returns the vectors written.
+
+        ``workers > 1`` encodes in that many processes of the space's model (each loads it: worth it
+        for a bulk fill, such as ``kb ingest`` finishing the English space before it exits).
+        """
         written = 0
         for index, embedder in self.spaces:
             state = self.progress[index.space.name]
@@ -91,8 +98,15 @@ class SpaceFiller:
                     if progress is not None:
                         progress(name, done, total)
 
-                n = fill_space(index, embedder, batch=BATCH, progress=report, should_stop=self._stop.is_set,
-                               chars=None if self.reads is None else self.reads(index.space))
+                chars = None if self.reads is None else self.reads(index.space)
+                if workers > 1 and state.pending >= POOL_MIN_TEXTS:  # else starting processes costs more
+                    with EncoderPool(embedder.name, workers, model_id=embedder.model_id) as pool:
+                        n = fill_space(index, embedder, batch=BATCH * workers, progress=report,
+                                       should_stop=self._stop.is_set, chars=chars, pool=pool)
+                    state.pooled += n
+                else:
+                    n = fill_space(index, embedder, batch=BATCH, progress=report, should_stop=self._stop.is_set,
+                                   chars=chars)
             finally:
                 state.running = False
             state.done += n

@@ -127,9 +127,12 @@ class KnowledgeBase:
         self._index_when_ready = True
         return [index.space.name for index, _ in self._searchable() if index.ensure_search_index()]
 
-    def fill_spaces(self, progress: Callable[[str, int, int], None] | None = None) -> int:
-        """Fill the background spaces now, in this thread; returns how many vectors were written."""
-        return self.filler.run_once(progress)
+    def fill_spaces(self, progress: Callable[[str, int, int], None] | None = None, workers: int = 1) -> int:
+        """Fill the background spaces now, from this thread; returns how many vectors were written.
+
+        ``workers > 1`` encodes in that many processes, as :meth:`ingest` does.
+        """
+        return self.filler.run_once(progress, workers=workers)
 
     def close(self) -> None:
         """Stop the background worker (its finished batches are on disk; the rest resumes next start)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lastline.embedding import Embedder
+from lastline.encoder_pool import EncoderPool
 
 from ._index_text import embedding_text
 from ._store import VectorIndex
@@ -29,11 +30,13 @@ def space_model(embedder: Embedder, chars: int | None) -> str:
 def fill_space(
     index: VectorIndex, embedder: Embedder, *, batch: int = REEMBED_BATCH,
     progress: Callable[[int, int], None] | None = None, should_stop: Callable[[], bool] | None = None,
-    chars: int | None = None,
+    chars: int | None = None, pool: EncoderPool | None = None,
 ) -> int:
     """Embed every chunk ``index``'s space holds but has no vector for; returns how many were written.
 
     ``chars`` is how much of each embedded text the model is fed (``KBConfig.reads``), as on ingest.
+    ``pool``: worker processes of ``embedder``'s model that encode instead of this process (a bulk
+    fill, e.g. ``lastline kb ingest`` filling the English space before it exits).
 
     Works in batches, each written in its own transaction, so a stop (or a crash) keeps what is
     done and the next call resumes where this one ended.
@@ -45,7 +48,8 @@ def fill_space(
         if not todo:
             break
         texts = [embedding_text(c.kind, c.title, c.heading, c.text, c.question)[:chars] for c in todo]
-        index.insert([(c.rowid, c.tenant, c.collection) for c in todo], encode_sorted(embedder, texts))
+        rows = pool.encode(texts) if pool is not None else encode_sorted(embedder, texts)
+        index.insert([(c.rowid, c.tenant, c.collection) for c in todo], rows)
         done += len(todo)
         if progress is not None:
             progress(done, max(total, done))

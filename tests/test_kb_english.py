@@ -9,6 +9,7 @@ import dataclasses
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pytest
 from _kb_db import execute, rows, vectors
 from _kb_db import ids as _ids
@@ -19,6 +20,7 @@ from lastline.api.ladder.runtime import Runtime
 from lastline.kb import KnowledgeBase
 from lastline.kb._spaces import ENGLISH, PRIMARY
 from lastline.kb._vectors import space_model
+from lastline.kb._writer import POOL_MIN_TEXTS
 from lastline.text import language_of
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
@@ -256,3 +258,27 @@ def test_the_background_worker_fills_a_space_while_search_keeps_answering(
         time.sleep(0.05)
     assert kb.search("when are refunds paid", k=1)[0].english_rank == 1
     kb.close()
+
+
+def test_a_fill_in_worker_processes_writes_the_vectors_a_fill_in_process_writes(
+    embedder: Embedder, english_embedder: Embedder, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(POOL_MIN_TEXTS + 4):  # enough pending chunks for the fill to start its workers
+        (docs / f"d{i:03d}.txt").write_text(f"Trip {i}\n\nHotels up to {100 + i} euros per night on trip {i}.",
+                                            encoding="utf-8")
+    filled = []
+    for workers in (1, 2):
+        storage = SQLiteStorage(tmp_path / f"w{workers}.db")
+        kb = KnowledgeBase(storage, embedder, english_embedder=english_embedder, background_spaces=True)
+        kb.ingest(docs)
+        assert kb.fill_spaces(workers=workers) == POOL_MIN_TEXTS + 4
+        assert kb.filler.progress["english"].pooled == (POOL_MIN_TEXTS + 4 if workers > 1 else 0)
+        assert kb.fill_spaces(workers=workers) == 0  # nothing left, so no workers started either
+        _assert_in_step(storage)
+        filled.append({i: np.frombuffer(v, dtype=np.float32) for i, v in vectors(storage, "kb_vec_en").items()})
+        kb.close()
+    assert filled[0].keys() == filled[1].keys()
+    for chunk_id, row in filled[0].items():
+        assert np.allclose(row, filled[1][chunk_id], atol=1e-5)

@@ -56,9 +56,9 @@ def ingest(
             path, tenant=tenant, collection=collection, sync=sync, workers=workers)
         if not defer_spaces:
             if bar:
-                _fill_with_bar(kb)
+                _fill_with_bar(kb, workers)
             else:
-                kb.fill_spaces()
+                kb.fill_spaces(workers=workers)
     finally:
         runtime.close()
     if as_json:
@@ -91,7 +91,7 @@ def _ingest_with_bar(kb: Any, path: Path, tenant: str, collection: str, sync: bo
                          workers=workers)
 
 
-def _fill_with_bar(kb: Any) -> None:
+def _fill_with_bar(kb: Any, workers: int) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("{task.description} space"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -103,7 +103,7 @@ def _fill_with_bar(kb: Any) -> None:
                 tasks[name] = bar.add_task(name, total=total)
             bar.update(tasks[name], completed=done, total=total)
 
-        kb.fill_spaces(progress)
+        kb.fill_spaces(progress, workers=workers)
 
 
 @app.command()
