@@ -60,19 +60,15 @@ def _encode(texts: list[str]) -> tuple[np.ndarray, float]:
 
 
 class PendingRows:
-    """One batch handed to the workers; :meth:`result` waits for its rows, in the order given.
+    """One batch handed to the workers; :meth:`result` waits for its rows, in the order given."""
 
-    The workers' CPU seconds for it are added to the pool's ``cpu_seconds`` when the rows arrive.
-    """
-
-    def __init__(self, pool: EncoderPool, size: int, deals: list[list[int]],
-                 futures: list[Future[tuple[np.ndarray, float]]]) -> None:
-        self._pool = pool
+    def __init__(self, size: int, deals: list[list[int]], futures: list[Future[tuple[np.ndarray, float]]]) -> None:
         self._size = size
         self._deals = deals
         self._futures = futures
         self._rows: np.ndarray | None = None
-        #: CPU seconds the workers spent on this batch, known once :meth:`result` has returned.
+        #: CPU seconds the workers spent on this batch (not visible to this process's own clock), known
+        #: once :meth:`result` has returned: a bulk job can say what its encode stage cost.
         self.cpu_seconds = 0.0
 
     def result(self) -> np.ndarray:
@@ -81,7 +77,6 @@ class PendingRows:
             for deal, future in zip(self._deals, self._futures, strict=True):
                 rows, cpu = future.result()
                 self.cpu_seconds += cpu
-                self._pool.cpu_seconds += cpu
                 if out is None:
                     out = np.empty((self._size, rows.shape[1]), dtype=np.float32)
                 out[deal] = rows
@@ -90,18 +85,13 @@ class PendingRows:
 
 
 class EncoderPool:
-    """``workers`` processes with model ``name``; :meth:`encode` spreads one batch over all of them.
-
-    ``cpu_seconds`` adds up the CPU time the workers spent encoding (not visible to this process's
-    own clock), so a bulk job can say what its encode stage cost.
-    """
+    """``workers`` processes with model ``name``; :meth:`encode` spreads one batch over all of them."""
 
     def __init__(self, name: str, workers: int, *, model_id: str | None = None, wait: bool = True) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
         self.name = name
         self.workers = workers
-        self.cpu_seconds = 0.0
         self._model_id = model_id
         self._checked = False
         self._executor = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
@@ -133,7 +123,7 @@ class EncoderPool:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         deals = [deal for deal in (order[w :: self.workers] for w in range(self.workers)) if deal]
         futures = [self._executor.submit(_encode, [texts[i] for i in deal]) for deal in deals]
-        return PendingRows(self, len(texts), deals, futures)
+        return PendingRows(len(texts), deals, futures)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Rows aligned with ``texts``, unit length, encoded by every worker at once."""

@@ -45,8 +45,8 @@ class Indexer:
     """Writes and deletes documents through ``store``, embedding each chunk into ``spaces``.
 
     ``spaces`` are the vector spaces filled at write time; a space left out here is filled later
-    from the chunks it lacks (:mod:`lastline.kb._filler`). Embedding runs in batches of
-    ``ENCODE_BATCH`` texts sorted by length, so each batch pads little.
+    from the chunks it lacks (:mod:`lastline.kb._filler`). Each write's texts are encoded sorted by
+    length (:func:`encode_sorted`), so each model call pads little.
     """
 
     def __init__(
