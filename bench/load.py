@@ -46,12 +46,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from prometheus_client.parser import text_string_to_metric_families
 from pydantic import BaseModel, ConfigDict, Field
 
 from lastline import normalize_text
@@ -213,6 +215,9 @@ class Row:
     #: Server CPU (user + system, the server process and its workers, from /proc) per answered
     #: request over the row: robust to a loaded machine, where wall-clock figures are not.
     cpu_ms: float = 0.0
+    #: Milliseconds per second of the row the server spent in garbage collection (all workers
+    #: summed; from ``lastline_gc_pause_seconds``), None for a server without it (the bare app).
+    gc_ms_per_s: float | None = None
     load: tuple[float, float] = (0.0, 0.0)
 
     def add(self, status: str, latency: float) -> None:
@@ -304,6 +309,21 @@ def _close(conn: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None) -> No
     return None
 
 
+def gc_pause_s(base: str) -> float | None:
+    """Seconds the server has spent in garbage collection so far (all generations, workers summed).
+
+    None when the server does not export ``lastline_gc_pause_seconds`` (the bare app).
+    """
+    try:
+        with urllib.request.urlopen(f"{base}/metrics", timeout=10) as response:
+            text = response.read().decode()
+    except OSError:
+        return None
+    total = [s.value for family in text_string_to_metric_families(text) for s in family.samples
+             if s.name == "lastline_gc_pause_seconds_sum"]
+    return sum(total) if total else None
+
+
 def rss_mb(pid: int) -> float:
     """Resident memory of a process and all its descendants (the workers), in MB."""
     total = 0
@@ -321,6 +341,7 @@ def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, pa
     row = Row(mix, clients, seconds)
     load0 = os.getloadavg()[0]
     cpu0 = sum(cpu_seconds(proc.pid) for proc, _ in servers)
+    gc0 = [gc_pause_s(base) for _, base in servers]
     shares = [clients // len(servers) + (k < clients % len(servers)) for k in range(len(servers))]
 
     async def all_servers() -> None:
@@ -330,10 +351,14 @@ def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, pa
 
     asyncio.run(all_servers())
     row.cpu_ms = 1000 * (sum(cpu_seconds(proc.pid) for proc, _ in servers) - cpu0) / max(1, row.answers)
+    gc1 = [gc_pause_s(base) for _, base in servers]
+    if all(g is not None for g in gc0 + gc1):
+        row.gc_ms_per_s = 1000 * sum(b - a for a, b in zip(gc0, gc1, strict=True)) / seconds  # type: ignore[operator]
     row.rss_mb = sum(rss_mb(proc.pid) for proc, _ in servers)
     row.load = (load0, os.getloadavg()[0])
     print(f"{mix:12s} c={clients:5d} {row.rps:8.0f} req/s  p50 {row.pct(0.5):7.1f}  p99 {row.pct(0.99):8.1f}"
-          f"  max {row.pct(1.0):8.1f} ms  cpu {row.cpu_ms:5.2f} ms/answer  {row.statuses()}  rss {row.rss_mb:.0f} MB"
+          f"  max {row.pct(1.0):8.1f} ms  cpu {row.cpu_ms:5.2f} ms/answer  gc {row.gc_ms_per_s} ms/s  {row.statuses()}"
+          f"  rss {row.rss_mb:.0f} MB"
           f"  load {row.load[1]:.1f}",
           file=sys.stderr)
     return row
@@ -487,11 +512,13 @@ def render(res: Run, args: argparse.Namespace) -> str:
         "are counted in the status column; `p99 ok` covers answers only (2xx, and 404 for no answer),",
         "`p99 503` the shed ones. RSS is the server's (all workers). `CPU ms` is the server's CPU time (user +",
         "system of the server process and its workers, from `/proc/<pid>/stat`) over the row, per answered",
-        "request: on a loaded machine wall-clock figures move with the load, this one much less.",
+        "request: on a loaded machine wall-clock figures move with the load, this one much less. `GC ms/s` is",
+        "how long the server's garbage collector paused it per second of the row (`lastline_gc_pause_seconds`,",
+        "workers summed).",
         "",
-        "| mix | clients | req/s | × bare | p50 ms | p99 ms | p99 ok | p99 503 | max ms | CPU ms | hits | statuses "
-        "| RSS MB |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
+        "| mix | clients | req/s | × bare | p50 ms | p99 ms | p99 ok | p99 503 | max ms | CPU ms | GC ms/s | hits "
+        "| statuses | RSS MB |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
     for r in res.rows:
         ratio = f"{r.rps / bare[r.clients]:.2f}" if r.clients in bare and r.mix != "bare" else ""
@@ -499,7 +526,7 @@ def render(res: Run, args: argparse.Namespace) -> str:
         lines.append(
             f"| {r.mix} | {r.clients} | {r.rps:.0f} | {ratio} | {_f(r.pct(0.5))} | {_f(r.pct(0.99))} | "
             f"{_f(r.pct(0.99, r.answered()))} | {_f(r.pct(0.99, ['503']))} | {_f(r.pct(1.0))} | {r.cpu_ms:.2f} | "
-            f"{hits} | "
+            f"{'' if r.gc_ms_per_s is None else f'{r.gc_ms_per_s:.2f}'} | {hits} | "
             f"{r.statuses()} | {r.rss_mb:.0f} |")
     if res.flood:
         a, b, k = res.flood["alone"], res.flood["beside"], res.flood["flood"]
@@ -570,7 +597,7 @@ def main() -> None:
             {"mix": r.mix, "clients": r.clients, "rps": r.rps, "p50_ms": r.pct(0.5), "p99_ms": r.pct(0.99),
              "p99_ok_ms": r.pct(0.99, r.answered()), "p99_503_ms": r.pct(0.99, ["503"]), "max_ms": r.pct(1.0),
              "statuses": dict(Counter({s: len(v) for s, v in r.latencies.items()})), "rss_mb": r.rss_mb,
-             "cpu_ms": r.cpu_ms, "load": r.load}
+             "cpu_ms": r.cpu_ms, "gc_ms_per_s": r.gc_ms_per_s, "load": r.load}
             for r in res.rows + list(res.flood.values()) + ([res.soak_row] if res.soak_row else [])
         ], indent=1))
     if args.write:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import gc
+
 import httpx
 import pytest
 from conftest import LiveServer
 from prometheus_client.parser import text_string_to_metric_families
+
+from lastline.api.app import GC_YOUNG_THRESHOLD, freeze_startup_heap
+from lastline.api.ladder.metrics import Metrics
 
 
 @pytest.fixture
@@ -31,7 +36,8 @@ def value(all_samples: dict, name: str, **labels: str) -> float:
 def test_metric_names_from_the_design_are_exposed(server: LiveServer) -> None:
     text = httpx.get(server.url("/metrics")).text
     for name in ("lastline_cache_lookups_total", "lastline_lookup_duration_seconds", "lastline_answers_total",
-                 "lastline_cache_entries", "lastline_http_requests_total", "lastline_fallback_total"):
+                 "lastline_cache_entries", "lastline_http_requests_total", "lastline_fallback_total",
+                 "lastline_gc_pause_seconds"):
         assert f"# TYPE {name.removesuffix('_total')}" in text, name
 
 
@@ -56,3 +62,36 @@ def test_lookups_answers_and_entries_are_counted(server: LiveServer) -> None:
     assert delta("lastline_lookup_duration_seconds_count", endpoint="cache") == 1
     assert delta("lastline_cache_entries", tenant="default") == 1
     assert delta("lastline_http_requests_total", method="POST", route="/v1/fallback", status="409") == 1
+
+
+def test_the_server_times_its_garbage_collections(server: LiveServer) -> None:
+    # the collection that precedes the start-up freeze is the first one timed: a full one
+    assert value(samples(server), "lastline_gc_pause_seconds_count", generation="2") >= 1
+    text = httpx.get(server.url("/metrics")).text
+    for generation in "012":
+        assert f'lastline_gc_pause_seconds_count{{generation="{generation}"}}' in text
+
+
+def test_watch_gc_observes_each_collection_by_generation_until_stopped() -> None:
+    metrics = Metrics()
+    stop = metrics.watch_gc()
+    try:
+        gc.collect()
+        assert metrics.value("lastline_gc_pause_seconds_count", generation="2") >= 1
+        assert metrics.value("lastline_gc_pause_seconds_sum", generation="2") > 0
+    finally:
+        stop()
+    seen = metrics.value("lastline_gc_pause_seconds_count", generation="2")
+    gc.collect()
+    assert metrics.value("lastline_gc_pause_seconds_count", generation="2") == seen
+
+
+def test_start_up_heap_is_frozen_and_young_collections_are_rarer() -> None:
+    threshold = gc.get_threshold()
+    try:
+        freeze_startup_heap()
+        assert gc.get_freeze_count() > 1000  # this test process's modules, at the least
+        assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, *threshold[1:])
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)

@@ -18,11 +18,15 @@ Names, as DESIGN.md promises:
 - ``lastline_tier_skips_total{tier,reason}`` — ladder rungs skipped (``timeout``, ``overloaded``).
 - ``lastline_writer_items_total{outcome}`` — the background telemetry writer: ``written``,
   ``dropped`` (queue full), ``failed`` (given up after retries); ``errors`` counts failed writes.
+- ``lastline_gc_pause_seconds{generation}`` — the server's garbage-collector pauses (every thread
+  of the process waits them out), from :meth:`Metrics.watch_gc`.
 """
 
 from __future__ import annotations
 
+import gc
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -92,6 +96,10 @@ class Metrics:
             "lastline_writer_items_total", "Telemetry items of the background writer: written, dropped, failed;"
             " errors counts failed sink calls.", ["outcome"], registry=self.registry,
         )
+        self.gc_pause = Histogram(
+            "lastline_gc_pause_seconds", "Garbage-collector pauses of the server process, by generation.",
+            ["generation"], buckets=_BUCKETS, registry=self.registry,
+        )
         self._children: dict[tuple[str, tuple[str, ...]], Any] = {}
         if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
             self._declare_series()
@@ -116,6 +124,27 @@ class Metrics:
             self.fallback.labels(outcome=outcome)
         for outcome in ("written", "dropped", "failed", "errors"):
             self.writer.labels(outcome=outcome)
+        for generation in ("0", "1", "2"):
+            self.gc_pause.labels(generation=generation)
+
+    def watch_gc(self) -> Callable[[], None]:
+        """Time every garbage collection of this process into ``lastline_gc_pause_seconds``.
+
+        Why: a collection stops every thread of the process, so a long one is a latency spike on
+        all requests in flight that no request's own timing explains. Returns the function that
+        stops watching.
+        """
+        children = [self.gc_pause.labels(generation=str(g)) for g in range(3)]
+        started = [0.0]
+
+        def on_gc(phase: str, info: dict[str, int]) -> None:
+            if phase == "start":
+                started[0] = time.perf_counter()
+            else:
+                children[min(info["generation"], 2)].observe(time.perf_counter() - started[0])
+
+        gc.callbacks.append(on_gc)
+        return lambda: gc.callbacks.remove(on_gc)
 
     def _child(self, metric: MetricWrapperBase, *values: str) -> Any:
         """``metric.labels(*values)`` (values in the order of its label names), remembered.
