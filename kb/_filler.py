@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from lastline.admission import BACKGROUND_NICE, lower_thread_priority
@@ -99,14 +100,13 @@ class SpaceFiller:
                         progress(name, done, total)
 
                 chars = None if self.reads is None else self.reads(index.space)
-                if workers > 1 and state.pending >= POOL_MIN_TEXTS:  # else starting processes costs more
-                    with EncoderPool(embedder.name, workers, model_id=embedder.model_id) as pool:
-                        n = fill_space(index, embedder, batch=BATCH * workers, progress=report,
-                                       should_stop=self._stop.is_set, chars=chars, pool=pool)
+                processes = workers if state.pending >= POOL_MIN_TEXTS else 1  # else starting them costs more
+                with (EncoderPool(embedder.name, processes, model_id=embedder.model_id) if processes > 1
+                      else nullcontext()) as pool:
+                    n = fill_space(index, embedder, batch=BATCH * processes, progress=report,
+                                   should_stop=self._stop.is_set, chars=chars, pool=pool)
+                if pool is not None:
                     state.pooled += n
-                else:
-                    n = fill_space(index, embedder, batch=BATCH, progress=report, should_stop=self._stop.is_set,
-                                   chars=chars)
             finally:
                 state.running = False
             state.done += n
