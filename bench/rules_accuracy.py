@@ -1,7 +1,8 @@
 """Entity extraction accuracy on the Microsoft Recognizers-Text specs (Chinese and English), beside libraries.
 
-Run: ``python bench/rules_accuracy.py`` (``--misses N`` lists up to N misses of half a per construction,
-``--folders`` picks folders, ``--write`` replaces the Rules section of docs/benchmarks.md, ``--against REV``
+Run: ``python bench/rules_accuracy.py`` (``--misses N`` lists up to N misses per construction: half a's,
+and half b's in an opened folder; ``--folders`` picks folders, ``--write`` replaces the Rules section of
+docs/benchmarks.md, ``--against REV``
 also times the contract packs at an earlier revision in the same process, ``--speed-only`` skips the
 scoring: the check before a commit that a grammar change kept ``contract_zh`` and ``contract_en`` fast). Data:
 every file of ``../shared/data/rules/{recognizers_zh,recognizers_zh_extra,recognizers_en}/``.
@@ -16,13 +17,15 @@ Scoring, per gold item:
 - *span*: some lastline entity of the matching kind has exactly the gold text (both width-folded).
 - *value*: some entity of that kind overlapping the gold span has the gold value, compared as:
   number/percent/ordinal → equal decimals (relative 1e-9; ``50%`` → 50); currency → equal amount and ISO code
-  (code ignored when gold has none, e.g. ``$`` "Dollar"; items without an amount are not value-scored);
+  (code ignored when gold has none, e.g. ``$`` "Dollar");
   phone → equal digit strings (``+``/``x`` dropped); date → any listed ``value`` (gold lists past and
   future readings of ``29日``); datetime → ``YYYY-MM-DD HH:MM:SS``; time → any listed value;
   daterange/timerange → equal start and end, where a reduced-precision end is the start of that period
   (``2015/2018`` → 2015-01-01 … 2018-01-01, the gold convention) and ``..`` is an open end; a single
   ``2009`` / ``2018-10`` / ``2017-W14`` is expanded to its period; duration → equal seconds (year 365
   days, month 30 days, as the gold); ``set`` → its period (``R/P1W`` ↔ timex ``P1W``).
+  An item whose gold states no value (a currency without an amount, a bare ``%``, a date the spec
+  leaves "not resolved": ``Feb 30``, ``fiscal year``) is span-scored only (``_gold_has_value``).
 - *given span*: the value our normalizer gives the gold text alone (isolates normalization).
 - *spurious*: our entities of the file's kind on inputs whose gold list is empty.
 Types lastline does not produce (age, dimension, number ranges, time zones) are counted, not scored.
@@ -148,6 +151,22 @@ def _datetime_value_ok(gold: dict[str, Any], entity_type: str, value: Any) -> bo
                 return True
         return False
     return False
+
+
+def _gold_has_value(kind: str, gold: dict[str, Any]) -> bool:
+    """Whether the gold states a value to compare with: a currency without an amount, a bare ``%``
+    (``"null"``) and a date the spec leaves ``not resolved`` (``Feb 30``, ``fiscal year``, ``summer``)
+    have none, so they are span-scored only, whatever the type (a set is compared by its timex)."""
+    res = gold.get("Resolution")
+    if res is None:
+        return False
+    if kind == "datetime":
+        readings = res.get("values") or []
+        if gold["TypeName"].endswith(".set"):  # a set is compared by its timex (its value is never resolved)
+            return any(v.get("timex") for v in readings)
+        return any(v.get("value") not in (None, "not resolved") or v.get("start") or v.get("end")
+                   for v in readings)
+    return res.get("value") not in (None, "null", "not resolved")
 
 
 def _value_ok(kind: str, gold: dict[str, Any], entity_type: str, value: Any) -> bool | None:
@@ -480,7 +499,7 @@ def score(folders: tuple[str, ...] = FOLDERS, libraries: bool = True, half: str 
                     span_hit = any(fold(e.text) == fold(gold["Text"]) for e in found)
                     row["span"] += span_hit
                     trow["span"] += span_hit
-                    if gold["Resolution"] is None or (kind == "currency" and gold["Resolution"].get("value") is None):
+                    if not _gold_has_value(kind, gold):
                         continue
                     hit = any(_value_ok(kind, gold, e.type, e.value) for e in found if e.start < ge and e.end > gs)
                     alone = [e for e in reader(gold["Text"], ref, zh) if e.type in types]
@@ -562,14 +581,22 @@ def file_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: Folders whose half b is read too. Half b was the held-out check of seven tuning rounds; the English
+#: folder's was opened in the eighth (the development targets are on the whole folder, and the outside
+#: held-out half of the same sources is the generalization check that remains). Its last held-out
+#: figures stay in the tuning record.
+OPENED_HALF_B = frozenset({"recognizers_en"})
+
+
 def tuning_misses(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """The misses one may read: those of half **a** only. Half b is the held-out check of each tuning
-    round, so its misses are never printed or written, whichever half was scored."""
-    return [m for m in result["misses"] if m["half"] == "a"]
+    """The misses one may read: half **a**'s, and half b's only in :data:`OPENED_HALF_B`. Elsewhere half
+    b is the held-out check of each tuning round, so its misses are never printed or written."""
+    return [m for m in result["misses"] if m["half"] == "a" or m["folder"] in OPENED_HALF_B]
 
 
 def miss_lines(result: dict[str, Any], per_construction: int) -> list[str]:
-    """Up to ``per_construction`` of half a's misses per (folder, construction), one line each (``--misses``)."""
+    """Up to ``per_construction`` readable misses (:func:`tuning_misses`) per (folder, construction), a line
+    each (``--misses``)."""
     shown: dict[tuple[str, str], int] = defaultdict(int)
     out = []
     for m in tuning_misses(result):
@@ -582,7 +609,7 @@ def miss_lines(result: dict[str, Any], per_construction: int) -> list[str]:
 
 
 def miss_table(result: dict[str, Any], examples: int) -> str:
-    """Half a's misses (:func:`tuning_misses`) grouped by folder and construction, most frequent first."""
+    """The readable misses (:func:`tuning_misses`) grouped by folder and construction, most frequent first."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for m in tuning_misses(result):
         groups[(m["folder"], m["construction"])].append(m)
@@ -863,7 +890,9 @@ span-only extractor files, value-scored parser files) and the English model spec
 every file scored, per type and per file. All three are development splits; a held-out half of the
 same sources is scored from outside. "Value" = an entity of the right kind overlapping the gold span
 has the gold value; "gold span given" = our normalizer on the gold text alone (the fair comparison with
-cn2an, which normalizes but does not extract). The value mapping is documented in the script."""
+cn2an, which normalizes but does not extract); an item whose gold states no value (`Feb 30` "not
+resolved", a bare `%`, a currency without an amount) counts for the span only. The value mapping is
+documented in the script."""
 
 
 #: What this script printed at two earlier moments (value accuracy, correct/scored; spurious on
@@ -1118,8 +1147,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.write and args.half != "all":
         parser.error("--write scores every case: drop --half")
-    if args.misses and args.half == "b":
-        parser.error("half b is held out: its misses are never listed (--misses reads half a)")
+    if args.misses and args.half == "b" and not OPENED_HALF_B.intersection(args.folders):
+        parser.error("half b is held out in these folders: its misses are never listed (--misses reads half a)")
     if args.speed_only:
         if args.write:
             parser.error("--write needs the accuracy tables: drop --speed-only")
@@ -1133,7 +1162,8 @@ def main(argv: list[str] | None = None) -> None:
     out = [f"Machine: {machine()}; load average {os.getloadavg()[0]:.1f}.", "", _PROSE, "",
            "Per type:", "", type_table(result, rt), *(rt_lines() if with_rt else []), "",
            "Per file:", "", file_table(result), "",
-           _TUNING_RECORD, "", "Value misses by construction (half a only: half b is held out, never read):", "",
+           _TUNING_RECORD, "", "Value misses by construction (half a; half b only where it was opened: "
+           f"{', '.join(sorted(OPENED_HALF_B))}):", "",
            miss_table(result, args.examples), ""]
     out += [_CONTRACT_PROSE, "", "| contract snippets | cases | fields correct | cases fully correct |",
             "|---|---|---|---|"]
