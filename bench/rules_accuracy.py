@@ -17,7 +17,7 @@ Scoring, per gold item:
 - *span*: some lastline entity of the matching kind has exactly the gold text (both width-folded).
 - *value*: some entity of that kind overlapping the gold span has the gold value, compared as:
   number/percent/ordinal → equal decimals (relative 1e-9; ``50%`` → 50); currency → equal amount and ISO code
-  (code ignored when gold has none, e.g. ``$`` "Dollar");
+  (code ignored when gold has none, e.g. ``$`` "Dollar"; the spec's ``Cent`` unit counts in cents);
   phone → equal digit strings (``+``/``x`` dropped); date → any listed ``value`` (gold lists past and
   future readings of ``29日``); datetime → ``YYYY-MM-DD HH:MM:SS``; time → any listed value;
   daterange/timerange → equal start and end, where a reduced-precision end is the start of that period
@@ -181,7 +181,10 @@ def _value_ok(kind: str, gold: dict[str, Any], entity_type: str, value: Any) -> 
         if not isinstance(value, dict):
             return False
         code_ok = res.get("isoCurrency") in (None, value.get("currency"))
-        return code_ok and _close(_dec(value.get("amount")), _dec(res.get("value")))
+        gold_amount = _dec(res.get("value"))
+        if res.get("unit") == "Cent" and gold_amount is not None:
+            gold_amount /= 100  # the spec counts "12-cent" in cents; lastline in the dollar they divide
+        return code_ok and _close(_dec(value.get("amount")), gold_amount)
     if kind == "phonenumber":
         return _phone_key(str(value)) == _phone_key(str(res.get("value")))
     return _datetime_value_ok(gold, entity_type, value)

@@ -129,8 +129,12 @@ MONEY_RE = re.compile(
     r"|[ ]?(?:millions?|billions?|trillions?|thousands?|lakhs?|crores?|mln|bln|mn|bn|tn)\b)?"
     r"[ ]{0,2}"
     r"(?P<suf>(?=[A-Za-z])(?i:" + alternation(re.escape(s) for s in _NAME_SUFFIXES) + ")|"
-    + alternation(re.escape(s) for s in _OTHER_SUFFIXES) + r"|[$€£¥](?![ ]{0,2}\d))?(?P<zheng>整|正)?"
-    r"(?(suf)(?:[ ](?P<minor>\d{2})(?!\d|[.,]\d|[ ]?(?:%|[A-Za-z0-9]))"
+    + alternation(re.escape(s) for s in _OTHER_SUFFIXES) + r"|[$€£¥](?![ ]{0,2}\d))?"
+    # The scale after the code, as traders write it: "75 USD million" (only when none came before it).
+    r"(?(k)|(?(suf)(?:[ ](?P<k2>(?:million|billion|trillion|thousand)s?)\b)?))(?P<zheng>整|正)?"
+    # Two digits after the unit are its cents ("17 USD 25"), unless a word follows them ("5 dollars 10
+    # times"); "more" / "less" / "extra" say the amount goes on ("15 USD 50 more").
+    r"(?(suf)(?:[ ](?P<minor>\d{2})(?!\d|[.,]\d|[ ]?%|[ ]?(?!(?:more|less|extra)\b(?![ ]+times?\b))[A-Za-z0-9])"
     r"|[ ]+(?:and[ ]+)?(?P<minor_cents>\d{1,2})[ ]?cents?\b)?)"
     rf"(?:(?P<jiao>{_CENT_DIGIT})[角毛])?(?:(?P<fen>{_CENT_DIGIT})分)?"
     rf"(?:[又零]?(?P<cents>[0-9{CN_DIGITS}十]{{1,3}})美分)?"
@@ -159,8 +163,8 @@ def parse_money(match: re.Match[str], cjk: bool) -> tuple[Decimal, str] | None:
     amount = parse_number(num)
     if amount is None:
         return None
-    if match.group("k"):
-        scale = match.group("k").strip()
+    if match.group("k") or match.group("k2"):
+        scale = (match.group("k") or match.group("k2")).strip()
         amount *= _MAG.get(scale) or _MAG[scale[:-1]]  # 3 millions dollars: the plural is the singular's
     if match.group("jiao"):
         amount += Decimal(_digit(match.group("jiao"))) / 10
@@ -251,20 +255,25 @@ def _with_minor(folded: str, end: int, amount: Decimal, code: str) -> tuple[Deci
 #: ``pence``), as they follow an amount in words.
 _WORD_NAMES = [k for k in CURRENCIES if re.fullmatch(r"[a-z][a-z. ]*[a-z]", k) and len(k) > 2]
 #: A currency word right after an amount in English words: ``five million yen``, ``one-yen``, ``ten bucks``;
-#: ``cents`` alone are hundredths of a dollar (``twenty-five cents``).
+#: ``cents`` alone are hundredths of a dollar (``twenty-five cents``). The cents may go unnamed when they
+#: close the clause, as amounts are spoken: ``thirteen dollars forty five.``
 _WORD_UNIT = re.compile(
     r"[ \-]?(?P<u>" + alternation(re.escape(n) for n in _WORD_NAMES) + r"|cents?)\b"
-    r"(?:[ ]+(?:and[ ]+)?(?P<cents>[a-z\- ]+?)[ ]+cents?\b)?",
+    r"(?:[ ]+(?:and[ ]+)?(?P<cents>[a-z\- ]+?)[ ]+cents?\b"
+    r"|[ ]+(?P<bare>[a-z]+(?:[ \-][a-z]+)?)(?=[ ]*(?:[.,;:!?)]|$)))?",
     re.IGNORECASE,
 )
+#: The units whose unnamed hundredths may follow them in words (``forty five`` after ``dollars``).
+_HUNDREDTHS_NAMED_BY_UNIT = frozenset({"USD", "EUR", "GBP", "CAD", "AUD", "NZD", "HKD", "SGD"})
 #: One unit named by its article: ``a dollar``, ``an euro``, ``a buck`` (singular names only: "a dollars"
 #: is no amount; "a pound of flour" is a weight and "a yen for travel" a wish, so both are left out; "half a
 #: dollar" is half of one, left to the word numbers).
 _ARTICLE_UNIT = re.compile(r"(?<!half )\b(?i:an?)[ ]+"
                            r"(?P<u>(?i:dollar|euro|buck|quid|yuan|rupee|franc|peso|rouble|ruble))\b"
                            r"(?![ ]+(?i:bills?|coins?|notes?|signs?|store|shop|menu|value|amount))")
-#: Cents in digits: ``99 cents``, ``50¢`` (hundredths of a dollar; ``3 dollars and 50 cents`` is read whole above).
-_DIGIT_CENTS = re.compile(r"(?<![\w.,$])(?P<n>\d{1,3}(?:\.\d+)?)[ ]?(?:cents?\b|¢)", re.IGNORECASE)
+#: Cents in digits: ``99 cents``, ``50¢``, ``a 12-cent dividend`` (hundredths of a dollar; ``3 dollars and 50
+#: cents`` is read whole above).
+_DIGIT_CENTS = re.compile(r"(?<![\w.,$])(?P<n>\d{1,3}(?:\.\d+)?)[ \-]?(?:cents?\b|¢)", re.IGNORECASE)
 
 
 #: A minor unit alone after an amount, where it names one currency (:data:`MINOR_ALONE`): ``fifty kopecks``.
@@ -298,11 +307,16 @@ def find_word_money(text: str, folded: str, words: Sequence[WordNumber] | None =
         if m is None or (any(ch.isdigit() for ch in folded[w.start:w.end]) and " " not in folded[w.start:w.end]):
             continue
         amount, end = w.value, m.end("u")
+        unit = m.group("u").lower()
         if m.group("cents"):
             cents = by_start.get(m.start("cents"))
             if cents is not None and cents.end == m.end("cents") and 0 <= cents.value < 100:
                 amount, end = amount + cents.value / 100, m.end()
-        unit = m.group("u").lower()
+        elif m.group("bare") and CURRENCIES.get(unit, CURRENCIES.get(unit.rstrip("s"))) in _HUNDREDTHS_NAMED_BY_UNIT:
+            cents = by_start.get(m.start("bare"))
+            if cents is not None and cents.end == m.end("bare") and 0 < cents.value < 100 \
+                    and cents.value == int(cents.value):
+                amount, end = amount + cents.value / 100, m.end("bare")
         if unit.startswith("cent"):
             if m.group("cents"):
                 continue  # "five cents and ten cents" is no amount

@@ -374,6 +374,23 @@ def test_money_minor_units_scaled_codes_and_a_currency_word_first(text: str, spa
 
 def test_a_count_after_an_amount_is_not_its_cents() -> None:
     assert found("5 dollars 10 times", "money") == [("money", "5 dollars", {"amount": "5", "currency": "USD"})]
+    assert found("5 USD 10 more times", "money") == [("money", "5 USD", {"amount": "5", "currency": "USD"})]
+    assert found("ten dollars twenty people came", "money") == [
+        ("money", "ten dollars", {"amount": "10", "currency": "USD"})]
+
+
+@pytest.mark.parametrize(("text", "span", "amount", "currency"), [
+    ("the bid was 75 USD million in cash", "75 USD million", "75000000", "USD"),
+    ("a fee of 2.5 EUR billion.", "2.5 EUR billion", "2500000000", "EUR"),
+    ("with 15 USD 50 more we could pay", "15 USD 50", "15.5", "USD"),
+    ("they added 20 dollars 25 extra", "20 dollars 25", "20.25", "USD"),
+    ("a 12-cent-a-share dividend", "12-cent", "0.12", "USD"),
+    ("it only cost thirteen dollars forty five", "thirteen dollars forty five", "13.45", "USD"),
+    ("that's twenty pounds fifty, please", "twenty pounds fifty", "20.5", "GBP"),
+])
+def test_a_scale_after_the_code_cents_left_unnamed_and_hyphened_cents(text: str, span: str, amount: str,
+                                                                      currency: str) -> None:
+    assert found(text, "money") == [("money", span, {"amount": amount, "currency": currency})]
 
 
 @pytest.mark.parametrize(("text", "value"), [
