@@ -32,6 +32,8 @@ DECIMALS = Context(prec=28, rounding=ROUND_HALF_EVEN, Emin=-999999, Emax=999999,
 
 _FOLD = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F) if cp != 0xFF0C}
 _FOLD.update({0x3000: 0x20, 0xFFE5: 0xA5, 0xFFE0: 0xA2, 0xFFE1: 0xA3, 0x2212: 0x2D, 0x3002: 0x3002})
+# No-break, thin, narrow no-break and figure spaces: typesetting's spaces, read as one (``40 000``, ``10 %``).
+_FOLD.update({0x00A0: 0x20, 0x2009: 0x20, 0x202F: 0x20, 0x2007: 0x20})
 
 
 # Every field is in every answer: the HTTP schema marks them all required.
@@ -54,7 +56,8 @@ _WIDE_GROUPING = re.compile("(?<=[０-９])，(?=[０-９]{3})")
 
 
 def fold(text: str) -> str:
-    """Length-preserving width fold: ``１２％`` → ``12%``, ``￥`` → ``¥``, ideographic space → space.
+    """Length-preserving width fold: ``１２％`` → ``12%``, ``￥`` → ``¥``, ideographic, no-break and thin
+    spaces → space.
 
     The full-width comma stays a list separator (``$20，300美圆`` is two amounts) unless it sits
     between full-width digits as a thousands separator (``４，５６５``).

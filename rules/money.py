@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from ._types import Entity, format_decimal
 from .currency_names import COUNTRY_CURRENCIES, MINOR_ALONE, MINOR_UNITS
-from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, DOT_GROUPED, INDIAN_GROUPED, parse_number
+from .numbers import CN_DIGITS, CN_NUM_CHARS, DIGIT_VALUES, DOT_GROUPED, INDIAN_GROUPED, SPACE_GROUPED, parse_number
 from .numbers_en import WordNumber, find_word_numbers
 from .regexes import alternation
 
@@ -111,7 +111,7 @@ _EURO_RE = re.compile(_EURO_NUM)
 #: A whole and a fraction in digits, as share prices were quoted: ``$ 3 1/2``.
 _MIXED_NUM = r"\d{1,9}[ ]\d{1,2}/\d{1,3}(?![\d/])"
 _MIXED_RE = re.compile(r"(\d+) (\d+)/(\d+)")
-_NUM = (rf"{_MIXED_NUM}|{_EURO_NUM}|{DOT_GROUPED}|{INDIAN_GROUPED}"
+_NUM = (rf"{_MIXED_NUM}|{_EURO_NUM}|{DOT_GROUPED}|{INDIAN_GROUPED}|{SPACE_GROUPED}"
         rf"|(?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:[十百千万亿萬億](?:\d+|[{CN_DIGITS}])?)*"
         rf"|[{CN_NUM_CHARS}]+(?:[点點][{CN_DIGITS}]+)?|(?<=[$€£¥])\.\d{{1,2}}(?![\d,]|\.\d)")
 _CENT_DIGIT = f"[0-9{CN_DIGITS}]"

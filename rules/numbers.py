@@ -18,8 +18,8 @@ from functools import lru_cache
 from ._types import DECIMALS, Entity, format_decimal
 from .regexes import alternation
 
-__all__ = ["CN_DIGITS", "CN_NUM_CHARS", "DOT_GROUPED", "INDIAN_GROUPED", "NUMBER_RE", "find_numbers", "find_ordinals",
-           "parse_number"]
+__all__ = ["CN_DIGITS", "CN_NUM_CHARS", "DOT_GROUPED", "INDIAN_GROUPED", "NUMBER_RE", "SPACE_GROUPED", "find_numbers",
+           "find_ordinals", "parse_number"]
 
 DIGIT_VALUES = {
     "零": 0, "〇": 0, "○": 0, "洞": 0,
@@ -40,7 +40,11 @@ DOT_GROUPED = r"\d{1,3}(?:\.\d{3}){2,}(?![\d.])"
 #: lakh, ``12,34,56,789``). Only the full shape counts — pairs between a first group of one or two digits
 #: and a final group of three — so ``1,234`` keeps its thousands comma and ``3,50`` stays apart.
 INDIAN_GROUPED = r"\d{1,2}(?:,\d{2})+,\d{3}(?![\d]|,\d)(?:\.\d+)?"
-_ARABIC = rf"{DOT_GROUPED}|{INDIAN_GROUPED}|\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?"
+#: Thousands grouped by spaces, as SI style and French write them (``40 000``, ``12 500 000``; a no-break or
+#: thin space folds to a space). The first group has one or two digits, so a list of three-digit numbers
+#: (``rooms 101 102``) and a run of four (``423 0000``) stay apart.
+SPACE_GROUPED = r"\d{1,2}(?:[ ]\d{3})+(?![\d,]|[ ]\d)(?:\.\d+)?"
+_ARABIC = rf"{DOT_GROUPED}|{INDIAN_GROUPED}|{SPACE_GROUPED}|\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCI = r"\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])"
 _CN = f"[{CN_NUM_CHARS}]"
 _UNITS = "十拾百佰千仟万萬亿億兆"

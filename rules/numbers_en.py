@@ -88,12 +88,15 @@ SCALED_RE = re.compile(
     r"|MM|[kKMB]|(?<=\d)b)(?![\w])"
 )
 _NO_SCALE = r"[\w.,]|[ ]+(?i:hundred|thousand|million|billion)"
-#: Digits with scale words in a chain: ``4 thousand 3 hundred and 21``, ``2 million 500 thousand``.
+#: Digits with scale words in a chain: ``4 thousand 3 hundred and 21``, ``2 million 500 thousand``,
+#: ``3 hundred and 21``.
 SCALED_CHAIN_RE = re.compile(
     r"(?<![\w.,])\d{1,3}[ ]+(?i:thousand|million|billion)"
     r"(?:(?:[ ]+(?i:and[ ]+)?\d{1,3}[ ]+(?i:hundred|thousand|million))+"
     r"(?:[ ]+(?i:and[ ]+)?\d{1,3}(?!" + _NO_SCALE + r"))?"
     r"|[ ]+(?i:and)[ ]+\d{1,3}(?!" + _NO_SCALE + r"))"
+    # A digit's hundreds and the rest after "and": 3 hundred and 21.
+    r"|(?<![\w.,])\d[ ]+(?i:hundred)[ ]+(?i:and)[ ]+\d{1,2}(?!" + _NO_SCALE + r")"
 )
 #: Scale words a fraction after "and" is a part of (``two million and a half`` = 2,500,000, ``a dozen
 #: and a half`` = 18); after ``hundred`` it is a part of one (``one hundred and three and two thirds``).
@@ -128,6 +131,9 @@ def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
             continue
         if w == "trillion" and t not in taken and (t == 0 or words[t - 1] in ("a", "an")):
             out.append((t, t + 1, Decimal(10**12), False))  # a trillion
+            continue
+        if w in ("trillionth", "trillionths") and t not in taken:
+            out.append((t, t + 1, Decimal(10**12), True))  # text2num stops at billionths
             continue
         if w in _INDIAN_SCALE and t not in taken and t > 0 and words[t - 1] in ("a", "an"):
             out.append((t, t + 1, Decimal(_INDIAN_SCALE[w]), False))  # a lakh
@@ -173,9 +179,15 @@ def _split_fraction_word(m: re.Match[str]) -> list[tuple[int, int]]:
     return [(m.start(), cut), (rest, m.end())]
 
 
-def _whole_and_numerator(words: list[str]) -> tuple[Decimal, Decimal, int] | None:
+#: Plural ordinals that are decimal places: before them, the ``and`` is the decimal point, as decimals are
+#: read aloud (``two hundred and fifty-four hundredths`` is 200.54).
+_DECIMAL_PLACES = {"tenths", "hundredths", "thousandths", "millionths"}
+
+
+def _whole_and_numerator(words: list[str], *, decimal: bool = False) -> tuple[Decimal, Decimal, int] | None:
     """``twenty and three`` before a plural ordinal → (20, 3, 1): the ``and`` joins a whole and a
-    fraction; ``two million and three`` → (2000000, 3, 1000000): a fraction of the scale that ends the whole."""
+    fraction; ``two million and three`` → (2000000, 3, 1000000): a fraction of the scale that ends the whole.
+    ``decimal``: the ordinal is a decimal place, so the numerator may be any size below it."""
     if "and" not in words:
         return None
     cut = len(words) - 1 - words[::-1].index("and")
@@ -185,7 +197,7 @@ def _whole_and_numerator(words: list[str]) -> tuple[Decimal, Decimal, int] | Non
     if whole[0][1] - whole[0][0] != cut or numerator[0][1] - numerator[0][0] != len(words) - cut - 1:
         return None
     unit = _BIG_SCALE.get(words[cut - 1], 1)
-    if (whole[0][2] >= 1000 and unit == 1) or numerator[0][2] >= 20:
+    if not decimal and ((whole[0][2] >= 1000 and unit == 1) or numerator[0][2] >= 20):
         return None  # "one thousand two hundred and three fifths": leave it to the plain reading
     return whole[0][2], numerator[0][2], unit
 
@@ -211,6 +223,9 @@ def _numerator_inside(words: list[str]) -> Decimal | None:
         return None  # "one hundred fifth" is the 105th
     if len(denominator) != 1 or not denominator[0][3] or not denominator[0][2]:
         return None
+    split = _whole_and_numerator(words[:-1], decimal=True)
+    if split is not None and words[-1] in _DECIMAL_PLACES and split[1] < denominator[0][2]:
+        return split[0] + split[1] / denominator[0][2]  # two hundred and fifty-four hundredths: 200.54
     return numerator[0][2] / denominator[0][2]
 
 
@@ -220,6 +235,8 @@ def _indian_scaled(words: list[str], items: list[tuple[int, int, Decimal, bool]]
     them: ``one crore twenty lakh`` (12,000,000), ``two lakh and fifty thousand`` (250,000)."""
     unit = _INDIAN_SCALE[words[j]]
     value, j = value * unit, j + 1
+    if unit == 10**5 and j < len(words) and words[j] in ("crore", "crores"):
+        unit, value, j = 10**12, value * 10**7, j + 1  # three lakh crore: a lakh of crores
     rest = items[k] if k < len(items) else None
     gap = 1 if j < len(words) and words[j] == "and" else 0
     if rest is not None and rest[0] == j + gap and not rest[3]:
@@ -290,9 +307,12 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
                     continue
             elif prev is not None and prev[1] == i and (words[j - 1].endswith("s") or prev[2] == 1):
                 a, _, num = merged.pop()  # two thirds, one eighth
-                split = _whole_and_numerator(words[a:i])
+                places = words[j - 1] in _DECIMAL_PLACES
+                split = _whole_and_numerator(words[a:i], decimal=places)
+                if split is not None and places and split[1] >= value:
+                    split = None  # "one and two hundred hundredths" names no decimal
                 if split is not None:  # twenty and three fifths: 20 + 3/5, not 23/5
-                    i, value = a, split[0] + split[2] * split[1] / value
+                    i, value = a, split[0] + (1 if places else split[2]) * split[1] / value
                 else:
                     i, value = a, num / value
             elif i > 0 and words[i - 1] in ("a", "an") and value and words[i] not in ("first", "second"):
@@ -316,6 +336,10 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
                     and j < len(words) and (words[j] in _SCALE or words[j] in _DOZEN):  # not "one and a half million"
                 share = Decimal(1) / value if words[i] in ("half", "quarter") else value  # "a quarter": 1/4 already
                 value, j = share * _SCALE.get(words[j], 12), j + 1  # half a million, a quarter million, half a dozen
+        if not ordinal and words[i] in _SCALE and merged and merged[-1][:2] == (i - 1, i) \
+                and words[i - 1][0].isdigit() and value - _SCALE[words[i]] < _SCALE[words[i]]:
+            a, _, count = merged.pop()  # 3 million and a half, 3 hundred and one: the digits count the scale
+            i, value = a, count * _SCALE[words[i]] + value - _SCALE[words[i]]
         if not ordinal and i > 0 and words[i - 1] == "point" and value == int(value) and j - i == 1 \
                 and not (merged and merged[-1][1] == i - 1):
             i, value = i - 1, Decimal("0." + str(int(value)))  # point five: a decimal with no whole part
@@ -337,9 +361,18 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
                 while k < len(items) and items[k][0] < j:
                     k += 1  # the scale word read on its own is inside this one
         if j < len(words) and words[j] in _DENOMINATORS and not ordinal:
-            value, j = value / _DENOMINATORS[words[j]], j + 1  # three quarters
-            if j < len(words) and words[j] in _SCALE:
-                value, j = value * _SCALE[words[j]], j + 1  # three quarters billion
+            denominator, split = _DENOMINATORS[words[j]], _whole_and_numerator(words[i:j])
+            j += 1
+            scale = _SCALE[words[j]] if j < len(words) and words[j] in _SCALE else None
+            if split is not None:  # twenty and three quarters: 20 + 3/4, not 23/4
+                whole, numerator, unit = split
+                if scale is not None and scale < unit:
+                    unit, j = scale, j + 1  # one billion and three quarters million: 1,000,750,000
+                value = whole + unit * numerator / denominator
+            else:
+                value /= denominator  # three quarters
+                if scale is not None:
+                    value, j = value * scale, j + 1  # three quarters billion
         if j < len(words) and words[j] == "trillion" and not ordinal:  # text2num stops at billions
             value, j = value * 10**12, j + 1
             rest = items[k] if k < len(items) else None
@@ -361,6 +394,11 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
             i, value = a, whole + value * _BIG_SCALE.get(words[end - 1], 1)  # two million and a half
             if j < len(words) and words[j] in _BIG_SCALE and whole < 1000:
                 value, j = value * _BIG_SCALE[words[j]], j + 1  # one and a half million
+            elif j < len(words) and words[j] in _BIG_SCALE and _BIG_SCALE[words[j]] < _BIG_SCALE.get(words[end - 1], 1):
+                share = (value - whole) / _BIG_SCALE.get(words[end - 1], 1)
+                value, j = whole + share * _BIG_SCALE[words[j]], j + 1  # one billion and a half million
+                while k < len(items) and items[k][0] < j:
+                    k += 1
                 while k < len(items) and items[k][0] < j:
                     k += 1  # the scale word read on its own is inside this one
         if i > 0 and words[i - 1] in _SIGN and not (merged and merged[-1][1] == i - 1) \

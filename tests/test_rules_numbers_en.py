@@ -211,7 +211,7 @@ def test_minus_before_any_worded_or_digit_integer_negates_it(n: int) -> None:
     ("a $4.5B deal", "$4.5B", "4500000000", "USD"),
     ("the visa costs 3,000 rubles", "3,000 rubles", "3000", "RUB"),                 # a unit without its country
     ("dinner was ฿ 450", "฿ 450", "450", "THB"),                                    # more symbols
-    ("a room at 2 500 ₽", "500 ₽", "500", "RUB"),
+    ("a room at 2 500 ₽", "2 500 ₽", "2500", "RUB"),                               # thousands spaced out
     ("he won a million dollars", "a million dollars", "1000000", "USD"),
     ("the villa sold for 2.500.000 EUR", "2.500.000 EUR", "2500000", "EUR"),
     ("it costs a dollar", "a dollar", "1", "USD"),                                  # the article is the count
@@ -338,3 +338,37 @@ def test_half_a_dollar_and_a_dollar_store_are_not_one_dollar() -> None:
 def test_pieces_in_upper_case_are_no_percent() -> None:
     """``PC`` stays case-sensitive (a personal computer); only the spelled-out units take any case."""
     assert not [e for e in find_entities("we bought 5 PC for the lab", lang="en") if e.type == "percent"]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    # "and" before a decimal place is the decimal point, as decimals are read aloud
+    ("the gauge read two hundred and fifty-four hundredths", "two hundred and fifty-four hundredths", "200.54"),
+    ("one thousand and five tenths", "one thousand and five tenths", "1000.5"),
+    ("it was twenty and three quarters", "twenty and three quarters", "20.75"),
+    # a fraction after "and" is a part of the scale before it, or of the scale that follows it
+    ("revenue of five billion and three quarters", "five billion and three quarters", "5750000000"),
+    ("one billion and three quarters million", "one billion and three quarters million", "1000750000"),
+    ("one billion and a half million", "one billion and a half million", "1000500000"),
+    ("a town of 3 million and a half", "3 million and a half", "3500000"),
+    # digits counting a scale word and what follows it
+    ("3 hundred and one guests", "3 hundred and one", "301"),
+    ("and then 3 hundred and 21 more", "3 hundred and 21", "321"),
+    # India's compound scale, the trillionths text2num does not read, thousands spaced out
+    ("a budget of three lakh crore", "three lakh crore", "3000000000000"),
+    ("an error of a trillionth", "a trillionth", "0.000000000001"),
+    ("a hundred thousand trillionths", "a hundred thousand trillionths", "0.0000001"),
+    ("a crowd of 40 000 fans", "40 000", "40000"),
+    ("a crowd of 40\u202f000 fans", "40\u202f000", "40000"),
+    ("a crowd of 25\u00a0000 in all", "25\u00a0000", "25000"),
+])
+def test_english_number_constructions_of_the_eighth_round(text: str, span: str, value: str) -> None:
+    assert _one(text, "number") == (span, value)
+
+
+@pytest.mark.parametrize(("text", "spans"), [
+    ("rooms 101 102 and 103", ["101", "102", "103"]),     # three-digit groups are a list, not thousands
+    ("423 0000", []),                                    # four digits after the space: a phone's shape
+    ("five billion and three", ["five billion and three"]),
+])
+def test_what_stays_apart(text: str, spans: list[str]) -> None:
+    assert [e.text for e in find_entities(text, lang="en") if e.type == "number"] == spans
