@@ -79,9 +79,11 @@ _PATTERNS = [
     ("num", r"(?:(?<![\d./-])|(?<=\d{4}-))(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{4}|\d{2})"
             r"(?![\d/]|\.\d|-(?!\d{1,2}[/.]\d))"),
     ("yymd", r"(?<![\d./-])(?P<y>\d{2})-(?P<m>0?[1-9]|1[0-2])-(?P<d>0?[1-9]|[12]\d|3[01])(?![\d/]|\.\d|-\d)"),
-    ("mdy", rf"\b(?P<mon>{MONTH_ALT})\.?(?:\s+(?:the\s+)?|/|-(?=\d{{1,2}}\b(?!-))|(?=\d))"
+    # June 15, 2024; Jun/15; Sep-23-2020 (hyphens on both sides of the day only with a four-digit year)
+    ("mdy", rf"\b(?P<mon>{MONTH_ALT})\.?"
+            r"(?:\s+(?:the\s+)?|/|-(?=\d{1,2}\b(?!-))|(?P<hy>-)(?=\d{1,2}-\d{4}\b)|(?=\d))"
             rf"(?P<d>\d{{1,2}}(?:st|nd|rd|th)?(?![\d/:])|{ORD_DAY_ALT})"
-            rf"(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}|{WORDED_YEAR}))?\b" + _TIME),
+            rf"(?:(?(hy)-|\s*,?\s*(?:of\s+|in\s+)?)(?P<y>\d{{4}}|{WORDED_YEAR}))?\b" + _TIME),
     # 15 June 2024, the 15th of June; 15-Jun-2024 and 15/Jun/24 (a month's name between hyphens or slashes)
     ("dmy", rf"\b(?:the\s+)?(?:(?<![$€£¥.,])(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+)?(?:of\s+)?"
             rf"|(?<![$€£¥.,\d/-])(?P<d2>\d{{1,2}})(?P<hy>[-/])(?=(?:{MONTH_ALT})\.?(?P=hy)\d)"
@@ -92,7 +94,9 @@ _PATTERNS = [
     ("mry", rf"\b(?:(?P<mon>{MONTH_ALT})\.?,?\s+(?:of\s+)?(?P<rel>this|next|last|previous|the\s+following)\s+year"
             rf"|(?P<rel2>this|next|last)\s+year\s+in\s+(?P<mon2>{MONTH_ALT}))\b"),
     ("ymd", rf"\b(?P<y>\d{{4}})/(?:(?P<d1>\d{{1,2}})/(?P<mon1>{MONTH_ALT})|(?P<mon>{MONTH_ALT})/(?P<d>\d{{1,2}}))\b"),
-    ("my", rf"\b(?P<mon>{MONTH_ALT})\.?,?\s+(?:in\s+|of\s+)?(?P<y>\d{{4}}|{WORDED_YEAR})\b"),
+    # June 2024, Dec-2018, April of '87 (a two-digit year only after "of": "June 15" is a day)
+    ("my", rf"\b(?P<mon>{MONTH_ALT})(?:\.?,?\s+(?:in\s+|of\s+)?|-(?=\d{{4}}\b(?!-)))(?P<y>\d{{4}}|{WORDED_YEAR})\b"
+           rf"|\b(?P<mon2>{MONTH_ALT})\s+of\s+'?(?P<yy>\d{{2}})\b(?![\d/:,-]|\.\d|\s*(?:%|[ap]\.?m\b))"),
     ("rel", r"\b(?P<rel>today|tomorrow|yesterday|(?:the\s+)?day\s+after\s+tomorrow"
             r"|(?:the\s+)?day\s+before\s+yesterday)\b" + _TIME),
     ("wd", rf"\b(?P<which>next|last|this\s+past|this|coming|previous|following|past)\s+(?P<wd>{WEEKDAY_ALT})\b"
@@ -164,7 +168,9 @@ _PATTERNS = [
              r"|\b(?P<ish>noon|1[0-2]|0?[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)-?ish\b"),
     # lunch after a preposition is the lunch hours (11 to 13, as the Recognizers-Text gold): "book this lunch"
     # names a meal, not a time
-    ("lunch", r"\b(?P<pre>before|after|at|during|over|around|by|until|till)\s+(?P<w>lunch(?:\s*time)?)\b"),
+    ("lunch", r"\b(?P<pre>before|after|at|during|over|around|by|until|till)\s+(?P<w>lunch(?:\s*time)?)\b"
+              # "lunchtime" in one word names the hours on its own (a lunchtime concert)
+              r"|\b(?P<w2>lunchtime)\b"),
     ("wam", rf"\b(?P<hw>{_HOUR_WORDS})\s*(?P<ap>{_AP})"),
     # Tue 3pm, Mon 9am-5pm, on Thu: a weekday's short name is a day before a clock time or after "on"
     # (Sat, Sun, Mon, Wed are words too: capitalized only)
@@ -179,8 +185,10 @@ _PATTERNS = [
              rf"(?:\s*(?P<ap>{_AP}))?"),
     ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d|\s*(?:[ap]\.?m|[ap]\b))"),
     ("pod", rf"\b(?:(?P<el>early|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
-            rf"(?P<wd>{WEEKDAY_ALT})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>(?:in|during)\s+the\s+)|(?<=early\s)|(?<=late\s))"
-            r"(?P<pod>morning|afternoon|evening|night|daytime)\b|\b(?P<tonight>tonight|tonite)\b"),
+            rf"(?P<wd>{WEEKDAY_ALT})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>(?:in|during)\s+(?:the\s+)?)|(?<=early\s)|(?<=late\s))"
+            # in the mornings: the plural names the same hours (a habit, not a day)
+            r"(?P<pod>morning|afternoon|evening|night|daytime)(?(inthe)s?)\b"
+            r"|\b(?P<tonight>tonight|tonite)\b"),
     # eight tonight, 7 this evening: a bare hour before the window it falls in (composed with it)
     ("hwin", rf"\b(?P<th>1[0-2]|0?[1-9]|{_HOUR_WORDS})(?=\s+(?:tonight|tonite|this\s+(?:morning|afternoon|evening)"
              r"|(?:tomorrow|yesterday)\s+(?:morning|afternoon|evening|night))\b)"),
@@ -212,7 +220,9 @@ _PATTERNS = [
     ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|{WEEKDAY_ALT})\s+(?P<a>1[0-2]|0?[1-9])/"
            r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/]|\.\d)"
            # a bare month/day whose day is past 12 reads only as a date (3/4 may be a fraction; 11/20 is not)
-           r"|(?<![\w./-])(?P<a2>1[0-2]|0?[1-9])/(?P<b2>1[3-9]|2\d|3[01])(?![\d/]|\.\d)"),
+           r"|(?<![\w./-])(?P<a2>1[0-2]|0?[1-9])/(?P<b2>1[3-9]|2\d|3[01])(?![\d/]|\.\d)"
+           # and day first where the day is past 12 and the month has its zero (22/04), as Europe writes it
+           r"|(?<![\w./-])(?P<b3>1[3-9]|2\d|3[01])/(?P<a3>0[1-9]|1[0-2])(?![\d/]|\.\d)"),
     ("decp", r"\b(?:the\s+)?(?P<which>next|last|this|previous|coming|past|current)\s+decade\b"),
     ("now", r"\b(?:(?:right\s+)?now|at\s+present)\b"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
@@ -361,8 +371,11 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         d = safe_date(int(g["y"]), MONTHS[(g["mon"] or g["mon1"]).lower()], int(g["d"] or g["d1"]))
         return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
     if name in ("mdy", "dmy", "my"):
-        month = MONTHS[g["mon"].lower()]
+        month = MONTHS[(g["mon"] or g.get("mon2") or "").lower()]
         if name == "my":
+            if g["yy"]:
+                year = int(g["yy"]) + (2000 if int(g["yy"]) < 30 else 1900)  # as a two-digit year elsewhere
+                return DateHit("date", m.start(), m.end(), f"{year:04d}-{month:02d}")
             return DateHit("date", m.start(), m.end(), f"{year_value(g['y']):04d}-{month:02d}")
         day_text = (g.get("dw") or g["d"] or g.get("d2") or "").lower()
         if g["mon"].lower() in ("may", "mar", "sun", "sat") and not g["y"] and g["mon"].islower() \
@@ -551,8 +564,9 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         ap = (g["ap"] or "").replace(".", "").lower()[:1]
         return DateHit("time", m.start(), m.end(), f"{_meridiem(hour, ap):02d}:{minute:02d}:00")
     if name == "lunch":  # before lunch: until 11; after lunch: from 13; at lunch: 11 to 13
-        opened = _LUNCH_OPEN.get(g["pre"].lower())
-        return DateHit("timerange", m.start() if opened else m.start("w"), m.end(), opened or "11:00:00/13:00:00")
+        opened = _LUNCH_OPEN.get((g["pre"] or "").lower())
+        start = m.start() if opened else m.start("w2" if g["w2"] else "w")
+        return DateHit("timerange", start, m.end(), opened or "11:00:00/13:00:00")
     if name == "noon":
         word = re.sub(r"[\s-]", "", (g["w"] or g["ish"]).lower())
         hour = _MID_HOURS.get(word) or _HOURS.get(word) or int(word)
@@ -611,7 +625,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name == "md":  # on 6/4, friday 5/12: month/day after a word that announces a date; 11/20 alone
         if g["a2"] and day_first:
             return None  # Chinese text writes the day first: a bare 12/20 is left alone there
-        month, day = int(g["a"] or g["a2"]), int(g["b"] or g["b2"])
+        month, day = int(g["a"] or g["a2"] or g["a3"]), int(g["b"] or g["b2"] or g["b3"])
         d = safe_date(today.year, month, day)
         if d is None and (month, day) == (2, 29):
             d = next(x for x in (safe_date(today.year + k, 2, 29) for k in range(1, 5)) if x)  # the next leap day

@@ -692,3 +692,28 @@ def test_a_day_a_month_name_and_a_year_joined_by_hyphens(text: str, span: str, v
 
 def test_an_english_word_ending_in_ish_is_no_time() -> None:
     assert dates("the English language, a boyish grin, the Danish team") == []
+
+
+@pytest.mark.parametrize(("text", "span", "type_", "value"), [
+    ("shipped Oct-07-2023 by sea", "Oct-07-2023", "date", "2023-10-07"),    # hyphens around the day, with a year
+    ("the plan for Mar-2025 is out", "Mar-2025", "date", "2025-03"),       # a month's name, hyphen, year
+    ("she joined in June of 98", "June of 98", "date", "1998-06"),         # a two-digit year after "of"
+    ("closed in May of 04.", "May of 04", "date", "2004-05"),
+    ("back on 23/05", "23/05", "date", "2024-05-23"),                        # day first, the day past 12
+    ("the shop opens in the evenings", "in the evenings", "timerange", "16:00:00/20:00:00"),
+    ("she swims during mornings", "during mornings", "timerange", "08:00:00/12:00:00"),
+    ("a free lunchtime talk", "lunchtime", "timerange", "11:00:00/13:00:00"),
+])
+def test_hyphened_month_names_two_digit_years_day_first_slashes_and_parts_of_the_day(
+        text: str, span: str, type_: str, value: str) -> None:
+    assert dates(text) == [(type_, span, value)]
+
+
+@pytest.mark.parametrize("text", [
+    "the ratio was 13/5 in the ledger's notation?",   # no zero before the month: a fraction as much as a date
+    "rows 12-2015 to 12-2020",                         # a number range stays numbers
+    "June of 1998 cases",                              # a four-digit count after "of" is read by the other grammar
+])
+def test_what_the_new_forms_leave_alone(text: str) -> None:
+    found = dates(text)
+    assert all(not (e[1].startswith("13/") or e[1].endswith("-2015")) for e in found), found
