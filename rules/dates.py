@@ -43,6 +43,9 @@ _BEFORE = re.compile(r"(?:\s*(?:或|及|以及|或者)?\s*(?:之前|以前)|\s+(
 _ABOUT = r"(?i:\s+(?:around|about|approximately|roughly|circa))?"
 _BEFORE_PREFIX = re.compile(r"(?:截止到|截至|截止|直到|(?i:before|prior\s+to|until|till|earlier\s+than"
                             r"|no\s+later\s+than|as\s+late\s+as))" + _ABOUT + r"\s*$")
+#: The words that open a range before a clock time (``before 2.30pm``, ``no later than 5``); ``until`` and
+#: ``till`` before a time mostly close a range whose start came earlier, so they stay with the range grammar.
+_TIME_BEFORE = re.compile(r"(?i:before|prior\s+to|earlier\s+than|no\s+later\s+than|as\s+late\s+as)\b")
 #: ``since August`` / ``starting on January 7th`` open at the start of the period; ``after Feb`` /
 #: ``later than 2018`` at its end (after a day or a time: that day, that time, as the gold reads it).
 _SINCE_PREFIX = re.compile(r"(?i:(?P<since>since|starting(?:\s+(?:on|from))?|beginning(?:\s+(?:on|from))?|as\s+of"
@@ -145,14 +148,33 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
                 h = DateHit(kind, h.start, a.end(), f"{since}/..")
             elif b and not _is_relative_offset(folded, h):
                 h = DateHit(kind, h.start, b.end(), f"../{h.value}")
-            elif p and (h.type != "time" or p.group()[:2].lower() == "as"):  # as late as 7 am: until then
+            elif p and (h.type != "time" or _TIME_BEFORE.match(p.group())):  # before 2.30pm, as late as 7 am
                 h = DateHit(kind, p.start(), h.end, f"../{h.value}")
+            h = _on_the_day_before(folded, out, h)
         out.append(h)
         i += 1
     return out
 
 
 _DAY_VALUE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_CLOCK_VALUE = re.compile(r"\d{2}:\d{2}:\d{2}")
+_DAY_GAP = re.compile(r"\s*,?\s*")
+
+
+def _on_the_day_before(folded: str, out: list[DateHit], h: DateHit) -> DateHit:
+    """A day right before an open range of clock times is that day's range: ``today before 4pm`` ends
+    today at 16:00, ``tuesday after 1pm`` starts tuesday at 13:00 (the day is taken out of ``out``)."""
+    if h.type != "timerange" or not out or out[-1].type != "date" or not _DAY_VALUE.fullmatch(out[-1].value):
+        return h
+    start, _, end = h.value.partition("/")
+    if not ((start == ".." and _CLOCK_VALUE.fullmatch(end)) or (end == ".." and _CLOCK_VALUE.fullmatch(start))):
+        return h
+    day = out[-1]
+    if not _DAY_GAP.fullmatch(folded, day.end, h.start):
+        return h
+    out.pop()
+    value = f"../{day.value}T{end}" if start == ".." else f"{day.value}T{start}/.."
+    return DateHit("daterange", day.start, h.end, value)
 #: A span of whole days (``2008-09-01/2009-01-01``): a period that can be one end of a longer range.
 _DAY_SPAN = re.compile(r"(\d{4}-\d{2}-\d{2})/(\d{4}-\d{2}-\d{2})")
 #: A period named by its end (``the end of 2008``): as a point it is the moment the period is over.

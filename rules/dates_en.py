@@ -142,7 +142,8 @@ _PATTERNS = [
             r"|afternoons|evenings|nights)|(?P<everyday>everyday))\b"),
     ("aot", rf"\b(?=[0-9afhotsenciw])(?:(?P<pre>in|within|for)\s+)?(?P<n>\d+(?:\.\d+)?|{_COUNT_WORDS})"
             r"(?:[ ]+(?:and[ ]+)?(?P<fn>[1-9])/(?P<fd>[2-9]|1[0-6]))?(?P<half1>\s+and\s+a\s+half)?\s*"
-            r"(?P<u>years?|yrs?|months?|weeks?|fortnights?|days?|hours?|hrs?|minutes?"
+            # nights count days, as a booking does (two nights: P2D)
+            r"(?P<u>years?|yrs?|months?|weeks?|fortnights?|days?|nights?|hours?|hrs?|minutes?"
             r"|mins?|seconds?|secs?|(?<=\d)h)\b(?P<half2>\s+and\s+(?:a\s+)?(?P<frac>half|quarter))?"
             r"(?:\s+(?P<dir>from\s+now|from\s+today|later|ago|hence|(?:from|after)\s+(?:today|tomorrow|yesterday)"
             r"|before\s+(?:today|tomorrow|yesterday))\b)?"
@@ -251,7 +252,7 @@ _GATES = {
     "clockword": re.compile(r"clock|noon|mid|ish\b|past|to\b|quarter|half", re.IGNORECASE),
     "pod": re.compile(r"morning|afternoon|evening|night|tonight|tonite|daytime", re.IGNORECASE),
     "tens": re.compile(r"\b(?:oh|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty)\b", re.IGNORECASE),
-    "unit": re.compile(r"year|yr|month|week|fortnight|day|hour|hr|min|sec|\dh\b", re.IGNORECASE),
+    "unit": re.compile(r"year|yr|month|week|fortnight|day|night|hour|hr|min|sec|\dh\b", re.IGNORECASE),
     "range": re.compile(r"\b(?:to|and|until|till|through)\b|\d\s*(?:[ap]\.?m\.?)?\s*[-–]", re.IGNORECASE),
     "set": re.compile(r"every|each|any\s|daily|weekly|monthly|annually|yearly|hourly|nightly|quarterly|fortnightly"
                       r"|days\b|\bon(?:c)?e\s+a\s"
@@ -660,7 +661,7 @@ _LUNCH_OPEN = {"before": "../11:00:00", "by": "../11:00:00", "until": "../11:00:
                "after": "13:00:00/.."}
 _MID_HOURS = {"noon": 12, "midday": 12, "midnight": 24, "midmorning": 10, "midafternoon": 14}
 _DECADE_WORDS = ("twenties", "thirties", "forties", "fifties", "sixties", "seventies", "eighties", "nineties")
-_UNIT_CODE = {"y": "Y", "mo": "M", "w": "W", "f": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
+_UNIT_CODE = {"y": "Y", "mo": "M", "w": "W", "f": "W", "d": "D", "n": "D", "h": "H", "mi": "M", "s": "S"}
 
 
 def _amount_of_time(m: re.Match[str], ref: datetime) -> DateHit | None:
@@ -673,6 +674,8 @@ def _amount_of_time(m: re.Match[str], ref: datetime) -> DateHit | None:
     word = re.sub(r"\s+", " ", g["n"].lower())
     if word in ("a", "an") and g["u"].lower() == "second":
         return None  # "a second time" is an ordinal, not one second
+    if word in ("a", "an") and g["u"].lower() == "night":
+        return None  # "a night out" is an evening, not an amount of time
     n = float(COUNTS[word]) if word in COUNTS else float(g["n"])
     if g["fn"] and g["n"][0].isdigit():
         n += int(g["fn"]) / int(g["fd"])  # 1 1/2 hours, 2 and 3/4 years
@@ -711,8 +714,8 @@ def _amount_of_time(m: re.Match[str], ref: datetime) -> DateHit | None:
     if n != int(n):
         return None
     k = int(n)
-    if key in ("d", "w", "f"):
-        d = base.date() + timedelta(days=sign * k * (1 if key == "d" else 7))
+    if key in ("d", "n", "w", "f"):
+        d = base.date() + timedelta(days=sign * k * (1 if key in ("d", "n") else 7))
     else:
         d = add_months(base.date(), sign * k * (12 if key == "y" else 1))
     if pre == "within":

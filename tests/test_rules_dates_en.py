@@ -717,3 +717,25 @@ def test_hyphened_month_names_two_digit_years_day_first_slashes_and_parts_of_the
 def test_what_the_new_forms_leave_alone(text: str) -> None:
     found = dates(text)
     assert all(not (e[1].startswith("13/") or e[1].endswith("-2015")) for e in found), found
+
+
+@pytest.mark.parametrize(("text", "span", "type_", "value"), [
+    ("we leave before 4.15pm", "before 4.15pm", "timerange", "../16:15:00"),       # a range open before a time
+    ("send it no later than 5pm", "no later than 5pm", "timerange", "../17:00:00"),
+    ("I'll call today before 3pm", "today before 3pm", "daterange", "../2024-06-12T15:00:00"),  # on that day
+    ("free Thursday after 2pm", "Thursday after 2pm", "daterange", "2024-06-13T14:00:00/.."),
+    ("a room for three nights", "three nights", "duration", "P3D"),                # nights count days
+    ("we stayed 2 nights", "2 nights", "duration", "P2D"),
+])
+def test_open_ranges_of_clock_times_on_a_day_and_nights_counted(text: str, span: str, type_: str,
+                                                                 value: str) -> None:
+    assert dates(text) == [(type_, span, value)]
+
+
+@pytest.mark.parametrize("text", ["a night out with friends", "the nights are long"])
+def test_a_night_named_by_its_article_is_no_amount_of_time(text: str) -> None:
+    assert dates(text) == []
+
+
+def test_until_a_time_still_closes_a_range_that_opened_earlier() -> None:
+    assert dates("open from 9 until 5pm") == [("timerange", "from 9 until 5pm", "09:00:00/17:00:00")]
