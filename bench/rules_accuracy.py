@@ -1103,7 +1103,42 @@ Numbers and money did not move on either half: half a's misses left are the spec
 the fifth round, and on generated phrases of the catalogue's kinds lastline now agrees with the
 library's value or is right where it is not, so what half b misses in numbers and money is not a
 construction the catalogue names (its gold spans read alone stay 71.4% and 85.4% right). Half b gained
-4 dates, from the sentence-final full stop. Spurious entities on negatives did not move."""
+4 dates, from the sentence-final full stop. Spurious entities on negatives did not move.
+
+Eighth round: **half b of `recognizers_en` opened** (`OPENED_HALF_B`). The targets are on the whole
+development folder, and seven rounds had shown what half a's fixes are worth on half b; the outside
+held-out half of the same sources is the generalization check from here on. Half b's last held-out
+figures are the seventh round's above (dates 68.4%, numbers 69.8%, money 81.2%, percent 80.0%). Two
+changes of scoring first, applied to every folder: an item whose gold states no value (`Feb 30` and
+`fiscal year` "not resolved", a bare `%` with value null) counts for its span only, as a currency
+without an amount already did (English dates 413/519 → 413/511, English percent 8/9 → 8/8, Chinese
+dates 136/144 → 136/142, nothing else moved); and the spec's `Cent` unit counts in cents (`12-cent` is
+12 there, 0.12 USD here). Then constructions from both halves' misses, each with tests on sentences of
+our own (`tests/test_rules_dates_en.py`, `test_rules_numbers_en.py`, `test_rules_constructions.py`):
+money — a scale after the code (`75 USD million`), cents left unnamed closing the clause (`thirteen
+dollars forty five`) or before more / less / extra (`15 USD 50 more`), hyphened cents (`a 12-cent
+dividend`), thousands spaced out (`2 500 ₽`); numbers — "and" before a decimal place is the decimal
+point (`two hundred and fifty-four hundredths` = 200.54), a fraction after "and" is a part of the scale
+before or after it (`five billion and three quarters`, `one billion and a half million`), digits
+counting a scale word (`3 hundred and one`, `3 million and a half`), `lakh crore`, trillionths,
+thousands grouped by spaces (`40 000`; no-break and thin spaces now fold to a space); dates — a month's
+name with hyphens (`Sep-23-2020`, `Dec-2018`), a two-digit year after "of" (`April of 87`), day-first
+slashes with the day past 12 (`22/04`), parts of the day in the plural after "in" (`in the mornings`),
+`lunchtime`, a range open before a clock time (`before 2.30pm`) and on a day (`today before 4pm`,
+`Tuesday after 1pm`), nights counted as days (`two nights`):
+
+| folder | type | whole folder before (old scoring) | whole folder after | half a after | half b after (tuned on) |
+|---|---|---|---|---|---|
+| recognizers_en | currency | 89.2% (83/93) | 94.6% (88/93) | 97.8% (44/45) | 91.7% (44/48) |
+| recognizers_en | datetime | 79.6% (413/519) | 83.4% (426/511) | 92.4% (231/250) | 74.7% (195/261) |
+| recognizers_en | number | 78.1% (100/128) | 87.5% (112/128) | 84.6% (55/65) | 90.5% (57/63) |
+| recognizers_en | percent | 88.9% (8/9) | 100.0% (8/8) | 100.0% (4/4) | 100.0% (4/4) |
+| recognizers_en | phone | 98.3% (175/178) | 98.3% (175/178) | 98.9% (89/90) | 97.7% (86/88) |
+
+The Chinese folders did not move; spurious entities on the negatives did not move in any folder. What
+is left in English numbers is mostly the spec's own conventions (digits inside a phone number or an
+amount counted as numbers as well, `10G`, `one hundred thirty fifths` read as 100/35); in English dates,
+a long tail of one-off constructions (`the day`, `otd`, `7ampm`, `tonight around 3`)."""
 
 
 _CONTRACT_PROSE = """Hand-written contract snippets (`tests/data/contracts/`, every expected field asserted per case in
