@@ -175,6 +175,8 @@ def _on_the_day_before(folded: str, out: list[DateHit], h: DateHit) -> DateHit:
     out.pop()
     value = f"../{day.value}T{end}" if start == ".." else f"{day.value}T{start}/.."
     return DateHit("daterange", day.start, h.end, value)
+
+
 #: A span of whole days (``2008-09-01/2009-01-01``): a period that can be one end of a longer range.
 _DAY_SPAN = re.compile(r"(\d{4}-\d{2}-\d{2})/(\d{4}-\d{2}-\d{2})")
 #: A period named by its end (``the end of 2008``): as a point it is the moment the period is over.
