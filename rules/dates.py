@@ -296,7 +296,7 @@ _OFFSET_GAP = re.compile(r"\s+(?P<dir>after|before|from)\s+", re.IGNORECASE)
 #: ``2 weeks starting May 20``: an amount of time laid from a day on.
 _STARTING_GAP = re.compile(r"\s+(?:starting|beginning|commencing)(?:\s+(?:on|from))?\s+", re.IGNORECASE)
 #: ``the week of June 10``, ``the week starting on February 4``: the week (Monday to Monday) holding the day.
-_WEEK_OF = re.compile(r"(?:the\s+)?week\s+(?:of|(?:starting|commencing|beginning)(?:\s+(?:on|from))?)\s+$",
+_WEEK_OF = re.compile(r"(?:(?:the\s+)?week\s+(?:of|(?:starting|commencing|beginning)(?:\s+(?:on|from))?)|w/c)\s+$",
                       re.IGNORECASE)
 #: What may follow ``friday at 3`` for the 3 to be an hour: the end of a clause.
 _HOUR_END = re.compile(r"\s*(?:$|[,.;:!?)])")
@@ -633,7 +633,7 @@ _HAS_YEAR = re.compile(r"\d{4}")
 def _weekends_of_days(folded: str, hits: list[DateHit], reference: datetime) -> list[DateHit]:
     """``halloween weekend 2021``, ``July 4th weekend``, ``the weekend of June 15``: the weekend
     (Saturday up to Monday) of the Monday-to-Sunday week holding that day, or the one before a Monday
-    (a Monday holiday ends a long weekend). A year after ``weekend``
+    (a Monday holiday ends a long weekend: Saturday up to Tuesday). A year after ``weekend``
     belongs to the day: the day's own words are read again with it (a movable holiday moves)."""
     if "weekend" not in folded.lower():
         return hits
@@ -654,10 +654,11 @@ def _weekends_of_days(folded: str, hits: list[DateHit], reference: datetime) -> 
                          if x.start == 0 and x.end == len(words) and _DAY_VALUE.fullmatch(x.value)]
                 if again:
                     day = date.fromisoformat(again[0].value)
-        # a Monday (Memorial Day) closes the long weekend before it
+        # a Monday (Memorial Day) closes the long weekend before it, and is part of it
         saturday = day - timedelta(days=2) if day.weekday() == 0 else day - timedelta(days=day.weekday() - 5)
+        days = 3 if day.weekday() == 0 else 2
         out.append(DateHit("daterange", before.start() if before and not after else h.start, end,
-                           f"{saturday.isoformat()}/{(saturday + timedelta(days=2)).isoformat()}"))
+                           f"{saturday.isoformat()}/{(saturday + timedelta(days=days)).isoformat()}"))
     return out
 
 

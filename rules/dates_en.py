@@ -57,7 +57,8 @@ COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
           "forty-five": 45, "forty five": 45, "fifty": 50, "sixty": 60, "ninety": 90, "half an": 0.5, "half a": 0.5,
           "a half": 0.5,
           "a quarter of an": 0.25, "quarter of an": 0.25, "three quarters of an": 0.75,
-          "a couple of": 2, "couple of": 2, "a couple": 2, "a few": 3, "few": 3,
+          "a couple of": 2, "couple of": 2, "a couple": 2, "couple": 2, "a few": 3, "few": 3,
+          "½": 0.5, "¼": 0.25, "¾": 0.75,  # a ½ hour
           **{w: 13 + i for i, w in enumerate(("thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
                                                "nineteen"))},
           "seventy": 70, "eighty": 80,
@@ -97,7 +98,7 @@ _PATTERNS = [
     # June 2024, Dec-2018, April of '87 (a two-digit year only after "of": "June 15" is a day)
     ("my", rf"\b(?P<mon>{MONTH_ALT})(?:\.?,?\s+(?:in\s+|of\s+)?|-(?=\d{{4}}\b(?!-)))(?P<y>\d{{4}}|{WORDED_YEAR})\b"
            rf"|\b(?P<mon2>{MONTH_ALT})\s+of\s+'?(?P<yy>\d{{2}})\b(?![\d/:,-]|\.\d|\s*(?:%|[ap]\.?m\b))"),
-    ("rel", r"\b(?P<rel>today|tomorrow|yesterday|(?:the\s+)?day\s+after\s+tomorrow"
+    ("rel", r"\b(?P<rel>today|tomorrow|yesterday|(?:the\s+)?current\s+date|(?:the\s+)?day\s+after\s+tomorrow"
             r"|(?:the\s+)?day\s+before\s+yesterday)\b" + _TIME),
     ("wd", rf"\b(?P<which>next|last|this\s+past|this|coming|previous|following|past)\s+(?P<wd>{WEEKDAY_ALT})\b"
            + _TIME),
@@ -140,7 +141,7 @@ _PATTERNS = [
             rf"|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year)"
             rf"|(?P<pwd>{WEEKDAY_ALT})s(?:\s+(?P<ppod>morning|afternoon|evening|night)s?)?|(?P<pwd2>{WEEKDAY_ALT})\s+(?P<ppod2>mornings"
             r"|afternoons|evenings|nights)|(?P<everyday>everyday))\b"),
-    ("aot", rf"\b(?=[0-9afhotsenciw])(?:(?P<pre>in|within|for)\s+)?(?P<n>\d+(?:\.\d+)?|{_COUNT_WORDS})"
+    ("aot", rf"(?:\b|(?=[½¼¾]))(?=[0-9afhotsenciw½¼¾])(?:(?P<pre>in|within|for)\s+)?(?P<n>\d+(?:\.\d+)?|{_COUNT_WORDS})"
             r"(?:[ ]+(?:and[ ]+)?(?P<fn>[1-9])/(?P<fd>[2-9]|1[0-6]))?(?P<half1>\s+and\s+a\s+half)?\s*"
             # nights count days, as a booking does (two nights: P2D)
             r"(?P<u>years?|yrs?|months?|weeks?|fortnights?|days?|nights?|hours?|hrs?|minutes?"
@@ -185,7 +186,7 @@ _PATTERNS = [
              rf"(?P<unit>\s*(?:min|mins|minutes))?)\s+(?P<dir>past|to)\s+(?P<hh>[01]?\d|2[0-3]|{_HOUR_WORDS})\b"
              rf"(?:\s*(?P<ap>{_AP}))?"),
     ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d|\s*(?:[ap]\.?m|[ap]\b))"),
-    ("pod", rf"\b(?:(?P<el>early|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
+    ("pod", rf"\b(?:(?P<el>early|later|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
             rf"(?P<wd>{WEEKDAY_ALT})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>(?:in|during)\s+(?:the\s+)?)|(?<=early\s)|(?<=late\s))"
             # in the mornings: the plural names the same hours (a habit, not a day)
             r"(?P<pod>morning|afternoon|evening|night|daytime)(?(inthe)s?)\b"
@@ -225,7 +226,18 @@ _PATTERNS = [
            # and day first where the day is past 12 and the month has its zero (22/04), as Europe writes it
            r"|(?<![\w./-])(?P<b3>1[3-9]|2\d|3[01])/(?P<a3>0[1-9]|1[0-2])(?![\d/]|\.\d)"),
     ("decp", r"\b(?:the\s+)?(?P<which>next|last|this|previous|coming|past|current)\s+decade\b"),
+    # two numeric dates joined by a dash, month first, the year on either end or after both: 5/1-5/7, 2020;
+    # 10/1-11/2/2017; 10-1-2018-10-7-2018 (with hyphens inside the dates, both ends need their year)
+    ("ndr", r"(?:\b(?P<pre>from|between)\s+)?(?<![\w./-])(?P<m1>1[0-2]|0?[1-9])(?P<s>[/-])(?P<d1>[12]\d|3[01]|0?[1-9])"
+            r"(?:(?P=s)(?P<y1>(?:19|20)\d{2}))?[-–](?P<m2>1[0-2]|0?[1-9])(?P=s)(?P<d2>[12]\d|3[01]|0?[1-9])"
+            r"(?:(?P=s)(?P<y2>(?:19|20)\d{2})|,\s*(?P<y3>(?:19|20)\d{2}))?(?![\d/]|\.\d|-\d)"),
+    # four-digit clock times joined by a dash after "between": between 0730-0930 (an end before the start
+    # is in the afternoon: 0930-0730 ends at 19:30)
+    ("mtr", r"\bbetween\s+(?P<h1>[01]\d|2[0-3])(?P<n1>[0-5]\d)\s*[-–]\s*(?P<h2>[01]\d|2[0-3])(?P<n2>[0-5]\d)\b"
+            r"(?![.,:/-]?\d)"),
     ("now", r"\b(?:(?:right\s+)?now|at\s+present)\b"),
+    # "to date": everything until today (sales to date); "up to date" and "out of date" are states
+    ("todate", r"(?<!\bup\s)(?<!\bup-)(?<!\bof\s)(?<!\bof-)(?<![\w-])to[\s-]date\b(?![\w-])"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
             r"|q(?P<q>[1-4])(?:(?:\s*[-/ ]\s*|\s+of\s+)(?P<y>(?:19|20)\d{2})"
             r"|\s+(?:of\s+)?(?P<qy>this|next|last)\s+year)?"
@@ -266,6 +278,7 @@ _GATES = {
     "decade": re.compile(r"decade", re.IGNORECASE),
     "century": re.compile(r"century", re.IGNORECASE),
     "now": re.compile(r"now|present", re.IGNORECASE),
+    "todate": re.compile(r"to[\s-]date", re.IGNORECASE),
     "quarter": re.compile(r"quarter|half|\b[qh][1-4]|\d[qh][1-4]", re.IGNORECASE),
     "slash": re.compile(r"\d/\d"),
     "decades": re.compile(r"\d|ties\b", re.IGNORECASE),
@@ -284,7 +297,7 @@ _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy"
           "wk": "week", "isow": "digit", "mil": "digit", "wam": "ap", "bwda": "name3", "yq": "years",
           "endof": "end", "decp": "decade", "now": "now", "qtr": "quarter",
           "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit",
-          "wyr": "yearword"}
+          "wyr": "yearword", "ndr": "digit", "mtr": "digit", "todate": "todate"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
@@ -292,7 +305,7 @@ _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
 #: The only patterns that can match a text without an ASCII letter (numeric dates, year and hour
 #: ranges): on Chinese text the word grammars are skipped whole, not tried one by one.
-LETTERLESS = frozenset({"iso", "num", "yymd", "yrng", "trng", "md"})
+LETTERLESS = frozenset({"iso", "num", "yymd", "yrng", "trng", "md", "ndr"})
 _COMPILED_LETTERLESS = [(name, rx) for name, rx in _COMPILED if name in LETTERLESS]
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
 
@@ -398,7 +411,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("date", m.start(), m.end(), f"{year:04d}-{MONTHS[mon.lower()]:02d}")
     if name == "rel":
         rel = re.sub(r"\s+", " ", g["rel"].lower()).removeprefix("the ")
-        shift = {"today": 0, "tomorrow": 1, "yesterday": -1, "day after tomorrow": 2, "day before yesterday": -2}[rel]
+        shift = {"today": 0, "current date": 0, "tomorrow": 1, "yesterday": -1, "day after tomorrow": 2,
+                 "day before yesterday": -2}[rel]
         return _with_time(m, today + timedelta(days=shift))
     if name == "wd":
         target = WEEKDAYS[g["wd"].lower()]
@@ -631,6 +645,16 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         if d is None and (month, day) == (2, 29):
             d = next(x for x in (safe_date(today.year + k, 2, 29) for k in range(1, 5)) if x)  # the next leap day
         return DateHit("date", m.start("a") if g["a"] else m.start(), m.end(), d.isoformat()) if d else None
+    if name == "ndr":
+        return _numeric_date_range(m, today, day_first)
+    if name == "mtr":
+        start, end = int(g["h1"]) * 60 + int(g["n1"]), int(g["h2"]) * 60 + int(g["n2"])
+        if end <= start and end < 12 * 60:
+            end += 12 * 60
+        if end >= 24 * 60:
+            return None
+        clock = [f"{minutes // 60:02d}:{minutes % 60:02d}:00" for minutes in (start, end)]
+        return DateHit("timerange", m.start(), m.end(), "/".join(clock))
     if name == "decp":  # the next decade: 2020/2030 from 2016
         start = today.year // 10 * 10 + 10 * {"next": 1, "coming": 1, "last": -1, "previous": -1, "past": -1}.get(
             g["which"].lower(), 0)
@@ -648,6 +672,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("time", m.start(), m.end(), f"{hour:02d}:{int(g['tm'] or 0):02d}:00")
     if name == "now":
         return DateHit("datetime", m.start(), m.end(), ref.replace(microsecond=0).isoformat())
+    if name == "todate":
+        return DateHit("daterange", m.start(), m.end(), f"../{today.isoformat()}")
     if name == "qtr":
         return _quarter(m, today)
     return None
@@ -662,6 +688,23 @@ _LUNCH_OPEN = {"before": "../11:00:00", "by": "../11:00:00", "until": "../11:00:
 _MID_HOURS = {"noon": 12, "midday": 12, "midnight": 24, "midmorning": 10, "midafternoon": 14}
 _DECADE_WORDS = ("twenties", "thirties", "forties", "fifties", "sixties", "seventies", "eighties", "nineties")
 _UNIT_CODE = {"y": "Y", "mo": "M", "w": "W", "f": "W", "d": "D", "n": "D", "h": "H", "mi": "M", "s": "S"}
+
+
+def _numeric_date_range(m: re.Match[str], today: date, day_first: bool) -> DateHit | None:
+    """``5/1-5/7, 2020``, ``10/1-11/2/2017``, ``2/29-3/1``: the end's year is the start's too (a year earlier when the
+    start's month comes after the end's); with no year at all, this year."""
+    g = m.groupdict()
+    if day_first or (g["s"] == "-" and not (g["y1"] and g["y2"])):
+        return None  # Chinese text writes the day first; 5-1-5-7 is no pair of dates
+    m1, d1, m2, d2 = int(g["m1"]), int(g["d1"]), int(g["m2"]), int(g["d2"])
+    if not (g["pre"] or g["y1"] or g["y2"] or g["y3"] or max(d1, d2) > 12):
+        return None  # 1/2-3/4 may be fractions: a year, "from" or a day past 12 says these are dates
+    end_year = int(g["y2"] or g["y3"] or g["y1"] or today.year)
+    start_year = int(g["y1"]) if g["y1"] else end_year - ((m1, d1) > (m2, d2))
+    start, end = safe_date(start_year, m1, d1), safe_date(end_year, m2, d2)
+    if start is None or end is None or end < start:
+        return None
+    return DateHit("daterange", m.start(), m.end(), f"{start.isoformat()}/{end.isoformat()}")
 
 
 def _amount_of_time(m: re.Match[str], ref: datetime) -> DateHit | None:
@@ -736,7 +779,8 @@ _ORD_WEEK = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st"
 
 def _week(m: re.Match[str], today: date) -> DateHit | None:
     """``week 10`` (ISO week of this year), ``the second week of 2021``, ``the last week of 2019``,
-    ``the first week of jan 2015`` (counted from the week holding the month's first day)."""
+    ``the first week of jan 2015`` (counted from the week holding the month's first day; the last week of a
+    month is the one holding its last day)."""
     g = m.groupdict()
     if g["n"]:
         year = int(g["y2"]) if g["y2"] else today.year
@@ -752,8 +796,8 @@ def _week(m: re.Match[str], today: date) -> DateHit | None:
         if g["mon"] or not (g["y"] or "year" in m.group().lower()):  # a named month, or the month
             shift = {"next": 1, "following": 1, "last": -1, "previous": -1}.get((g["rm"] or "").lower(), 0)
             first = date(year, MONTHS[g["mon"].lower()], 1) if g["mon"] else add_months(today.replace(day=1), shift)
-            if ord_ == "last":
-                first = add_months(first, 1) - timedelta(days=7)
+            if ord_ == "last":  # the week holding the month's last day, as the first holds its first
+                first = add_months(first, 1) - timedelta(days=1)
             monday = first - timedelta(days=first.weekday()) + timedelta(weeks=0 if ord_ == "last"
                                                                                else _ORD_WEEK[ord_] - 1)
         elif ord_ == "last":
@@ -822,8 +866,8 @@ def _time_range(m: re.Match[str]) -> DateHit | None:
     g = m.groupdict()
     sep = g["sep"].lower()
     between = (g["pre"] or "").lower().startswith("between")
-    if (sep == "and" and not between) or (between and sep not in ("and", "-", "–")):
-        return None  # "between" asks for "and" (or a dash: between 4-5pm); "and" alone lists
+    if (sep == "and" and not between) or (between and sep not in ("and", "-", "–", "to")):
+        return None  # "between" asks for "and" (or a dash: between 4-5pm; or "to", as many write it); "and" alone lists
     marked = g["ap1"] or g["ap2"] or g["pod"] or g["m1"] or g["m2"]
     if not marked and not (_DAY_BEFORE.search(m.string, 0, m.start()) or _DAY_AFTER.match(m.string, m.end())):
         return None
@@ -864,7 +908,7 @@ def _part_of_day(m: re.Match[str], today: date) -> DateHit | None:
     early_late = (g["el"] or g["el2"] or "").lower()
     if early_late == "early":
         end = (start + end) // 2
-    elif early_late == "late":
+    elif early_late in ("late", "later"):  # later in the afternoon: its second half, as late is
         start = (start + end) // 2
     clock = f"{start:02d}:00:00", ("23:59:59" if end == 24 else f"{end:02d}:00:00")
     bare = g["inthe"] is None and not (g["rel"] or g["wd"] or g["tonight"])

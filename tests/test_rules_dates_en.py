@@ -544,7 +544,7 @@ def test_a_quarter_or_half_of_a_relative_years_possessive(text: str, span: str, 
     ("a flight for halloween weekend 2021", "halloween weekend 2021", "2021-10-30/2021-11-01"),
     ("closed July 4th weekend", "July 4th weekend", "2024-07-06/2024-07-08"),
     ("free the weekend of June 15", "the weekend of June 15", "2024-06-15/2024-06-17"),
-    ("busy memorial day weekend", "memorial day weekend", "2025-05-24/2025-05-26"),
+    ("busy memorial day weekend", "memorial day weekend", "2025-05-24/2025-05-27"),   # the Monday is in it
     ("thanksgiving weekend 2023", "thanksgiving weekend 2023", "2023-11-25/2023-11-27"),
 ])
 def test_the_weekend_of_a_day_is_the_saturday_to_monday_of_its_week(text: str, span: str, value: str) -> None:
@@ -739,3 +739,42 @@ def test_a_night_named_by_its_article_is_no_amount_of_time(text: str) -> None:
 
 def test_until_a_time_still_closes_a_range_that_opened_earlier() -> None:
     assert dates("open from 9 until 5pm") == [("timerange", "from 9 until 5pm", "09:00:00/17:00:00")]
+
+
+@pytest.mark.parametrize(("text", "span", "type_", "value"), [
+    # two numeric dates joined by a dash: a year at either end or after both, "from", or a day past 12
+    ("off 6/3-6/9, 2025 for the move", "6/3-6/9, 2025", "daterange", "2025-06-03/2025-06-09"),
+    ("audit window 11/20-1/15/2025", "11/20-1/15/2025", "daterange", "2024-11-20/2025-01-15"),
+    ("leave from 7/1-7/4", "from 7/1-7/4", "daterange", "2024-07-01/2024-07-04"),
+    ("trip 3-2-2025-3-9-2025 booked", "3-2-2025-3-9-2025", "daterange", "2025-03-02/2025-03-09"),
+    # four-digit clock times after "between"; "between ... to" as many write it
+    ("the desk is staffed between 0800-1130", "between 0800-1130", "timerange", "08:00:00/11:30:00"),
+    ("call between 10 to 11:30", "between 10 to 11:30", "timerange", "10:00:00/11:30:00"),
+    # until today, today by another name, a couple without its article, a fraction sign before an hour
+    ("how many tickets were closed to date?", "to date", "daterange", "../2024-06-12"),
+    ("rows from 2024-01-01 till current date", "from 2024-01-01 till current date", "daterange",
+     "2024-01-01/2024-06-12"),
+    ("a ½ hour sync", "½ hour", "duration", "PT0.5H"),
+    # later in a part of the day is its second half; the last week of a month holds its last day
+    ("we will talk later in the afternoon", "later in the afternoon", "timerange", "14:00:00/16:00:00"),
+    ("the last week of August 2024", "the last week of August 2024", "daterange", "2024-08-26/2024-09-02"),
+    ("a review w/c June 17", "w/c June 17", "daterange", "2024-06-17/2024-06-24"),
+])
+def test_numeric_date_ranges_clock_ranges_to_date_and_the_ends_of_periods(text: str, span: str, type_: str,
+                                                                           value: str) -> None:
+    assert dates(text) == [(type_, span, value)]
+
+
+@pytest.mark.parametrize("text", [
+    "the score was 1/2-3/4 at half time",   # fractions: no year, no "from", no day past 12
+    "keep the docs up to date",             # a state, not a period
+    "that price is out of date",
+    "between 2 to 3 people came",            # counts, not hours
+])
+def test_what_the_range_forms_leave_alone(text: str) -> None:
+    assert [d for d in dates(text) if d[0] in ("daterange", "timerange")] == []
+
+
+def test_a_couple_without_its_article_counts_two() -> None:
+    assert dates("over the next couple weeks") == [
+        ("daterange", "the next couple weeks", "2024-06-13/2024-06-27")]
