@@ -151,6 +151,7 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
             elif p and (h.type != "time" or _TIME_BEFORE.match(p.group())):  # before 2.30pm, as late as 7 am
                 h = DateHit(kind, p.start(), h.end, f"../{h.value}")
             h = _on_the_day_before(folded, out, h)
+        h = _on_the_day_after(folded, out, h)
         out.append(h)
         i += 1
     return out
@@ -175,6 +176,24 @@ def _on_the_day_before(folded: str, out: list[DateHit], h: DateHit) -> DateHit:
     out.pop()
     value = f"../{day.value}T{end}" if start == ".." else f"{day.value}T{start}/.."
     return DateHit("daterange", day.start, h.end, value)
+
+
+_ON_DAY_GAP = re.compile(r"\s+on\s+|\s*,?\s*", re.IGNORECASE)
+
+
+def _on_the_day_after(folded: str, out: list[DateHit], h: DateHit) -> DateHit:
+    """The same with the day after the range: ``3 pm or later on Monday``, ``before 5pm tomorrow``."""
+    if h.type != "date" or not _DAY_VALUE.fullmatch(h.value) or not out or out[-1].type != "timerange":
+        return h
+    opened = out[-1]
+    start, _, end = opened.value.partition("/")
+    if not ((start == ".." and _CLOCK_VALUE.fullmatch(end)) or (end == ".." and _CLOCK_VALUE.fullmatch(start))):
+        return h
+    if not _ON_DAY_GAP.fullmatch(folded, opened.end, h.start):
+        return h
+    out.pop()
+    value = f"../{h.value}T{end}" if start == ".." else f"{h.value}T{start}/.."
+    return DateHit("daterange", opened.start, h.end, value)
 
 
 #: A span of whole days (``2008-09-01/2009-01-01``): a period that can be one end of a longer range.
@@ -258,7 +277,7 @@ _WEEKDAY = re.compile(r"(?:(?:this|next|last|coming)\s+)?"
                       r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?"
                       r"|周[一二三四五六日天]|星期[一二三四五六日天]", re.IGNORECASE)
 _WEEKDAY_GAP = re.compile(r"\s*,?\s*\(?\s*")
-_AT_HOUR = re.compile(r"\s+at\s+(1[0-2]|0?\d)(?![\d:]|\.\d)")
+_AT_HOUR = re.compile(r"\s+(?:at\s+(?:around\s+|about\s+)?|around\s+|about\s+)(1[0-2]|0?\d)(?![\d:]|\.\d)")
 _POD_AFTER = re.compile(r"\s*in\s+the\s+(?P<pod>morning|afternoon|evening|night)\b", re.IGNORECASE)
 
 

@@ -113,15 +113,17 @@ _PATTERNS = [
     ("pmon", r"\b(?:after|since|before|until|till|in|during|from|by|than|early|late|mid|to|through|this|next"
              r"|last)[\s-]+"
              r"(?P<mon>jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec|march|may)\.?(?![\w/-]|\s*\d)"),
-    ("mdr", rf"\b(?:(?:(?P<pre1>between)\s+)?(?P<mon>{MONTH_ALT})\.?\s+(?P<d1>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
+    ("mdr", rf"\b(?:(?:(?P<pre1>between)\s+)?(?P<mon>{MONTH_ALT})\.?\s+(?:the\s+)?"
+            rf"(?P<d1>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
             r"\s*(?:-|–|to|through|thru|till|until|(?P<and1>and))"
             rf"\s*(?:the\s+)?(?P<d2>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
-            rf"|(?<![\d.,/-])(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?[ ]?[-–][ ]?(?P<d6>\d{{1,2}})(?:st|nd|rd|th)?"
+            rf"|(?<![\d.,/-])(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?(?:[ ]?[-–][ ]?|\s+to\s+)"
+            rf"(?P<d6>\d{{1,2}})(?:st|nd|rd|th)?"
             rf"\s+(?:of\s+|in\s+)?(?P<mon3>{MONTH_ALT})\.?"
             rf"|(?P<pre>between|from)\s+(?:the\s+)?(?P<d3>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})"
             r"(?:\s*[-–]\s*|\s+(?P<sep3>and|to|through|till|until)\s+)"
             rf"(?:the\s+)?(?P<d4>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_DAY_ALT})\s+(?:of\s+|in\s+)?(?P<mon2>{MONTH_ALT})\.?)"
-            r"(?:,?\s*(?P<y>\d{4}))?(?![\d:/]|\s*(?:[ap]\.?m|o'?clock))\b"),
+            r"(?:,?\s*(?P<y>\d{4}))?(?![\d/]|:\d|\s*(?:[ap]\.?m|o'?clock))\b"),
     ("yrng", r"\b(?:(?P<pre>between|from|in)\s+)?(?P<a>(?:1[6-9]|20)\d{2})"
              r"\s*(?:-|–|~|to|and|through|thru|until|till)\s*"
              r"(?P<b>(?:1[6-9]|20)\d{2})\b(?![\d/:-]|\.\d)"),
@@ -145,7 +147,7 @@ _PATTERNS = [
             r"(?:[ ]+(?:and[ ]+)?(?P<fn>[1-9])/(?P<fd>[2-9]|1[0-6]))?(?P<half1>\s+and\s+a\s+half)?\s*"
             # nights count days, as a booking does (two nights: P2D)
             r"(?P<u>years?|yrs?|months?|weeks?|fortnights?|days?|nights?|hours?|hrs?|minutes?"
-            r"|mins?|seconds?|secs?|(?<=\d)h)\b(?P<half2>\s+and\s+(?:a\s+)?(?P<frac>half|quarter))?"
+            r"|mins?|seconds?|secs?|(?<=\d)h|(?<=\d)y)\b(?P<half2>\s+and\s+(?:a\s+)?(?P<frac>half|quarter))?"
             r"(?:\s+(?P<dir>from\s+now|from\s+today|later|ago|hence|(?:from|after)\s+(?:today|tomorrow|yesterday)"
             r"|before\s+(?:today|tomorrow|yesterday))\b)?"
             r"|\b(?P<all>all)\s+(?P<au>day|week|month|year)\b"),
@@ -215,7 +217,9 @@ _PATTERNS = [
            r"(?:\s+of\s+(?P<y2>(?:19|20)\d{2}))?)\b"),
     ("endof", r"\b(?:the\s+)?(?:end\s+of\s+(?:(?:the\s+|this\s+)?(?:business\s+|working\s+)?day|today)|eod|cob"
               r"|(?:close|end)\s+of\s+business)\b"
-              rf"(?:\s+(?:on\s+)?(?:(?P<rel>today|tomorrow)|(?P<wd>{WEEKDAY_ALT}))\b)?"),
+              rf"(?:\s+(?:on\s+)?(?:(?P<rel>today|tomorrow)|(?P<wd>{WEEKDAY_ALT}))\b)?"
+              # the end of (the) sunday: that day's last second
+              rf"|\b(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<wd2>{WEEKDAY_ALT})\b"),
     ("wdn", rf"\b(?P<wd>{WEEKDAY_ALT})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
             rf"(?![\d/:]|\.\d|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%)|\s+(?:of\s+)?(?:{MONTH_ALT})\b"
             r"|\s+(?:days?|weeks?|months?|years?|hours?|minutes?)\b)" + _TIME),
@@ -236,6 +240,9 @@ _PATTERNS = [
     ("mtr", r"\bbetween\s+(?P<h1>[01]\d|2[0-3])(?P<n1>[0-5]\d)\s*[-–]\s*(?P<h2>[01]\d|2[0-3])(?P<n2>[0-5]\d)\b"
             r"(?![.,:/-]?\d)"),
     ("now", r"\b(?:(?:right\s+)?now|at\s+present)\b"),
+    # the 9th month of next year, the third month of 2025: a month counted in its year
+    ("mofy", rf"\b(?:the\s+)?(?P<o>\d{{1,2}}(?:st|nd|rd|th)|{ORD_DAY_ALT})\s+month\s+of\s+"
+             r"(?:(?P<rel>this|next|last|the)\s+year|(?P<y>(?:19|20)\d{2}))\b"),
     # "to date": everything until today (sales to date); "up to date" and "out of date" are states
     ("todate", r"(?<!\bup\s)(?<!\bup-)(?<!\bof\s)(?<!\bof-)(?<![\w-])to[\s-]date\b(?![\w-])"),
     ("qtr", r"\b(?:(?P<rel>this|next|last|previous|current|coming)\s+quarter"
@@ -264,7 +271,7 @@ _GATES = {
     "clockword": re.compile(r"clock|noon|mid|ish\b|past|to\b|quarter|half", re.IGNORECASE),
     "pod": re.compile(r"morning|afternoon|evening|night|tonight|tonite|daytime", re.IGNORECASE),
     "tens": re.compile(r"\b(?:oh|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty)\b", re.IGNORECASE),
-    "unit": re.compile(r"year|yr|month|week|fortnight|day|night|hour|hr|min|sec|\dh\b", re.IGNORECASE),
+    "unit": re.compile(r"year|yr|month|week|fortnight|day|night|hour|hr|min|sec|\d[hy]\b", re.IGNORECASE),
     "range": re.compile(r"\b(?:to|and|until|till|through)\b|\d\s*(?:[ap]\.?m\.?)?\s*[-–]", re.IGNORECASE),
     "set": re.compile(r"every|each|any\s|daily|weekly|monthly|annually|yearly|hourly|nightly|quarterly|fortnightly"
                       r"|days\b|\bon(?:c)?e\s+a\s"
@@ -279,6 +286,7 @@ _GATES = {
     "century": re.compile(r"century", re.IGNORECASE),
     "now": re.compile(r"now|present", re.IGNORECASE),
     "todate": re.compile(r"to[\s-]date", re.IGNORECASE),
+    "monthof": re.compile(r"month\s+of", re.IGNORECASE),
     "quarter": re.compile(r"quarter|half|\b[qh][1-4]|\d[qh][1-4]", re.IGNORECASE),
     "slash": re.compile(r"\d/\d"),
     "decades": re.compile(r"\d|ties\b", re.IGNORECASE),
@@ -297,7 +305,7 @@ _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy"
           "wk": "week", "isow": "digit", "mil": "digit", "wam": "ap", "bwda": "name3", "yq": "years",
           "endof": "end", "decp": "decade", "now": "now", "qtr": "quarter",
           "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit",
-          "wyr": "yearword", "ndr": "digit", "mtr": "digit", "todate": "todate"}
+          "wyr": "yearword", "ndr": "digit", "mtr": "digit", "todate": "todate", "mofy": "monthof"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
 _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
@@ -627,7 +635,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         # periods, "the end of 2008", are dates_en_periods')
         # … of a named day: EOD friday, end of day tomorrow
         last_day = today + timedelta(days=1) if (g["rel"] or "").lower() == "tomorrow" else \
-            today + timedelta(days=(WEEKDAYS[g["wd"].lower()] - today.weekday()) % 7) if g["wd"] else today
+            today + timedelta(days=(WEEKDAYS[(g["wd"] or g["wd2"]).lower()] - today.weekday()) % 7) \
+            if g["wd"] or g["wd2"] else today
         return DateHit("datetime", m.start(), m.end(), f"{last_day.isoformat()}T23:59:59")
     if name == "wdn":  # sunday 31: the nearest coming month whose 31st is a Sunday
         target, day = WEEKDAYS[g["wd"].lower()], int(g["d"])
@@ -674,6 +683,10 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("datetime", m.start(), m.end(), ref.replace(microsecond=0).isoformat())
     if name == "todate":
         return DateHit("daterange", m.start(), m.end(), f"../{today.isoformat()}")
+    if name == "mofy":
+        month = _day_number(g["o"])
+        year = int(g["y"]) if g["y"] else today.year + {"next": 1, "last": -1}.get((g["rel"] or "").lower(), 0)
+        return DateHit("date", m.start(), m.end(), f"{year:04d}-{month:02d}") if 1 <= month <= 12 else None
     if name == "qtr":
         return _quarter(m, today)
     return None
@@ -700,6 +713,8 @@ def _numeric_date_range(m: re.Match[str], today: date, day_first: bool) -> DateH
     if not (g["pre"] or g["y1"] or g["y2"] or g["y3"] or max(d1, d2) > 12):
         return None  # 1/2-3/4 may be fractions: a year, "from" or a day past 12 says these are dates
     end_year = int(g["y2"] or g["y3"] or g["y1"] or today.year)
+    if not (g["y1"] or g["y2"] or g["y3"]) and (m1, d1) == (2, 29):
+        end_year = next(y for y in range(today.year, today.year + 4) if safe_date(y, 2, 29))  # the next leap day
     start_year = int(g["y1"]) if g["y1"] else end_year - ((m1, d1) > (m2, d2))
     start, end = safe_date(start_year, m1, d1), safe_date(end_year, m2, d2)
     if start is None or end is None or end < start:

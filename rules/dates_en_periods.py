@@ -293,8 +293,9 @@ _MIDDLE = {"week": lambda first: first + timedelta(days=3), "month": lambda firs
 
 
 def _relative_to_today(name: str, m: re.Match[str], today: date) -> DateHit | None:
-    """Parts of the current period cut at today: ``later this week`` (today to its end), ``earlier this
-    month`` (its start to today, no further than its middle: said on the 28th it is the first half),
+    """Parts of the current period cut at today: ``later this week`` (its second half, from Thursday or from
+    today if that is later, to its end), ``earlier this month`` (its start to today, no further than its
+    middle: said on the 28th it is the first half),
     ``later today`` (the afternoon on), ``the rest of the week`` (today to Sunday, the month or the year
     to its last day) and ``year to date`` / ``YTD`` (its start to today)."""
     g = m.groupdict()
@@ -311,7 +312,7 @@ def _relative_to_today(name: str, m: re.Match[str], today: date) -> DateHit | No
         return DateHit("daterange", m.start(), m.end(), value)
     first, end = _period_of(unit, today)
     if later:
-        return _span(m, today, end)
+        return _span(m, max(today, _MIDDLE[unit](first)), end)
     return _span(m, first, min(today, _MIDDLE[unit](first)))
 
 

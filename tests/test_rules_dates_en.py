@@ -27,10 +27,10 @@ def dates(text: str, ref: datetime = REF) -> list[tuple[str, str, object]]:
 @pytest.mark.parametrize(("text", "span", "value"), [
     ("the courier comes later today", "later today", "2024-06-12T12:00:00/2024-06-13T00:00:00"),
     ("she rang earlier today", "earlier today", "2024-06-12T00:00:00/2024-06-12T12:00:00"),
-    ("we expect it later in the week", "later in the week", "2024-06-12/2024-06-17"),
+    ("we expect it later in the week", "later in the week", "2024-06-13/2024-06-17"),   # its second half
     ("the quote was sent earlier this month", "earlier this month", "2024-06-01/2024-06-12"),
 ])
-def test_later_and_earlier_in_a_period_run_from_or_to_today(text: str, span: str, value: str) -> None:
+def test_later_and_earlier_in_a_period_are_its_halves_cut_at_today(text: str, span: str, value: str) -> None:
     assert dates(text) == [("daterange", span, value)]
 
 
@@ -778,3 +778,29 @@ def test_what_the_range_forms_leave_alone(text: str) -> None:
 def test_a_couple_without_its_article_counts_two() -> None:
     assert dates("over the next couple weeks") == [
         ("daterange", "the next couple weeks", "2024-06-13/2024-06-27")]
+
+
+@pytest.mark.parametrize(("text", "span", "type_", "value"), [
+    ("closed 2/29-3/2", "2/29-3/2", "daterange", "2024-02-29/2024-03-02"),        # this year's, as 2/29 alone
+    ("the fair runs 4 to 7 of July: come", "4 to 7 of July", "daterange", "2024-07-04/2024-07-07"),
+    ("away from august the third till the tenth", "august the third till the tenth", "daterange",
+     "2024-08-03/2024-08-10"),
+    ("due the 2nd month of next year", "the 2nd month of next year", "date", "2025-02"),
+    ("close it by the end of the friday", "the end of the friday", "datetime", "2024-06-14T23:59:59"),
+    ("a 5Y fixed rate", "5Y", "duration", "P5Y"),
+    ("see you thursday the 20th around 5.", "thursday the 20th around 5", "datetime", "2024-06-20T05:00:00"),
+    ("call me 4 pm or later on Friday", "4 pm or later on Friday", "daterange", "2024-06-14T16:00:00/.."),
+    ("send it before 6pm tomorrow", "before 6pm tomorrow", "daterange", "../2024-06-13T18:00:00"),
+    ("we'll know later this month", "later this month", "daterange", "2024-06-16/2024-07-01"),  # its second half
+])
+def test_day_ranges_counted_months_ends_of_days_and_open_ranges_with_their_day_after(
+        text: str, span: str, type_: str, value: str) -> None:
+    assert dates(text) == [(type_, span, value)]
+
+
+def test_a_range_from_february_29_in_a_common_year_starts_on_the_next_leap_day() -> None:
+    assert dates("closed 2/29-3/2", datetime(2025, 6, 12)) == [("daterange", "2/29-3/2", "2028-02-29/2028-03-02")]
+
+
+def test_the_thirteenth_month_is_no_month() -> None:
+    assert [d for d in dates("the 13th month of the year") if d[0] == "date"] == []
