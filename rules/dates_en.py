@@ -899,8 +899,8 @@ def _time_range(m: re.Match[str]) -> DateHit | None:
         later = (h1 % 12, int(g["m1"] or 0)) <= (h2 % 12, int(g["m2"] or 0))
         ap1 = ap2 if later or h2 == 12 else ("a" if ap2 == "p" else "p")
     h1, h2 = _meridiem(h1, ap1), _meridiem(h2, ap2)
-    if not ap1 and not ap2 and h2 < h1 <= 12:
-        h2 += 12  # 11-4: until four in the afternoon
+    if not ap2 and ap1 != "p" and h2 < h1 <= 12:
+        h2 += 12  # 11-4, 8am-3: until three or four in the afternoon
     if h1 > 23 or h2 > 23:
         return None
     return DateHit("timerange", m.start(), m.end(),

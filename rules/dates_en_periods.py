@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit, add_months, week_of
-from .dates_en import COUNTS, MONTH_ALT, MONTHS, ORD_DAY_ALT, ORD_DAYS, WEEKDAY_ALT, WEEKDAYS, safe_date
+from .dates_en import COUNTS, MONTH_ALT, MONTHS, ORD_DAY_ALT, ORD_DAYS, POD_HOURS, WEEKDAY_ALT, WEEKDAYS, safe_date
 from .regexes import alternation
 
 __all__ = ["find_en_periods"]
@@ -40,13 +40,17 @@ _PATTERNS = [
              rf"(?:\s*,?\s*(?P<y1>{_YEAR}))?\s*(?P<sep>-|–|to|through|thru|till|until|and)\s*(?P<m2>{MONTH_ALT})\.?"
              rf"(?:\s+(?:the\s+)?(?P<d2>[12]?\d|3[01])(?:st|nd|rd|th)?)?(?:\s*,?\s*(?P<y2>{_YEAR}))?\b"
              r"(?![\d:/-]|\.\d|\s*(?:[ap]\.?m\b|\d))"),
-    ("dom", rf"\b(?P<pre>(?:on|by|before|after|until|till|from|since|through|of)\s+)?the\s+"
+    # on the 15th; on 29th (digits with their suffix right after "on": the article is often dropped)
+    ("dom", rf"\b(?P<pre>(?:on|by|before|after|until|till|from|since|through|of)\s+)?"
+            r"(?:the\s+|(?<=\bon\s)(?=\d{1,2}(?:st|nd|rd|th)\b))"
             rf"(?:(?P<d>[12]?\d|3[01])(?:st|nd|rd|th|(?=\s+(?:at|from|between)\s+\d))|(?P<dw>{ORD_DAY_ALT}))\b"
             r"(?P<day>\s+day)?"
             rf"(?:\s+of\s+(?:the\s+)?(?:(?P<rel>{_REL})\s+)?(?P<month>month))?"),
     ("edge", rf"\b(?:the\s+)?(?P<fl>first|last)\s+day\s+of\s+(?:the\s+)?"
              rf"(?:(?P<mon>{MONTH_ALT})\.?(?:\s*,?\s*(?P<y>{_YEAR}))?|(?:(?P<rel>{_REL})\s+)?(?P<u>week|month|year)|(?P<y2>{_YEAR}))\b"),
-    ("wdwk", rf"\b(?:the\s+)?(?P<wd>{WEEKDAY_ALT})\.?,?\s+(?:of\s+)?(?:the\s+)?(?P<which>{_REL})\s+week\b"),
+    # friday next week; wednesday evening next week (a part of the day between: that day's window)
+    ("wdwk", rf"\b(?:the\s+)?(?P<wd>{WEEKDAY_ALT})\.?(?:\s+(?P<pod>morning|afternoon|evening|night))?"
+             rf",?\s+(?:of\s+)?(?:the\s+)?(?P<which>{_REL})\s+week\b"),
     ("wdan", rf"\b(?:the\s+)?(?P<wd>{WEEKDAY_ALT})\s+(?P<an>after\s+next|before\s+last)\b"),
     ("relday", r"\b(?:the\s+)?(?P<which>next|following|previous|prior)\s+day\b"
                r"|\bthe\s+day\s+(?P<ba>before|after)\b(?=\s*(?:$|[,.;:!?)]))"),
@@ -74,6 +78,7 @@ _COMPILED = [(name, re.compile(f"(?=[{_FIRST[name]}])" + pat, re.IGNORECASE)) fo
 _WEEKDAY_WORDS = tuple(WEEKDAYS)
 _MONTH_STEMS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _RELATIVE_WEEKS = tuple(f"{w} week" for w in _REL.split("|"))
+_ON_DIGITS_DAY = re.compile(r"\bon\s\d{1,2}(?:st|nd|rd|th)\b")
 _DAY_STARTS = tuple(f"the {w}" for w in (*"123456789", "fi", "se", "th", "fo", "si", "ei", "ni", "te", "el", "tw"))
 #: One cheap test per pattern on the lower-cased text (substrings, no regex): it only runs when the
 #: words it needs are there, so a contract that names no such day pays a few substring tests.
@@ -82,7 +87,7 @@ _GATES: dict[str, Callable[[str], bool]] = {
     "nthwd": lambda low: any(f"{d} of " in low or f"{d} in " in low for d in _WEEKDAY_WORDS),
     "nthwe": lambda low: "weekend of" in low or "weekend in" in low,
     "mrng": lambda low: sum(m in low for m in _MONTH_STEMS) >= (1 if "-" in low or "–" in low else 2),
-    "dom": lambda low: any(w in low for w in _DAY_STARTS),
+    "dom": lambda low: any(w in low for w in _DAY_STARTS) or _ON_DIGITS_DAY.search(low) is not None,
     "edge": lambda low: "day of" in low,
     "wdwk": lambda low: any(w in low for w in _RELATIVE_WEEKS),
     "wdan": lambda low: "after next" in low or "before last" in low,
@@ -101,7 +106,7 @@ _GATES: dict[str, Callable[[str], bool]] = {
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4,
             "5th": 5}
 #: What may follow a bare ``the 15th`` that is a day: an end, a stop, or a word that goes on with a date.
-_DAY_TAIL = re.compile(r"\s*(?:$|[,.;:!?)]|(?:at|from|to|and|or|through|until|till|in|on|by|for|before|after|this|next)"
+_DAY_TAIL = re.compile(r"\s*(?:$|[,.;:!?)]|[-–—](?=\s)|(?:at|from|to|and|or|through|until|till|in|on|by|for|before|after|this|next)"
                        r"\b)", re.IGNORECASE)
 _MONTH_AFTER = re.compile(rf"\s+(?:of\s+)?(?:{MONTH_ALT})\b", re.IGNORECASE)
 
@@ -359,7 +364,12 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
         return _edge_day(m, today)
     if name == "wdwk":  # friday next week, tuesday of last week: that weekday of that week
         monday = today - timedelta(days=today.weekday()) + timedelta(weeks=_SHIFT.get(g["which"].lower(), 0))
-        return DateHit("date", m.start(), m.end(), (monday + timedelta(days=WEEKDAYS[g["wd"].lower()])).isoformat())
+        day = (monday + timedelta(days=WEEKDAYS[g["wd"].lower()])).isoformat()
+        if g["pod"]:
+            start, end = POD_HOURS[g["pod"].lower()]
+            finish = "23:59:59" if end == 24 else f"{end:02d}:00:00"
+            return DateHit("daterange", m.start(), m.end(), f"{day}T{start:02d}:00:00/{day}T{finish}")
+        return DateHit("date", m.start(), m.end(), day)
     if name == "wdan":  # friday after next: the one after the coming one; friday before last: before the last
         target = WEEKDAYS[g["wd"].lower()]
         if g["an"].lower().startswith("after"):

@@ -804,3 +804,24 @@ def test_a_range_from_february_29_in_a_common_year_starts_on_the_next_leap_day()
 
 def test_the_thirteenth_month_is_no_month() -> None:
     assert [d for d in dates("the 13th month of the year") if d[0] == "date"] == []
+
+
+@pytest.mark.parametrize(("text", "span", "type_", "value"), [
+    ("free tuesday afternoon next week", "tuesday afternoon next week", "daterange",
+     "2024-06-18T12:00:00/2024-06-18T16:00:00"),                               # a part of the day between
+    ("in the office from 9am-4 today", "from 9am-4 today", "daterange",
+     "2024-06-12T09:00:00/2024-06-12T16:00:00"),                               # an unmarked end after a morning start
+    ("drinks on 21st - bring a friend", "21st", "date", "2024-06-21"),        # "on" with digits, no article
+])
+def test_a_weekday_window_of_a_named_week_an_afternoon_end_and_on_a_bare_ordinal(
+        text: str, span: str, type_: str, value: str) -> None:
+    assert dates(text) == [(type_, span, value)]
+
+
+@pytest.mark.parametrize("text", ["meet on 2nd floor", "on 2nd thought, no"])
+def test_on_an_ordinal_before_a_noun_is_no_day(text: str) -> None:
+    assert dates(text) == []
+
+
+def test_a_range_from_the_evening_past_midnight_keeps_its_end() -> None:
+    assert dates("open 11pm-2 on fridays")[0][2].startswith("23:00:00/02:00:00")
