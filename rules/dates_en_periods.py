@@ -107,7 +107,8 @@ _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st":
             "5th": 5}
 #: What may follow a bare ``the 15th`` that is a day: an end, a stop, or a word that goes on with a date.
 _DAY_TAIL = re.compile(r"\s*(?:$|[,.;:!?)]|[-–—](?=\s)"
-                       r"|(?:at|from|to|and|or|through|until|till|in|on|by|for|before|after|this|next)\b)", re.IGNORECASE)
+                       r"|(?:at|from|to|and|or|through|until|till|in|on|by|for|before|after|this|next)\b)",
+                       re.IGNORECASE)
 _MONTH_AFTER = re.compile(rf"\s+(?:of\s+)?(?:{MONTH_ALT})\b", re.IGNORECASE)
 
 
