@@ -657,13 +657,13 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
     if name == "ndr":
         return _numeric_date_range(m, today, day_first)
     if name == "mtr":
-        start, end = int(g["h1"]) * 60 + int(g["n1"]), int(g["h2"]) * 60 + int(g["n2"])
-        if end <= start and end < 12 * 60:
-            end += 12 * 60
-        if end >= 24 * 60:
+        from_minute, to_minute = int(g["h1"]) * 60 + int(g["n1"]), int(g["h2"]) * 60 + int(g["n2"])
+        if to_minute <= from_minute and to_minute < 12 * 60:
+            to_minute += 12 * 60
+        if to_minute >= 24 * 60:
             return None
-        clock = [f"{minutes // 60:02d}:{minutes % 60:02d}:00" for minutes in (start, end)]
-        return DateHit("timerange", m.start(), m.end(), "/".join(clock))
+        clocks = [f"{minutes // 60:02d}:{minutes % 60:02d}:00" for minutes in (from_minute, to_minute)]
+        return DateHit("timerange", m.start(), m.end(), "/".join(clocks))
     if name == "decp":  # the next decade: 2020/2030 from 2016
         start = today.year // 10 * 10 + 10 * {"next": 1, "coming": 1, "last": -1, "previous": -1, "past": -1}.get(
             g["which"].lower(), 0)

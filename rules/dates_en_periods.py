@@ -365,12 +365,12 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
         return _edge_day(m, today)
     if name == "wdwk":  # friday next week, tuesday of last week: that weekday of that week
         monday = today - timedelta(days=today.weekday()) + timedelta(weeks=_SHIFT.get(g["which"].lower(), 0))
-        day = (monday + timedelta(days=WEEKDAYS[g["wd"].lower()])).isoformat()
+        weekday = (monday + timedelta(days=WEEKDAYS[g["wd"].lower()])).isoformat()
         if g["pod"]:
-            start, end = POD_HOURS[g["pod"].lower()]
-            finish = "23:59:59" if end == 24 else f"{end:02d}:00:00"
-            return DateHit("daterange", m.start(), m.end(), f"{day}T{start:02d}:00:00/{day}T{finish}")
-        return DateHit("date", m.start(), m.end(), day)
+            opens, closes = POD_HOURS[g["pod"].lower()]
+            finish = "23:59:59" if closes == 24 else f"{closes:02d}:00:00"
+            return DateHit("daterange", m.start(), m.end(), f"{weekday}T{opens:02d}:00:00/{weekday}T{finish}")
+        return DateHit("date", m.start(), m.end(), weekday)
     if name == "wdan":  # friday after next: the one after the coming one; friday before last: before the last
         target = WEEKDAYS[g["wd"].lower()]
         if g["an"].lower().startswith("after"):
