@@ -307,8 +307,9 @@ def _day_at_times(day: str, day_hit: DateHit, times: DateHit, folded: str, start
     a, b = times.value.split("/", 1)
     text = folded[times.start:times.end]
     if _day_window(day_hit):
-        a, b = _at_part_of_day(a, day_hit.value, text), _at_part_of_day(b, day_hit.value, text)
-    return DateHit("daterange", start, end, f"{day}T{a}/{day}T{b}")
+        a, b = (x if x == ".." else _at_part_of_day(x, day_hit.value, text) for x in (a, b))
+    a, b = (x if x == ".." else f"{day}T{x}" for x in (a, b))  # an open end stays open (after lunch tomorrow)
+    return DateHit("daterange", start, end, f"{a}/{b}")
 
 
 _OFFSET_GAP = re.compile(r"\s+(?P<dir>after|before|from)\s+", re.IGNORECASE)
@@ -322,6 +323,8 @@ _HOUR_END = re.compile(r"\s*(?:$|[,.;:!?)])")
 _FOR_GAP = re.compile(r"\s+for\s+", re.IGNORECASE)
 _FROM_GAP = re.compile(r"\s+(?:from|starting(?:\s+at)?)\s+", re.IGNORECASE)
 _DURATION = re.compile(r"P(?:(\d+)([DWMY])|T(\d+(?:\.\d+)?)([HM]))")
+#: A bare hour after "from" (``for 2.5 hours from 9``): a clock time when an amount of hours comes before it.
+_BARE_HOUR_FROM = re.compile(r"\s+from\s+(2[0-3]|1\d|0?\d)(?![\d:]|\.\d)", re.IGNORECASE)
 #: A span of hours and minutes (``PT3H30M``): what a range of clock times may last.
 _CLOCK_DURATION = re.compile(r"PT(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?")
 
@@ -329,7 +332,11 @@ _CLOCK_DURATION = re.compile(r"PT(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?")
 def _offset_from_day(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | None:
     """``two months after next friday`` / ``3 days from tuesday`` → that day; ``30 minutes after 3pm`` →
     that time; ``from 2pm for 2 hours`` /
-    ``for 2 hours from 2pm`` → the range of times it covers."""
+    ``for 2 hours from 2pm`` → the range of times it covers; ``for 2.5 hours from 9`` too, a bare hour
+    after an amount of hours and "from" closing the clause being a clock time."""
+    bare = _BARE_HOUR_FROM.match(folded, h.end) if h.type == "duration" else None
+    if bare is not None and _HOUR_END.match(folded, bare.end()) and (nxt is None or nxt.start >= bare.end()):
+        nxt = DateHit("time", bare.start(1), bare.end(), f"{int(bare.group(1)):02d}:00:00")
     if nxt is None:
         return None
     gap = folded[h.end:nxt.start]

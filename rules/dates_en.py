@@ -98,7 +98,7 @@ _PATTERNS = [
     # June 2024, Dec-2018, April of '87 (a two-digit year only after "of": "June 15" is a day)
     ("my", rf"\b(?P<mon>{MONTH_ALT})(?:\.?,?\s+(?:in\s+|of\s+)?|-(?=\d{{4}}\b(?!-)))(?P<y>\d{{4}}|{WORDED_YEAR})\b"
            rf"|\b(?P<mon2>{MONTH_ALT})\s+of\s+'?(?P<yy>\d{{2}})\b(?![\d/:,-]|\.\d|\s*(?:%|[ap]\.?m\b))"),
-    ("rel", r"\b(?P<rel>today|tomorrow|yesterday|(?:the\s+)?current\s+date|(?:the\s+)?day\s+after\s+tomorrow"
+    ("rel", r"\b(?P<rel>today|tomorrow|yesterday|otd|(?:the\s+)?current\s+date|(?:the\s+)?day\s+after\s+tomorrow"
             r"|(?:the\s+)?day\s+before\s+yesterday)\b" + _TIME),
     ("wd", rf"\b(?P<which>next|last|this\s+past|this|coming|previous|following|past)\s+(?P<wd>{WEEKDAY_ALT})\b"
            + _TIME),
@@ -172,7 +172,7 @@ _PATTERNS = [
              r"|\b(?P<ish>noon|1[0-2]|0?[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)-?ish\b"),
     # lunch after a preposition is the lunch hours (11 to 13, as the Recognizers-Text gold): "book this lunch"
     # names a meal, not a time
-    ("lunch", r"\b(?P<pre>before|after|at|during|over|around|by|until|till)\s+(?P<w>lunch(?:\s*time)?)\b"
+    ("lunch", r"\b(?P<pre>before|after|at|during|over|around|by|until|till)\s+(?P<w>(?:lunch|dinner)(?:\s*time)?)\b"
               # "lunchtime" in one word names the hours on its own (a lunchtime concert)
               r"|\b(?P<w2>lunchtime)\b"),
     ("wam", rf"\b(?P<hw>{_HOUR_WORDS})\s*(?P<ap>{_AP})"),
@@ -180,7 +180,10 @@ _PATTERNS = [
     # (Sat, Sun, Mon, Wed are words too: capitalized only)
     ("bwda", r"(?:(?<=\bon\s)|\b)(?P<wd>tue|tues|thu|thur|thurs|fri|(?-i:Sat|Sun|Mon|Wed|SAT|SUN|MON|WED))\.?"
              r"(?:(?<=\bon\s...)|(?<=\bon\s....)|(?<=\bon\s.....)|(?=,?\s+(?:at\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\b|-\s*\d)"
-             r"|,?\s+at\s+\d))(?![\w-])"),
+             r"|,?\s+at\s+\d)"
+             # Mon or Tue: a short name after "or" / "and" (the one before it is checked to be a weekday)
+             r"|(?<=\bor\s...)|(?<=\bor\s....)|(?<=\bor\s.....)"
+             r"|(?<=\band\s...)|(?<=\band\s....)|(?<=\band\s.....))(?![\w-])"),
     ("yq", r"\b(?P<rel>this|next|last|previous)\s+year'?s\s+(?:(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th"
            r"|last|final)\s+(?P<qh>quarter|half)|(?P<hq>[qh])(?P<n>[1-4]))\b"),
     ("wclock", rf"(?=[otfsen])\b(?P<hw>{_HOUR_WORDS})[ -]+(?P<mw>{_CLOCK_MINUTE_WORDS})\b(?:\s*(?P<ap>{_AP}))?"),
@@ -223,7 +226,8 @@ _PATTERNS = [
     ("wdn", rf"\b(?P<wd>{WEEKDAY_ALT})\s+(?:the\s+)?(?P<d>[12]?\d|3[01])(?:st|nd|rd|th)?\b"
             rf"(?![\d/:]|\.\d|\s*(?:a\.?m|p\.?m|o'?clock|-|to\b|and\b|%)|\s+(?:of\s+)?(?:{MONTH_ALT})\b"
             r"|\s+(?:days?|weeks?|months?|years?|hours?|minutes?)\b)" + _TIME),
-    ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|{WEEKDAY_ALT})\s+(?P<a>1[0-2]|0?[1-9])/"
+    ("md", rf"\b(?:on|by|before|after|until|till|from|since|due|to|for|(?P<next>next)|{WEEKDAY_ALT})\s+"
+           r"(?P<a>1[0-2]|0?[1-9])/"
            r"(?P<b>[12]\d|3[01]|0?[1-9])(?![\d/]|\.\d)"
            # a bare month/day whose day is past 12 reads only as a date (3/4 may be a fraction; 11/20 is not)
            r"|(?<![\w./-])(?P<a2>1[0-2]|0?[1-9])/(?P<b2>1[3-9]|2\d|3[01])(?![\d/]|\.\d)"
@@ -260,7 +264,7 @@ _COMPILED = [(name, re.compile(pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_MONTH = re.compile(rf"\b(?:{MONTH_ALT})", re.IGNORECASE)
 _HAS_REL = re.compile(r"\b(?:today|tomorrow|yesterday|next|last|this|coming|previous|prior|following|past|current"
-                      r"|upcoming"
+                      r"|upcoming|otd"
                       r"|every|each"
                       r"|daily|weekly|monthly|annually|yearly|hourly|nightly|a day|a week|now)\b",
                       re.IGNORECASE)
@@ -278,7 +282,7 @@ _GATES = {
                       r"|mornings|afternoons|evenings|nights", re.IGNORECASE),
     "week": re.compile(r"week", re.IGNORECASE),
     "ap": re.compile(r"[ap]\.?m", re.IGNORECASE),
-    "lunch": re.compile(r"lunch", re.IGNORECASE),
+    "lunch": re.compile(r"lunch|dinner", re.IGNORECASE),
     "name3": re.compile(r"tue|thu|fri|sat|sun|mon|wed", re.IGNORECASE),
     "years": re.compile(r"year'?s\s", re.IGNORECASE),
     "end": re.compile(r"\b(?:end|eod|cob|close)\b", re.IGNORECASE),
@@ -332,6 +336,13 @@ def find_en(folded: str, ref: datetime, day_first: bool = False) -> Iterator[Dat
             hit = _hit(name, m, ref, day_first)
             if hit is not None:
                 yield hit
+
+
+#: What makes a short weekday name a day on its own (see ``bwda``): a clock time after it, or another
+#: weekday before it in a list (``Mon or Tue``).
+_BWDA_CUE = re.compile(r"\.?(?:,?\s+(?:at\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\b|-\s*\d)|,?\s+at\s+\d)",
+                       re.IGNORECASE)
+_LISTED_WEEKDAY = re.compile(rf"\b(?:{WEEKDAY_ALT})\.?,?\s+(?:or|and)\s+$", re.IGNORECASE)
 
 
 def _day_number(text: str) -> int:
@@ -419,7 +430,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("date", m.start(), m.end(), f"{year:04d}-{MONTHS[mon.lower()]:02d}")
     if name == "rel":
         rel = re.sub(r"\s+", " ", g["rel"].lower()).removeprefix("the ")
-        shift = {"today": 0, "current date": 0, "tomorrow": 1, "yesterday": -1, "day after tomorrow": 2,
+        shift = {"today": 0, "otd": 0, "current date": 0, "tomorrow": 1, "yesterday": -1, "day after tomorrow": 2,
                  "day before yesterday": -2}[rel]
         return _with_time(m, today + timedelta(days=shift))
     if name == "wd":
@@ -587,9 +598,10 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         ap = (g["ap"] or "").replace(".", "").lower()[:1]
         return DateHit("time", m.start(), m.end(), f"{_meridiem(hour, ap):02d}:{minute:02d}:00")
     if name == "lunch":  # before lunch: until 11; after lunch: from 13; at lunch: 11 to 13
-        opened = _LUNCH_OPEN.get((g["pre"] or "").lower())
+        dinner = (g["w"] or "").lower().startswith("dinner")
+        opened = (_DINNER_OPEN if dinner else _LUNCH_OPEN).get((g["pre"] or "").lower())
         start = m.start() if opened else m.start("w2" if g["w2"] else "w")
-        return DateHit("timerange", start, m.end(), opened or "11:00:00/13:00:00")
+        return DateHit("timerange", start, m.end(), opened or ("18:00:00/20:00:00" if dinner else "11:00:00/13:00:00"))
     if name == "noon":
         word = re.sub(r"[\s-]", "", (g["w"] or g["ish"]).lower())
         hour = _MID_HOURS.get(word) or _HOURS.get(word) or int(word)
@@ -610,6 +622,10 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         hour = _meridiem(_HOURS[g["hw"].lower()], g["ap"][0].lower())
         return DateHit("time", m.start(), m.end(), f"{hour:02d}:00:00")
     if name == "bwda":  # Tue 3pm, on Thu: the next such weekday (today counts), as a weekday alone
+        listed = _LISTED_WEEKDAY.search(m.string, 0, m.start())
+        cued = _BWDA_CUE.match(m.string, m.end()) or re.search(r"\bon\s$", m.string[max(0, m.start() - 3):m.start()])
+        if not cued and listed is None:
+            return None  # "or Sun" after no weekday: the word, not the day
         short = g["wd"].lower()
         wd = next(i for full, i in WEEKDAYS.items() if full.startswith(short[:3]))
         return DateHit("date", m.start(), m.end(), (today + timedelta(days=(wd - today.weekday()) % 7)).isoformat())
@@ -653,7 +669,10 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         d = safe_date(today.year, month, day)
         if d is None and (month, day) == (2, 29):
             d = next(x for x in (safe_date(today.year + k, 2, 29) for k in range(1, 5)) if x)  # the next leap day
-        return DateHit("date", m.start("a") if g["a"] else m.start(), m.end(), d.isoformat()) if d else None
+        if d is not None and g["next"] and d <= today:
+            d = safe_date(today.year + 1, month, day)  # next 5/12: the coming one
+        start = m.start() if g["next"] else m.start("a") if g["a"] else m.start()
+        return DateHit("date", start, m.end(), d.isoformat()) if d else None
     if name == "ndr":
         return _numeric_date_range(m, today, day_first)
     if name == "mtr":
@@ -698,6 +717,9 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
 _DECADE_PARTS = {"": (0, 10), "early": (0, 4), "mid": (3, 7), "late": (6, 10)}
 _LUNCH_OPEN = {"before": "../11:00:00", "by": "../11:00:00", "until": "../11:00:00", "till": "../11:00:00",
                "after": "13:00:00/.."}
+#: Dinner as the Recognizers-Text gold closes it (after dinner: from 20:00), and opens it at 18:00.
+_DINNER_OPEN = {"before": "../18:00:00", "by": "../18:00:00", "until": "../18:00:00", "till": "../18:00:00",
+                "after": "20:00:00/.."}
 _MID_HOURS = {"noon": 12, "midday": 12, "midnight": 24, "midmorning": 10, "midafternoon": 14}
 _DECADE_WORDS = ("twenties", "thirties", "forties", "fifties", "sixties", "seventies", "eighties", "nineties")
 _UNIT_CODE = {"y": "Y", "mo": "M", "w": "W", "f": "W", "d": "D", "n": "D", "h": "H", "mi": "M", "s": "S"}

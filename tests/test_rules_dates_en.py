@@ -825,3 +825,26 @@ def test_on_an_ordinal_before_a_noun_is_no_day(text: str) -> None:
 
 def test_a_range_from_the_evening_past_midnight_keeps_its_end() -> None:
     assert dates("open 11pm-2 on fridays")[0][2].startswith("23:00:00/02:00:00")
+
+
+@pytest.mark.parametrize(("text", "span", "type_", "value"), [
+    ("the call runs for 1.5 hours from 10", "1.5 hours from 10", "timerange", "10:00:00/11:30:00"),
+    ("pills after dinner", "after dinner", "timerange", "20:00:00/.."),
+    ("done before dinnertime", "before dinnertime", "timerange", "../18:00:00"),
+    ("coffee after lunch tomorrow", "after lunch tomorrow", "daterange", "2024-06-13T13:00:00/.."),  # stays open
+    ("famous birthdays otd", "otd", "date", "2024-06-12"),                                           # on this day
+    ("renew it next 3/1", "next 3/1", "date", "2025-03-01"),                   # the coming one, past this year's
+])
+def test_amounts_from_a_bare_hour_meals_on_a_day_and_the_next_numeric_date(text: str, span: str, type_: str,
+                                                                            value: str) -> None:
+    assert dates(text) == [(type_, span, value)]
+
+
+def test_a_short_weekday_after_another_in_a_list_is_a_day() -> None:
+    assert dates("free Wednesday or Fri") == [("date", "Wednesday", "2024-06-12"), ("date", "Fri", "2024-06-14")]
+    assert dates("free on Tue or Thu") == [("date", "Tue", "2024-06-18"), ("date", "Thu", "2024-06-13")]
+
+
+@pytest.mark.parametrize("text", ["salt and Sun cream", "cats or Sun", "a dinner party"])
+def test_a_short_weekday_name_alone_or_a_meal_as_a_noun_is_no_day(text: str) -> None:
+    assert dates(text) == []
