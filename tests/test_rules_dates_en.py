@@ -848,3 +848,12 @@ def test_a_short_weekday_after_another_in_a_list_is_a_day() -> None:
 @pytest.mark.parametrize("text", ["salt and Sun cream", "cats or Sun", "a dinner party"])
 def test_a_short_weekday_name_alone_or_a_meal_as_a_noun_is_no_day(text: str) -> None:
     assert dates(text) == []
+
+
+@given(st.dates(min_value=date(1990, 1, 1), max_value=date(2089, 12, 1)), st.integers(min_value=1, max_value=200),
+       st.sampled_from(["from {a}-{b}, {y}", "{a}-{b}/{y}"]))
+def test_two_numeric_dates_joined_by_a_dash_are_one_range(start: date, days: int, form: str) -> None:
+    end = start + timedelta(days=days)
+    assume(end.year == start.year or form == "{a}-{b}/{y}")
+    text = form.format(a=f"{start.month}/{start.day}", b=f"{end.month}/{end.day}", y=end.year)
+    assert dates(f"booked {text} for the team") == [("daterange", text, f"{start.isoformat()}/{end.isoformat()}")]

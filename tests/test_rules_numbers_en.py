@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from test_rules_normalizer_properties import words
 
@@ -372,3 +372,32 @@ def test_english_number_constructions_of_the_eighth_round(text: str, span: str, 
 ])
 def test_what_stays_apart(text: str, spans: list[str]) -> None:
     assert [e.text for e in find_entities(text, lang="en") if e.type == "number"] == spans
+
+
+def _space_grouped(n: int, space: str) -> str:
+    """``n`` with its thousands separated by ``space``, written without the code under test."""
+    digits = str(n)
+    head = len(digits) % 3 or 3
+    return space.join([digits[:head], *(digits[i:i + 3] for i in range(head, len(digits), 3))])
+
+
+@given(st.integers(min_value=1000, max_value=99_999_999), st.sampled_from([" ", "\u00a0", "\u202f", "\u2009"]))
+@settings(max_examples=200, deadline=None)
+def test_thousands_spaced_out_are_read_whole(n: int, space: str) -> None:
+    """A first group of one or two digits: the whole run is one entity (a phone may take a long one), and
+    as a number its value is ``n``."""
+    text = _space_grouped(n, space)
+    assume(len(text.split(space)[0]) <= 2)  # "101 102" is a list: covered by test_what_stays_apart
+    found = [(e.type, e.text, e.value) for e in find_entities(f"a total of {text} units", lang="en")
+             if e.type in ("number", "phone")]
+    assert len(found) == 1 and found[0][1] == text, (text, found)
+    if found[0][0] == "number":
+        assert found[0][2] == str(n)
+
+
+@given(st.integers(min_value=0, max_value=999_999), st.integers(min_value=1, max_value=99))
+@settings(max_examples=200, deadline=None)
+def test_and_before_hundredths_is_the_decimal_point(whole: int, hundredths: int) -> None:
+    text = f"{words(whole)} and {words(hundredths)} hundredths"
+    assert _one(f"it read {text} today", "number") == (text, str(Decimal(whole) + Decimal(hundredths) / 100)
+                                                      .rstrip("0").rstrip("."))
