@@ -38,3 +38,20 @@ def test_repair_example_from_the_docs() -> None:
     assert repair_json(text, schema={"type": "object"}) == {"amount": 5, "items": [1, 2]}
     with pytest.raises(InvalidInput, match="refusing to guess"):
         repair_json('{"amount": }')
+
+
+@pytest.mark.parametrize(("text", "reference", "expected"), [
+    ("later this week", datetime(2024, 6, 10, 10), [("daterange", "later this week", "2024-06-13/2024-06-17")]),
+    ("later this week", datetime(2024, 6, 14, 10), [("daterange", "later this week", "2024-06-14/2024-06-17")]),
+    ("labor day weekend", datetime(2024, 6, 10, 10),
+     [("daterange", "labor day weekend", "2024-08-31/2024-09-03")]),
+    ("40 000", None, [("number", "40 000", "40000")]),
+    ("rooms 101 102", None, [("number", "101", "101"), ("number", "102", "102")]),
+    ("two hundred and fifty-four hundredths", None,
+     [("number", "two hundred and fifty-four hundredths", "200.54")]),
+    ("1/2-3/4", None, [("number", "1/2", "0.5"), ("number", "3/4", "0.75")]),
+    ("two nights", None, [("duration", "two nights", "P2D")]),
+    ("a night out", None, []),
+])
+def test_documented_conventions(text: str, reference: datetime | None, expected: list[tuple[str, str, object]]) -> None:
+    assert [(e.type, e.text, e.value) for e in find_entities(text, reference_time=reference)] == expected
