@@ -175,3 +175,30 @@ def test_kb_searches_run_on_threads_below_the_request_threads_priority(tight: Li
     lowered = [tid for tid, nice in threads.items() if nice == min(19, base + 10)]  # LASTLINE_KB_NICE's default
     assert lowered
     assert len(lowered) < len(threads) - 1  # the request threads (and the loop's) are not lowered
+
+
+def test_workers_starting_on_an_empty_file_seed_the_knowledge_base_once(tmp_path: Path) -> None:
+    """The seed runs in one process before the workers: none of them finds the KB empty and ingests it again."""
+    seed = tmp_path / "seed"
+    seed.mkdir()
+    for i, topic in enumerate(("refunds", "passwords", "shipping")):
+        (seed / f"{topic}.md").write_text(f"# {topic.title()}\n\nHow {topic} work, part {i}.\n", encoding="utf-8")
+    server = start_server(tmp_path, {"LASTLINE_WORKERS": "2", "LASTLINE_KB_SEED": str(seed),
+                                     "LASTLINE_KB_ENGLISH_EMBEDDER": "none"}, timeout_s=180)
+    try:
+        pids: set[int] = set()
+        deadline = time.monotonic() + 120
+        while len(pids) < 2 and time.monotonic() < deadline:
+            with httpx.Client(timeout=10) as client:  # a fresh connection: either worker may take it
+                pids.add(client.get(server.url("/readyz")).json()["pid"])
+                found = client.post(server.url("/v1/kb/search"), json={"query": "shipping"}).json()["results"]
+                assert found, "a worker answered with an empty knowledge base"
+        assert len(pids) == 2, "the second worker never answered"
+    finally:
+        stop_server(server)
+    log = (tmp_path / "server.log").read_text()
+    assert log.count("knowledge base: 3 documents before the workers start") == 1, log
+    with sqlite3.connect(server.db) as conn:
+        documents, chunks, last_chunk = conn.execute(
+            "SELECT (SELECT count(*) FROM kb_documents), count(*), max(rowid) FROM kb_chunks").fetchone()
+    assert documents == 3 and last_chunk == chunks, "documents were written more than once"

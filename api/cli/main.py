@@ -141,11 +141,43 @@ def serve(
         uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
                     **uvicorn_options(access_log=settings.access_log))
         return
+    # Each worker reads its settings from the environment: the command line's overrides go there.
+    os.environ["LASTLINE_DB"] = str(settings.db)
+    if settings.kb_seed is not None:
+        _seed_before_workers()
     with _multiprocess_metrics():
-        # Each worker reads its settings from the environment: the command line's overrides go there.
-        os.environ["LASTLINE_DB"] = str(settings.db)
         uvicorn.run("lastline.api.app:create_app", factory=True, workers=n, host=settings.host,
                     port=settings.port, **uvicorn_options(access_log=settings.access_log))
+
+
+def _seed_before_workers() -> None:
+    """Seed an empty knowledge base once, in a process of its own, before the workers start.
+
+    Every worker seeds an empty KB when it opens it; N workers opening a new file at once each found it
+    empty and ingested the folder together, so one could answer a search while another was rewriting
+    the same documents. The seeding process exits before the workers start (its model copy with it), and
+    each worker then finds the KB filled and leaves it alone.
+    """
+    import multiprocessing
+
+    process = multiprocessing.get_context("spawn").Process(target=_seed_knowledge_base, name="lastline-kb-seed")
+    process.start()
+    process.join()
+    if process.exitcode != 0:
+        raise ConfigError(f"LASTLINE_KB_SEED: seeding the knowledge base failed (exit code {process.exitcode})")
+
+
+def _seed_knowledge_base() -> None:
+    from ..ladder.runtime import Runtime
+
+    runtime = Runtime.open()
+    try:
+        kb = runtime.kb  # an empty KB is seeded here, for every tenant
+        documents = sum(kb.count(tenant=tenant) for tenant in runtime.settings.tenants)
+        print(f"knowledge base: {documents} documents before the workers start (seed: {runtime.settings.kb_seed})",
+              file=sys.stderr)
+    finally:
+        runtime.close()
 
 
 @contextmanager
