@@ -392,13 +392,14 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
         if merged and merged[-1][1] + 1 == i and words[i - 1] == "and" and 0 < value < 1:
             a, end, whole = merged.pop()  # 103 and two thirds, one and a half
             i, value = a, whole + value * _BIG_SCALE.get(words[end - 1], 1)  # two million and a half
-            if j < len(words) and words[j] in _BIG_SCALE and whole < 1000:
-                value, j = value * _BIG_SCALE[words[j]], j + 1  # one and a half million
-            elif j < len(words) and words[j] in _BIG_SCALE and _BIG_SCALE[words[j]] < _BIG_SCALE.get(words[end - 1], 1):
-                share = (value - whole) / _BIG_SCALE.get(words[end - 1], 1)
-                value, j = whole + share * _BIG_SCALE[words[j]], j + 1  # one billion and a half million
-                while k < len(items) and items[k][0] < j:
-                    k += 1
+            scale_after = _BIG_SCALE.get(words[j]) if j < len(words) else None
+            whole_scale = _BIG_SCALE.get(words[end - 1], 1)
+            if scale_after is not None and (whole < 1000 or scale_after < whole_scale):
+                if whole < 1000:
+                    value *= scale_after  # one and a half million
+                else:
+                    value = whole + (value - whole) / whole_scale * scale_after  # one billion and a half million
+                j += 1
                 while k < len(items) and items[k][0] < j:
                     k += 1  # the scale word read on its own is inside this one
         if i > 0 and words[i - 1] in _SIGN and not (merged and merged[-1][1] == i - 1) \
