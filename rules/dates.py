@@ -150,50 +150,39 @@ def join_ranges(folded: str, hits: list[DateHit], today: str | None = None) -> l
                 h = DateHit(kind, h.start, b.end(), f"../{h.value}")
             elif p and (h.type != "time" or _TIME_BEFORE.match(p.group())):  # before 2.30pm, as late as 7 am
                 h = DateHit(kind, p.start(), h.end, f"../{h.value}")
-            h = _on_the_day_before(folded, out, h)
-        h = _on_the_day_after(folded, out, h)
+            h = _open_range_on_its_day(folded, out, h, day_first=True)
+        h = _open_range_on_its_day(folded, out, h, day_first=False)
         out.append(h)
         i += 1
     return out
 
 
 _DAY_VALUE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_CLOCK_VALUE = re.compile(r"\d{2}:\d{2}:\d{2}")
+#: Between a day and the open range of clock times after it (``today before 4pm``) …
 _DAY_GAP = re.compile(r"\s*,?\s*")
-
-
-def _on_the_day_before(folded: str, out: list[DateHit], h: DateHit) -> DateHit:
-    """A day right before an open range of clock times is that day's range: ``today before 4pm`` ends
-    today at 16:00, ``tuesday after 1pm`` starts tuesday at 13:00 (the day is taken out of ``out``)."""
-    if h.type != "timerange" or not out or out[-1].type != "date" or not _DAY_VALUE.fullmatch(out[-1].value):
-        return h
-    start, _, end = h.value.partition("/")
-    if not ((start == ".." and _CLOCK_VALUE.fullmatch(end)) or (end == ".." and _CLOCK_VALUE.fullmatch(start))):
-        return h
-    day = out[-1]
-    if not _DAY_GAP.fullmatch(folded, day.end, h.start):
-        return h
-    out.pop()
-    value = f"../{day.value}T{end}" if start == ".." else f"{day.value}T{start}/.."
-    return DateHit("daterange", day.start, h.end, value)
-
-
+#: … and between such a range and the day after it (``3 pm or later on Monday``).
 _ON_DAY_GAP = re.compile(r"\s+on\s+|\s*,?\s*", re.IGNORECASE)
 
 
-def _on_the_day_after(folded: str, out: list[DateHit], h: DateHit) -> DateHit:
-    """The same with the day after the range: ``3 pm or later on Monday``, ``before 5pm tomorrow``."""
-    if h.type != "date" or not _DAY_VALUE.fullmatch(h.value) or not out or out[-1].type != "timerange":
+def _open_range_on_its_day(folded: str, out: list[DateHit], h: DateHit, *, day_first: bool) -> DateHit:
+    """An open range of clock times beside a day is that day's range: ``today before 4pm`` ends today at
+    16:00 and ``tuesday after 1pm`` starts tuesday at 13:00 (``day_first``: the day is ``out``'s last hit);
+    ``3 pm or later on Monday``, ``before 5pm tomorrow`` (the day is ``h``). The pair's first hit is taken
+    out of ``out``."""
+    if not out:
         return h
-    opened = out[-1]
+    prev = out[-1]
+    day, opened, gap = (prev, h, _DAY_GAP) if day_first else (h, prev, _ON_DAY_GAP)
+    if day.type != "date" or not _DAY_VALUE.fullmatch(day.value) or opened.type != "timerange":
+        return h
     start, _, end = opened.value.partition("/")
-    if not ((start == ".." and _CLOCK_VALUE.fullmatch(end)) or (end == ".." and _CLOCK_VALUE.fullmatch(start))):
+    if not ((start == ".." and _TIME_VALUE.fullmatch(end)) or (end == ".." and _TIME_VALUE.fullmatch(start))):
         return h
-    if not _ON_DAY_GAP.fullmatch(folded, opened.end, h.start):
+    if not gap.fullmatch(folded, prev.end, h.start):
         return h
     out.pop()
-    value = f"../{h.value}T{end}" if start == ".." else f"{h.value}T{start}/.."
-    return DateHit("daterange", opened.start, h.end, value)
+    value = f"../{day.value}T{end}" if start == ".." else f"{day.value}T{start}/.."
+    return DateHit("daterange", prev.start, h.end, value)
 
 
 #: A span of whole days (``2008-09-01/2009-01-01``): a period that can be one end of a longer range.
