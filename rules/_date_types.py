@@ -6,10 +6,11 @@ and the dispatcher :mod:`.dates` imports them, so no grammar ever reaches back i
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import date
 
-__all__ = ["DateHit", "add_durations", "add_months", "week_of"]
+__all__ = ["DateHit", "add_durations", "add_months", "leap_year_from", "week_of"]
 
 
 class DateHit:
@@ -39,6 +40,12 @@ def add_months(d: date, months: int) -> date:
         except ValueError:
             continue
     return date(year, month, 28)
+
+
+def leap_year_from(year: int) -> int:
+    """The first year from ``year`` on that has a February 29th (eight years at most: 2097 → 2104): where a
+    yearless 2/29 or 2月29日 falls."""
+    return next(y for y in range(year, year + 9) if calendar.isleap(y))
 
 
 def week_of(d: date) -> str:

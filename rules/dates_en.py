@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
-from ._date_types import DateHit, add_months, week_of
+from ._date_types import DateHit, add_months, leap_year_from, week_of
 from .dates_en_years import WORDED_YEAR, year_value
 from .regexes import alternation
 
@@ -182,8 +182,8 @@ _PATTERNS = [
              r"(?:(?<=\bon\s...)|(?<=\bon\s....)|(?<=\bon\s.....)|(?=,?\s+(?:at\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\b|-\s*\d)"
              r"|,?\s+at\s+\d)"
              # Mon or Tue: a short name after "or" / "and" (the one before it is checked to be a weekday)
-             r"|(?<=\bor\s...)|(?<=\bor\s....)|(?<=\bor\s.....)"
-             r"|(?<=\band\s...)|(?<=\band\s....)|(?<=\band\s.....))(?![\w-])"),
+             r"|(?:(?<=\bor\s...)|(?<=\bor\s....)|(?<=\bor\s.....)"
+             r"|(?<=\band\s...)|(?<=\band\s....)|(?<=\band\s.....))(?P<listed>))(?![\w-])"),
     ("yq", r"\b(?P<rel>this|next|last|previous)\s+year'?s\s+(?:(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th"
            r"|last|final)\s+(?P<qh>quarter|half)|(?P<hq>[qh])(?P<n>[1-4]))\b"),
     ("wclock", rf"(?=[otfsen])\b(?P<hw>{_HOUR_WORDS})[ -]+(?P<mw>{_CLOCK_MINUTE_WORDS})\b(?:\s*(?P<ap>{_AP}))?"),
@@ -338,10 +338,8 @@ def find_en(folded: str, ref: datetime, day_first: bool = False) -> Iterator[Dat
                 yield hit
 
 
-#: What makes a short weekday name a day on its own (see ``bwda``): a clock time after it, or another
-#: weekday before it in a list (``Mon or Tue``).
-_BWDA_CUE = re.compile(r"\.?(?:,?\s+(?:at\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\b|-\s*\d)|,?\s+at\s+\d)",
-                       re.IGNORECASE)
+#: A short weekday name after "or" / "and" is a day when a weekday comes before it in the list (``Mon or
+#: Tue``; see ``bwda``).
 _LISTED_WEEKDAY = re.compile(rf"\b(?:{WEEKDAY_ALT})\.?,?\s+(?:or|and)\s+$", re.IGNORECASE)
 
 
@@ -622,10 +620,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         hour = _meridiem(_HOURS[g["hw"].lower()], g["ap"][0].lower())
         return DateHit("time", m.start(), m.end(), f"{hour:02d}:00:00")
     if name == "bwda":  # Tue 3pm, on Thu: the next such weekday (today counts), as a weekday alone
-        listed = _LISTED_WEEKDAY.search(m.string, 0, m.start())
-        cued = _BWDA_CUE.match(m.string, m.end()) or re.search(r"\bon\s$", m.string[max(0, m.start() - 3):m.start()])
-        if not cued and listed is None:
-            return None  # "or Sun" after no weekday: the word, not the day
+        if g["listed"] is not None and _LISTED_WEEKDAY.search(m.string, max(0, m.start() - 24), m.start()) is None:
+            return None  # "or Sun" after no weekday (and no "on", no clock time): the word, not the day
         short = g["wd"].lower()
         wd = next(i for full, i in WEEKDAYS.items() if full.startswith(short[:3]))
         return DateHit("date", m.start(), m.end(), (today + timedelta(days=(wd - today.weekday()) % 7)).isoformat())
@@ -668,7 +664,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         month, day = int(g["a"] or g["a2"] or g["a3"]), int(g["b"] or g["b2"] or g["b3"])
         d = safe_date(today.year, month, day)
         if d is None and (month, day) == (2, 29):
-            d = next(x for x in (safe_date(today.year + k, 2, 29) for k in range(1, 5)) if x)  # the next leap day
+            d = date(leap_year_from(today.year), 2, 29)  # the next leap day
         if d is not None and g["next"] and d <= today:
             d = safe_date(today.year + 1, month, day)  # next 5/12: the coming one
         start = m.start() if g["next"] else m.start("a") if g["a"] else m.start()
@@ -736,7 +732,7 @@ def _numeric_date_range(m: re.Match[str], today: date, day_first: bool) -> DateH
         return None  # 1/2-3/4 may be fractions: a year, "from" or a day past 12 says these are dates
     end_year = int(g["y2"] or g["y3"] or g["y1"] or today.year)
     if not (g["y1"] or g["y2"] or g["y3"]) and (m1, d1) == (2, 29):
-        end_year = next(y for y in range(today.year, today.year + 4) if safe_date(y, 2, 29))  # the next leap day
+        end_year = leap_year_from(today.year)  # the next leap day
     start_year = int(g["y1"]) if g["y1"] else end_year - ((m1, d1) > (m2, d2))
     start, end = safe_date(start_year, m1, d1), safe_date(end_year, m2, d2)
     if start is None or end is None or end < start:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
-from ._date_types import DateHit, add_durations, add_months, week_of
+from ._date_types import DateHit, add_durations, add_months, leap_year_from, week_of
 from ._zh_time_words import REL_YEAR, UNIT_CODES, zh_int
 from .numbers import parse_number
 from .regexes import alternation
@@ -242,9 +242,7 @@ def _date_part(g: dict[str, str | None], ref: datetime, m: re.Match[str]) -> tup
         except ValueError:
             if explicit_year or (month, day) != (2, 29):
                 return None, ""
-            while year % 4 or (year % 100 == 0 and year % 400):  # 2月29日: the next leap year
-                year += 1
-            return date(year, 2, 29).isoformat(), "day"
+            return date(leap_year_from(year), 2, 29).isoformat(), "day"  # 2月29日: the next leap year
     if month is not None:
         if not 1 <= month <= 12:
             return None, ""

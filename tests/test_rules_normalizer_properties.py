@@ -12,7 +12,7 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lastline.rules._date_types import add_months
+from lastline.rules._date_types import add_months, leap_year_from
 from lastline.rules._types import format_decimal
 from lastline.rules.dates import find_dates
 from lastline.rules.dates_en import find_en
@@ -131,6 +131,18 @@ def test_add_months_lands_in_the_right_month_and_never_past_its_end(d: datetime,
         return  # out of the calendar's range
     assert (moved.year * 12 + moved.month) - (d.year * 12 + d.month) == months
     assert moved.day <= d.day
+
+
+@given(st.integers(min_value=1, max_value=9990))
+def test_leap_year_from_is_the_first_year_with_a_february_29th(year: int) -> None:
+    leap = leap_year_from(year)
+    assert date(leap, 2, 29)  # raises if there is none
+    for earlier in range(year, leap):
+        try:
+            date(earlier, 2, 29)
+        except ValueError:
+            continue
+        raise AssertionError(f"{earlier} has a February 29th")
 
 
 _REF = datetime(2024, 6, 12, 10, 0)
