@@ -121,15 +121,22 @@ def test_sigterm_drains_in_flight_work_flushes_telemetry_and_checkpoints(tmp_pat
     assert not wal.exists() or wal.stat().st_size == 0
 
 
+def _until_both_workers_answered(server: LiveServer) -> Iterator[httpx.Client]:
+    """Fresh connections (either worker may take each), one at a time, until both workers have answered."""
+    pids: set[int] = set()
+    deadline = time.monotonic() + 120
+    while len(pids) < 2 and time.monotonic() < deadline:
+        with httpx.Client(timeout=10) as client:
+            pids.add(client.get(server.url("/readyz")).json()["pid"])
+            yield client
+    assert len(pids) == 2, "the second worker never answered"
+
+
 def test_workers_share_one_file_and_metrics_sum_over_them(tmp_path: Path) -> None:
     server = start_server(tmp_path, {"LASTLINE_WORKERS": "2", "LASTLINE_KB_ENGLISH_EMBEDDER": "none"}, timeout_s=180)
     try:
-        pids: set[int] = set()
-        deadline = time.monotonic() + 120
-        while len(pids) < 2 and time.monotonic() < deadline:
-            with httpx.Client(timeout=10) as client:  # a fresh connection: either worker may take it
-                pids.add(client.get(server.url("/readyz")).json()["pid"])
-        assert len(pids) == 2, "the second worker never answered"
+        for _ in _until_both_workers_answered(server):
+            pass
         entry = httpx.post(server.url("/v1/cache/entries"), json={"prompt": "where is my order?", "response": "x"})
         entry.raise_for_status()
         for _ in range(20):
@@ -186,14 +193,9 @@ def test_workers_starting_on_an_empty_file_seed_the_knowledge_base_once(tmp_path
     server = start_server(tmp_path, {"LASTLINE_WORKERS": "2", "LASTLINE_KB_SEED": str(seed),
                                      "LASTLINE_KB_ENGLISH_EMBEDDER": "none"}, timeout_s=180)
     try:
-        pids: set[int] = set()
-        deadline = time.monotonic() + 120
-        while len(pids) < 2 and time.monotonic() < deadline:
-            with httpx.Client(timeout=10) as client:  # a fresh connection: either worker may take it
-                pids.add(client.get(server.url("/readyz")).json()["pid"])
-                found = client.post(server.url("/v1/kb/search"), json={"query": "shipping"}).json()["results"]
-                assert found, "a worker answered with an empty knowledge base"
-        assert len(pids) == 2, "the second worker never answered"
+        for client in _until_both_workers_answered(server):
+            found = client.post(server.url("/v1/kb/search"), json={"query": "shipping"}).json()["results"]
+            assert found, "a worker answered with an empty knowledge base"
     finally:
         stop_server(server)
     log = (tmp_path / "server.log").read_text()
