@@ -63,6 +63,8 @@ _UNSET: Any = object()
 #: with other processes' commits before it goes ahead on the current index; while a catch-up or a
 #: rebuild runs in another thread it does not wait at all.
 _SYNC_WAIT_S = 0.005
+#: Stored prompts a warm-up reads (newest first): tokenizing them costs ≈0.05 ms each.
+WARM_PROMPTS = 5_000
 
 
 class SemanticCache:
@@ -269,6 +271,18 @@ class SemanticCache:
         return len(seqs)
 
     # -- reads ---------------------------------------------------------------------------------
+    def warm(self, prompts: int = WARM_PROMPTS) -> int:
+        """Prepare a fresh process for the lookups to come; return the model tokens prepared.
+
+        Why: a process's first lookups pay for what loads on first use (the guard's word lists and
+        jieba's dictionary, the model's per-token stages, its fallback tokenizer): measured from outside,
+        a new worker's first 250 lookups cost ≈6.6 ms of CPU each against ≈2.3 ms once warm. Lookups
+        that can hit resemble stored prompts, so the model prepares for the words of the newest
+        ``prompts`` of them (:meth:`lastline.embedding.Embedder.warm`).
+        """
+        self.guard.warm()
+        return self.embedder.warm(self.store.recent_prompts(prompts))
+
     def lookup(self, prompt: str, *, tenant: str = "default", context: Any = None, mode: Mode = "intercept",
                threshold: float | None = None, exact_only: bool = False) -> LookupResult:
         """Find a cached answer for ``prompt`` (layers, guard and age as in the module docstring)."""

@@ -338,6 +338,11 @@ class PostgresCacheStore:
                 "UPDATE cache_entries SET embedding = %s, model_id = %s WHERE seq = %s",
                 [(np.asarray(v, dtype=np.float32), model_id, int(s)) for s, v in zip(seqs, vectors, strict=True)])
 
+    def recent_prompts(self, limit: int) -> list[str]:
+        with self.storage.maintenance() as conn:  # every tenant's rows, as the index build reads them
+            return [r[0] for r in conn.execute(
+                "SELECT prompt_norm FROM cache_entries ORDER BY seq DESC LIMIT %s", (limit,))]
+
     def value_candidates(self, tenant: str, ctx: str, values_key: str, limit: int) -> list[int]:
         if not values_key:
             return []

@@ -190,6 +190,10 @@ class SQLiteCacheStore:
             "SELECT seq, prompt FROM cache_entries WHERE vector IS NOT NULL AND model_id IS NOT ?"
             " ORDER BY seq LIMIT ?", (model_id, limit))]
 
+    def recent_prompts(self, limit: int) -> list[str]:
+        return [r[0] for r in self.storage.query(
+            "SELECT prompt_norm FROM cache_entries ORDER BY seq DESC LIMIT ?", (limit,))]
+
     def value_candidates(self, tenant: str, ctx: str, values_key: str, limit: int) -> list[int]:
         if not values_key:
             return []

@@ -82,6 +82,10 @@ class CacheStore(Protocol):
         """(seq, prompt) of entries embedded by another model (to re-embed; never mixed)."""
         ...
 
+    def recent_prompts(self, limit: int) -> list[str]:
+        """Normalized prompts of the newest ``limit`` entries, all tenants (what a warm-up prepares for)."""
+        ...
+
     def set_vectors(self, model_id: str, seqs: Sequence[int], vectors: np.ndarray) -> None: ...
 
     def value_candidates(self, tenant: str, ctx: str, values_key: str, limit: int) -> list[int]:

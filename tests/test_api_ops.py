@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from conftest import LiveServer
+from _cache_questions import QUESTIONS
+from conftest import LiveServer, start_server, stop_server
 from fastapi.testclient import TestClient
 
-from lastline import load_settings
+from lastline import Embedder, SQLiteStorage, load_settings, normalize_text
 from lastline.api import create_app
+from lastline.cache import SemanticCache
 
 
 def test_readyz_reports_model_and_every_tier_built(live_server: LiveServer) -> None:
@@ -18,7 +20,25 @@ def test_readyz_reports_model_and_every_tier_built(live_server: LiveServer) -> N
     body = r.json()
     assert body["status"] == "ready"
     assert body["checks"] == {"started": True, "model_loaded": True, "cache_built": True,
-                              "kb_built": True, "rules_built": True}
+                              "kb_built": True, "rules_built": True, "cache_warm": True}
+
+
+def test_a_server_says_ready_once_its_model_has_prepared_for_the_stored_prompts(tmp_path: Path,
+                                                                                embedder: Embedder) -> None:
+    storage = SQLiteStorage(tmp_path / "server.db")
+    cache = SemanticCache(storage, embedder)
+    for i, question in enumerate(QUESTIONS):
+        cache.put(question, f"answer {i}")
+    storage.close()
+    model = embedder.load()._model  # type: ignore[attr-defined]
+    words = {t for row in model.tokenize([normalize_text(q) for q in QUESTIONS]) for t in row}
+    server = start_server(tmp_path)
+    try:
+        body = httpx.get(server.url("/readyz")).json()
+    finally:
+        stop_server(server)
+    assert body["checks"]["cache_warm"] is True
+    assert body["warm_tokens"] == len(words)  # a new process's memo is empty: every token of the prompts
 
 
 def test_readyz_is_503_until_start_up_has_run(tmp_path: Path) -> None:

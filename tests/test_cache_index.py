@@ -246,3 +246,12 @@ def test_a_partition_past_the_fuzzy_scan_limit_offers_no_choices() -> None:
     index.add(key, list(range(1, 12)), np.ones((11, 4), dtype=np.float32), ["same length"] * 11)
     assert index.fuzzy_choices(key, "same length", 90.0) is None
     assert index._parts[key].by_length == ([], [], [])
+
+
+def test_a_warm_up_reads_the_newest_prompts_of_every_tenant_first(storage: Storage, embedder: Embedder) -> None:
+    cache = SemanticCache(storage, embedder)
+    for i, question in enumerate(QUESTIONS[:4]):
+        cache.put(question, "x", tenant="default" if i % 2 else "other")
+    cache.put(QUESTIONS[0], "y", tenant="other")  # replaced: its key moves to the newest row
+    assert cache.store.recent_prompts(3) == [normalize_text(q) for q in (QUESTIONS[0], QUESTIONS[3], QUESTIONS[2])]
+    assert cache.store.recent_prompts(10) == [normalize_text(q) for q in (QUESTIONS[0], *QUESTIONS[3:0:-1])]

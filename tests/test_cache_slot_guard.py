@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -160,3 +162,19 @@ def test_guard_never_raises_and_is_symmetric_and_reflexive(text: str) -> None:
     assert slot_guard_ok(text, text)
     other = text + " 2"
     assert slot_guard_ok(text, other) == slot_guard_ok(other, text)
+
+
+_LOADED_AFTER_WARM = """
+import sys
+from lastline.cache import SlotGuard, _lexicon
+SlotGuard().warm()
+loaders = [getattr(_lexicon, n) for n in _lexicon.__all__ if hasattr(getattr(_lexicon, n), "cache_info")]
+print(sorted(f.__name__ for f in loaders if f.cache_info().currsize == 0))
+import jieba
+print(jieba.dt.initialized)
+"""
+
+
+def test_a_warm_up_loads_every_word_list_and_jiebas_dictionary_in_a_fresh_process() -> None:
+    out = subprocess.run([sys.executable, "-c", _LOADED_AFTER_WARM], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["[]", "True"]  # nothing left to load inside a first lookup

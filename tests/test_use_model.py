@@ -121,3 +121,27 @@ def test_without_a_memo_every_call_computes_its_tokens(reference: USE) -> None:
     np.testing.assert_allclose(plain.encode(TEXTS[:5]), np.asarray(reference.encode(TEXTS[:5]), dtype=np.float32),
                                atol=ROUNDING)
     assert plain.memo_size == 0
+
+
+def test_a_warm_up_keeps_the_most_frequent_tokens_within_its_share_and_changes_no_vector(reference: USE) -> None:
+    warmed = UseModel(1, memo_tokens=60)
+    stored = ["how do I reset my password", "how do I reset my phone", "how do I reset my router",
+              "我想借五千元，利息怎么算？", "Résumé naïve café — déjà vu"]
+    added = warmed.warm(stored, share=0.5)
+    assert added == warmed.memo_size == 30  # half the memo, the other half left for traffic
+    counts: dict[int, int] = {}
+    for row in warmed.tokenize(stored):
+        for t in row:
+            counts[t] = counts.get(t, 0) + 1
+    kept = {t for t in counts if warmed._memo_slot[t] >= 0}
+    assert min(counts[t] for t in kept) >= max(counts[t] for t in counts if t not in kept)  # most frequent first
+    assert warmed.warm(stored, share=0.5) == 0  # its share is full: nothing more
+    expected = np.asarray(reference.encode(TEXTS), dtype=np.float32)
+    np.testing.assert_allclose(warmed.encode(TEXTS), expected, atol=ROUNDING)
+
+
+def test_a_warm_up_builds_the_fallback_tokenizer_before_any_text_needs_it() -> None:
+    warmed = UseModel(1)
+    assert warmed._reference._sp is None
+    warmed.warm(["plain words only"])
+    assert warmed._reference._sp is not None

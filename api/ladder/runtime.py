@@ -46,6 +46,8 @@ class Runtime:
     #: server's choice. A one-shot CLI process writes it in the request instead: nothing to lose
     #: when it exits without closing.
     background: bool = False
+    #: Model tokens the start-up warm-up prepared (``SemanticCache.warm``); None until it has run.
+    warm_tokens: int | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, background: bool = False, **overrides: Any) -> Runtime:
@@ -64,7 +66,8 @@ class Runtime:
             self.events.record_many([event])
 
     def build(self) -> None:
-        """Load the model and build every tier now, as a serving replica does before it says it is ready.
+        """Load the model, build every tier and warm the cache's lookup path now, as a serving replica
+        does before it says it is ready.
 
         The cache's FAISS index is rebuilt from the database; on PostgreSQL the KB's HNSW indexes
         are built over the vectors already there when missing (a CLI process that only writes never
@@ -73,6 +76,7 @@ class Runtime:
         self.embedder.load()
         _ = self.cache, self.rules, self.kb
         self.kb.build_search_indexes()
+        self.warm_tokens = self.cache.warm()  # a replica that says it is ready serves at full speed at once
 
     @cached_property
     def events(self) -> EventLog:

@@ -23,11 +23,12 @@ router = APIRouter(tags=["ops"])
 
 
 def is_ready(request: Request) -> tuple[bool, dict[str, bool]]:
-    """Model loaded and every wired tier built (the cache's index rebuilt from SQLite)."""
+    """Model loaded, every wired tier built (the cache's index rebuilt from SQLite) and the lookup path warm."""
     runtime: Runtime = request.app.state.runtime
     checks = {"started": bool(request.app.state.ready), "model_loaded": runtime.embedder.loaded}
     for tier in ("cache", "kb", "rules"):
         checks[f"{tier}_built"] = tier in vars(runtime)
+    checks["cache_warm"] = runtime.warm_tokens is not None
     return all(checks.values()), checks
 
 
@@ -58,10 +59,11 @@ def healthz() -> dict[str, str]:
 
 @router.get("/readyz", responses={503: {"description": "Still starting."}})
 def readyz(request: Request) -> JSONResponse:
-    """Readiness: storage open, the model loaded and the cache index built."""
+    """Readiness: storage open, the model loaded, the cache index built and its lookup path warm."""
     ready, checks = is_ready(request)
     runtime: Runtime = request.app.state.runtime
     body = {"status": "ready" if ready else "starting", "model": runtime.embedder.name, "checks": checks,
+            "warm_tokens": runtime.warm_tokens,
             "pid": os.getpid()}  # which worker answered (lastline serve --workers N)
     return JSONResponse(body, status_code=200 if ready else 503)
 
