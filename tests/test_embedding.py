@@ -99,3 +99,16 @@ def test_onnx_minilm_agrees_with_torch_minilm() -> None:
     onnx = get_embedder("minilm-onnx", 1).encode(texts)
     torch = get_embedder("minilm", 1).encode(texts)
     assert np.all(np.sum(onnx * torch, axis=1) > 0.95)
+
+
+@pytest.mark.parametrize("name", ["embedder", "english_embedder"])
+def test_a_warm_up_is_not_traffic(request: pytest.FixtureRequest, name: str) -> None:
+    model: Embedder = request.getfixturevalue(name)
+    probe = f"a warm-up probe that no other test sends ({name})"
+    before = (model.stats.requests, model.stats.calls, model.stats.texts, model.stats.memo_hits)
+    prepared = model.warm([probe, "重置密码"])
+    assert (model.stats.requests, model.stats.calls, model.stats.texts, model.stats.memo_hits) == before
+    if name == "english_embedder":
+        assert prepared == 0  # no per-token memo: one call over a few texts, nothing to count
+    model.encode([probe])
+    assert model.stats.memo_hits == before[3]  # the warm-up kept no vector: the probe was encoded now
