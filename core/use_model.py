@@ -180,10 +180,8 @@ class UseModel:
         """
         _ = self._port
         counts = Counter(t for row in self.tokenize(texts) for t in row)
-        room = int(self.memo_tokens * share) - self._memo_size
-        if room <= 0 or not counts:
-            return 0
-        with self._memo_lock, self._blas_threads():
+        with self._memo_lock, self._blas_threads():  # the room is read where the memo is written
+            room = max(0, int(self.memo_tokens * share) - self._memo_size)
             fresh = np.fromiter((t for t, _ in counts.most_common() if self._memo_slot[t] < 0), np.int64)[:room]
             for start in range(0, len(fresh), TOKEN_BUDGET):
                 tokens = fresh[start : start + TOKEN_BUDGET]
