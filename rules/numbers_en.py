@@ -81,11 +81,12 @@ _A = {"a", "an", "one"}
 #: Digits with a scale word or suffix: 2 million, 1.2b, 2.33 k, 10 bln, 2mil, 1,674,200.5 M.
 #: A scale word may be plural (``3 millions``, ``2 thousands``, ``5 lakhs``: as many writers outside
 #: English-speaking countries use it); ``MM`` is finance's million (``5MM``: capitals only, ``5mm`` is a
-#: length); ``doz`` / ``dz`` count dozens (``3 doz``).
+#: length); ``doz`` / ``dz`` count dozens (``3 doz``); a ``G`` right after digits is giga (``10G``: capital and
+#: joined only, ``10g`` and ``10 g`` are grams).
 SCALED_RE = re.compile(
     r"(?<![\w.,])(?P<n>" + INDIAN_GROUPED + r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)[ ]?"
     r"(?P<s>(?i:(?:hundred|thousand|million|billion|trillion|crore|lakh)s?|mil|mln|bln|bn|tln|dozens?|doz|dz)"
-    r"|MM|[kKMB]|(?<=\d)b)(?![\w])"
+    r"|MM|[kKMB]|(?<=\d)[bG])(?![\w])"
 )
 _NO_SCALE = r"[\w.,]|[ ]+(?i:hundred|thousand|million|billion)"
 #: Digits with scale words in a chain: ``4 thousand 3 hundred and 21``, ``2 million 500 thousand``,
@@ -112,7 +113,7 @@ _SCALE = {"hundred": 10**2, "thousand": 10**3, "k": 10**3, "million": 10**6, "mi
           "tln": 10**12, "crore": 10**7, "lakh": 10**5}
 #: Scales read after digits only (``3 doz``), and plurals (``3 millions``): their value is the singular's.
 _DIGIT_SCALE = {**_SCALE, **{f"{w}s": v for w, v in _SCALE.items() if len(w) > 3},
-                "dozen": 12, "dozens": 12, "doz": 12, "dz": 12}
+                "dozen": 12, "dozens": 12, "doz": 12, "dz": 12, "g": 10**9}
 
 
 def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
@@ -150,6 +151,8 @@ _DENOMINATOR_TAIL = re.compile(r"[ ]?-[ ]?(?:[a-z]+ths?|thirds?|halves|halfs?|qu
 
 
 _TENS = {"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
+_TENS_VALUE = {w: 20 + 10 * k for k, w in enumerate(("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
+                                                     "ninety"))}
 _DIGIT_WORDS = {"zero", "nought", "naught", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight",
                 "nine"}
 _HYPHEN = re.compile(r"[ ]?-[ ]?")
@@ -226,7 +229,30 @@ def _numerator_inside(words: list[str]) -> Decimal | None:
     split = _whole_and_numerator(words[:-1], decimal=True)
     if split is not None and words[-1] in _DECIMAL_PLACES and split[1] < denominator[0][2]:
         return split[0] + split[1] / denominator[0][2]  # two hundred and fifty-four hundredths: 200.54
+    compound = _compound_denominator(words[:-1], denominator[0][2]) if words[-1].endswith("s") else None
+    if compound is not None:
+        return compound[0] / compound[1]  # one hundred thirty fifths: 100 / 35
     return numerator[0][2] / denominator[0][2]
+
+
+def _compound_denominator(numerator: list[str], unit: Decimal) -> tuple[Decimal, Decimal] | None:
+    """A unit ordinal takes the word before it into a compound denominator when that word cannot end the
+    numerator's reading on its own terms: an unhyphenated tens word (``one hundred thirty fifths`` is 100
+    thirty-fifths, as ``twenty twenty fifths`` is 20/25; ``one hundred thirty-two fifths`` stays 132/5) or
+    ``one hundred``/``one thousand`` (``one hundred one thousand fifths``: 100 over the 1005th). The words
+    left must still read as one whole number, or the plain reading stands."""
+    if not 1 <= unit < 10:
+        return None
+    if len(numerator) >= 2 and numerator[-1] in _TENS_VALUE:
+        head, denominator = numerator[:-1], _TENS_VALUE[numerator[-1]] + unit
+    elif len(numerator) >= 3 and numerator[-2] in _A and numerator[-1] in ("hundred", "thousand"):
+        head, denominator = numerator[:-2], _SCALE[numerator[-1]] + unit
+    else:
+        return None
+    whole = _cardinals(head)
+    if len(whole) != 1 or whole[0][:2] != (0, len(head)) or whole[0][3]:
+        return None
+    return whole[0][2], Decimal(denominator)
 
 
 def _indian_scaled(words: list[str], items: list[tuple[int, int, Decimal, bool]], value: Decimal, j: int,

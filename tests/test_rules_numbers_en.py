@@ -100,6 +100,25 @@ def test_a_second_is_no_half() -> None:
         == [("a hundredth", "0.01")]
 
 
+@pytest.mark.parametrize(("text", "span", "numerator", "denominator"), [
+    ("she got four hundred twenty thirds of it", "four hundred twenty thirds", 400, 23),  # tens word + ordinal
+    ("a share of six hundred ninety sevenths", "six hundred ninety sevenths", 600, 97),
+    ("three hundred one thousand eighths in all", "three hundred one thousand eighths", 300, 1008),  # 1008th
+    ("four hundred twenty-three thirds", "four hundred twenty-three thirds", 423, 3),  # hyphened: one numerator
+    ("forty sixths of the pot", "forty sixths", 40, 6),  # nothing left to be a numerator
+])
+def test_a_tens_word_or_one_thousand_before_a_unit_ordinal_is_part_of_the_denominator(
+        text: str, span: str, numerator: int, denominator: int) -> None:
+    found, value = _one(text, "number")
+    assert found == span
+    assert abs(Decimal(str(value)) - Decimal(numerator) / Decimal(denominator)) < Decimal("1e-12")
+
+
+def test_a_capital_g_after_digits_is_giga_and_grams_stay_grams() -> None:
+    assert _one("a 40G uplink", "number") == ("40G", "40000000000")
+    assert _one("add 10g of sugar", "number") == ("10", "10")
+
+
 def test_a_lower_case_mm_is_millimetres() -> None:
     assert [(e.text, e.value) for e in find_entities("a 5mm screw", lang="en") if e.type == "number"] == [("5", "5")]
 
