@@ -20,7 +20,7 @@ from ._date_types import DateHit, add_durations, add_months
 from ._types import Entity
 from .dates_en import MONTH_ALT, POD_HOURS, find_en, safe_date
 from .dates_en_periods import find_en_periods
-from .dates_holidays import find_holidays
+from .dates_holidays import HOLIDAY_EN_RE, find_holidays
 from .dates_zh import find_zh
 from .dates_zh_periods import find_periods
 
@@ -406,9 +406,15 @@ def _day_part(folded: str, h: DateHit, nxt: DateHit | None) -> DateHit | None:
     return DateHit("daterange", start, end, f"{h.value}T{first:02d}:00:00/{h.value}T{closing}")
 
 
+def _named_holiday(folded: str, hit: DateHit | None) -> bool:
+    return hit is not None and hit.type == "date" and HOLIDAY_EN_RE.fullmatch(folded, hit.start, hit.end) is not None
+
+
 def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
     """A day next to a time of day is one ``datetime``: ``tomorrow at 8:45``, ``3pm today``,
-    ``8am this morning``, ``tonight at 2am``, ``2010.01.29晚上六点``; ``5 in the afternoon`` is 17:00."""
+    ``8am this morning``, ``tonight at 2am``, ``2010.01.29晚上六点``; ``5 in the afternoon`` is 17:00.
+    An English holiday stays a date beside its time (``christmas eve at 6 p.m.``: a day and a time), as
+    the Recognizers-Text grammar keeps a holiday whole rather than make it a part of a datetime."""
     out: list[DateHit] = []
     i = 0
     while i < len(hits):
@@ -436,7 +442,7 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
                                f"{monday.isoformat()}/{(monday + timedelta(days=7)).isoformat()}"))
             i += 1
             continue
-        if h.type == "date" and _DAY_VALUE.fullmatch(h.value):
+        if h.type == "date" and _DAY_VALUE.fullmatch(h.value) and not _named_holiday(folded, h):
             at = _AT_HOUR.match(folded, h.end)
             if at and not (nxt and nxt.start < at.end()) and _HOUR_END.match(folded, at.end()):
                 out.append(DateHit("datetime", h.start, at.end(), f"{h.value}T{int(at.group(1)):02d}:00:00"))
@@ -485,7 +491,8 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
                 continue
         if nxt is not None:
             gap = folded[h.end:nxt.start]
-            day = h.value if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else _day_window(h)
+            day = None if _named_holiday(folded, h) else \
+                h.value if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else _day_window(h)
             if day and nxt.type == "timerange" and _DAY_TIME_GAP.fullmatch(gap) and "/" in nxt.value:
                 out.append(_day_at_times(day, h, nxt, folded, h.start, nxt.end))  # tuesday from 2 to 4pm
                 i += 2
@@ -496,7 +503,8 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
                 out.append(DateHit("datetime", h.start, nxt.end, f"{day}T{value}"))
                 i += 2
                 continue
-            day = nxt.value if nxt.type == "date" and _DAY_VALUE.fullmatch(nxt.value) else _day_window(nxt)
+            day = None if _named_holiday(folded, nxt) else \
+                nxt.value if nxt.type == "date" and _DAY_VALUE.fullmatch(nxt.value) else _day_window(nxt)
             if day and h.type == "timerange" and _TIME_DAY_GAP.fullmatch(gap) and "/" in h.value:
                 out.append(_day_at_times(day, nxt, h, folded, h.start, nxt.end))  # 3:00 to 4:00 tomorrow
                 i += 2
@@ -749,11 +757,16 @@ def _join_durations(folded: str, hits: list[DateHit]) -> list[DateHit]:
     first (``3 hours 2 hours``) leaves them two; durations right before an offset (``1 week 2 days
     ago``) move its point."""
     out: list[DateHit] = []
-    for h in hits:
+    for k, h in enumerate(hits):
         prev = out[-1] if out else None
         offset = _compound_offset(folded, prev, h) if prev is not None else None
         if offset is not None:
             out[-1] = offset
+            continue
+        after = hits[k + 1] if k + 1 < len(hits) else None
+        longer = _longer_count(folded, prev, h, after) if prev is not None else None
+        if longer is not None:
+            out[-1] = longer
             continue
         if prev is not None and prev.type == h.type == "duration" \
                 and _DURATION_GAP.fullmatch(folded[prev.end:h.start]) and _finer(prev.value, h.value):
@@ -761,6 +774,32 @@ def _join_durations(folded: str, hits: list[DateHit]) -> list[DateHit]:
             continue
         out.append(h)
     return out
+
+
+_COUNTED_BACK = re.compile(r"(?:the\s+)?(?:last|past|previous)\s", re.IGNORECASE)
+_COUNTED_ON = re.compile(r"(?:the\s+)?(?:next|coming|upcoming|following)\s", re.IGNORECASE)
+
+
+def _longer_count(folded: str, prev: DateHit, h: DateHit, after: DateHit | None) -> DateHit | None:
+    """``the last 3 months and 2 weeks and 2 days``: a counted range from or to today (``last``/``next``
+    *n* units) goes on by the finer duration written after it; its far end moves. Not when the list goes on
+    to a point (``the last 3 months and 2 weeks and 2 days ago``: the parts are read apart, as the
+    Recognizers-Text gold does)."""
+    if prev.type != "daterange" or h.type != "duration" or "/" not in prev.value \
+            or not _DURATION_GAP.fullmatch(folded[prev.end:h.start]):
+        return None
+    if after is not None and after.type != "duration" and _DURATION_GAP.fullmatch(folded[h.end:after.start]):
+        return None
+    back = _COUNTED_BACK.match(folded, prev.start)
+    if back is None and _COUNTED_ON.match(folded, prev.start) is None:
+        return None
+    if not _finer(_unit_duration(folded[prev.start:prev.end].split()[-1]), h.value):
+        return None
+    start, end = prev.value.split("/", 1)
+    moved = _move(start, h.value, -1) if back is not None else _move(end, h.value, 1)
+    if moved is None:
+        return None
+    return DateHit("daterange", prev.start, h.end, f"{moved}/{end}" if back is not None else f"{start}/{moved}")
 
 
 _UNIT_ORDER = re.compile(r"(\d+(?:\.\d+)?)([YMWDHS])")

@@ -30,6 +30,14 @@ ORD_DAYS = {**{w: i + 1 for i, w in enumerate(_ORD_UNITS)}, **{w: i + 10 for i, 
             "twentieth": 20, "thirtieth": 30, **{f"twenty {w}": 21 + i for i, w in enumerate(_ORD_UNITS)},
             "thirty first": 31}
 ORD_DAY_ALT = alternation(w.replace(" ", "[ -]") for w in ORD_DAYS)
+_UNITS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+#: Days of the month as cardinal words (``twenty five January 1986``, as dates are spoken): read only with a
+#: year after the month, where a count of months ("five January invoices") cannot be meant.
+_CARD_DAYS = {**{w: i + 1 for i, w in enumerate(_UNITS)}, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+              "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+              "twenty": 20, **{f"twenty {w}": 21 + i for i, w in enumerate(_UNITS)}, "thirty": 30,
+              "thirty one": 31}
+_CARD_DAY_ALT = alternation(w.replace(" ", "[ -]") for w in _CARD_DAYS)
 _HOURS = {w: i + 1 for i, w in enumerate(
     ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
 _HOUR_WORDS = alternation(_HOURS)
@@ -80,6 +88,11 @@ _PATTERNS = [
     ("num", r"(?:(?<![\d./-])|(?<=\d{4}-))(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<c>\d{4}|\d{2})"
             r"(?![\d/]|\.\d|-(?!\d{1,2}[/.]\d))"),
     ("yymd", r"(?<![\d./-])(?P<y>\d{2})-(?P<m>0?[1-9]|1[0-2])-(?P<d>0?[1-9]|[12]\d|3[01])(?![\d/]|\.\d|-\d)"),
+    # 12-2015, 3/2024, 2015-12: a month and its year in digits (a month that is no month, 2015-32, is nothing)
+    ("nmy", r"(?<![\w./:-])(?:(?P<m>0?[1-9]|1[0-2])[-/](?P<y>(?:19|20)\d{2})"
+            r"|(?P<y2>(?:19|20)\d{2})-(?P<m2>0[1-9]|1[0-2]))(?![\w/:-]|[.,]\d)"),
+    # >= 2019, < 2000: a year compared, as filters write it (a year of 19xx or 20xx only: "> 1500" is an amount)
+    ("cmpyr", r"(?<![<>=!\w])(?P<op>>\s?=|<\s?=|[<>≥≤])\s*(?P<y>(?:19|20)\d{2})(?![\w/:-]|[.,]\d)"),
     # June 15, 2024; Jun/15; Sep-23-2020 (hyphens on both sides of the day only with a four-digit year)
     ("mdy", rf"\b(?P<mon>{MONTH_ALT})\.?"
             r"(?:\s+(?:the\s+)?|/|-(?=\d{1,2}\b(?!-))|(?P<hy>-)(?=\d{1,2}-\d{4}\b)|(?=\d))"
@@ -88,7 +101,9 @@ _PATTERNS = [
     # 15 June 2024, the 15th of June; 15-Jun-2024 and 15/Jun/24 (a month's name between hyphens or slashes)
     ("dmy", rf"\b(?:the\s+)?(?:(?<![$€£¥.,])(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+)?(?:of\s+)?"
             rf"|(?<![$€£¥.,\d/-])(?P<d2>\d{{1,2}})(?P<hy>[-/])(?=(?:{MONTH_ALT})\.?(?P=hy)\d)"
-            rf"|(?P<dw>{ORD_DAY_ALT})\s+(?:day\s+)?of\s+)(?P<mon>{MONTH_ALT})\.?"
+            rf"|(?P<dw>{ORD_DAY_ALT})\s+(?:day\s+)?of\s+"
+            rf"|(?P<dc>{_CARD_DAY_ALT})\s+(?=(?:{MONTH_ALT})\.?\s*,?\s*(?:of\s+)?(?:\d{{4}}|{WORDED_YEAR})))"
+            rf"(?P<mon>{MONTH_ALT})\.?"
             rf"(?:\s*,?\s*(?:of\s+|in\s+)?(?P<y>\d{{4}}|{WORDED_YEAR})|(?<=[A-Za-z.])[-/](?P<y2>\d{{4}}|\d{{2}}))?"
             r"\b(?![-/]\d)"
             + _TIME),
@@ -139,14 +154,14 @@ _PATTERNS = [
             rf"(?:(?P<u>day|week|month|year|hour|minute|quarter|fortnight)s?|(?P<halfh>half[\s-]hour)"
             rf"|(?P<swd>{WEEKDAY_ALT})(?:\s+(?P<spod2>morning|afternoon|evening|night))?"
             rf"|(?P<spod>morning|afternoon|evening|night)"
-            rf"|(?P<we>weekend))|any\s+(?:(?P<au>week|month|year)|(?P<awe>weekend))"
+            rf"|(?P<we>weekends?))|any\s+(?:(?P<au>week|month|year)|(?P<awe>weekend))"
             rf"|(?P<one>one|once)\s+a\s+(?P<u2>day|week|month|year)"
             rf"|(?P<pwd>{WEEKDAY_ALT})s(?:\s+(?P<ppod>morning|afternoon|evening|night)s?)?|(?P<pwd2>{WEEKDAY_ALT})\s+(?P<ppod2>mornings"
             r"|afternoons|evenings|nights)|(?P<everyday>everyday))\b"),
     ("aot", rf"(?:\b|(?=[½¼¾]))(?=[0-9afhotsenciw½¼¾])(?:(?P<pre>in|within|for)\s+)?(?P<n>\d+(?:\.\d+)?|{_COUNT_WORDS})"
             r"(?:[ ]+(?:and[ ]+)?(?P<fn>[1-9])/(?P<fd>[2-9]|1[0-6]))?(?P<half1>\s+and\s+a\s+half)?\s*"
             # nights count days, as a booking does (two nights: P2D)
-            r"(?P<u>years?|yrs?|months?|weeks?|fortnights?|days?|nights?|hours?|hrs?|minutes?"
+            r"(?P<u>years?|yrs?|months?|weekends?|weeks?|fortnights?|days?|nights?|hours?|hrs?|minutes?"
             r"|mins?|seconds?|secs?|(?<=\d)h|(?<=\d)y)\b(?P<half2>\s+and\s+(?:a\s+)?(?P<frac>half|quarter))?"
             r"(?:\s+(?P<dir>from\s+now|from\s+today|later|ago|hence|(?:from|after)\s+(?:today|tomorrow|yesterday)"
             r"|before\s+(?:today|tomorrow|yesterday))\b)?"
@@ -192,7 +207,10 @@ _PATTERNS = [
              rf"(?:\s*(?P<ap>{_AP}))?"),
     ("at", r"\bat\s+(?P<th>[01]?\d|2[0-3])[.:](?P<tm>[0-5]\d)\b(?![.:]\d|\s*(?:[ap]\.?m|[ap]\b))"),
     ("pod", rf"\b(?:(?P<el>early|later|late)\s+(?:in\s+)?)?(?:(?P<rel>this|tomorrow|yesterday|today|last|next)\s+|"
-            rf"(?P<wd>{WEEKDAY_ALT})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>(?:in|during)\s+(?:the\s+)?)|(?<=early\s)|(?<=late\s))"
+            rf"(?P<wd>{WEEKDAY_ALT})\s+(?:(?P<el2>early|late)\s+)?|(?P<inthe>(?:in|during)\s+(?:the\s+)?)|(?<=early\s)|(?<=late\s)"
+            # one morning, 2 morning sessions: the hours of a part of the day named alone (not a greeting; "the
+            # evening of June 20" is that day's, composed on)
+            r"|(?<!\bgood\s)(?<!\bthe\s)(?=(?:morning|afternoon|evening)\b))"
             # in the mornings: the plural names the same hours (a habit, not a day)
             r"(?P<pod>morning|afternoon|evening|night|daytime)(?(inthe)s?)\b"
             r"|\b(?P<tonight>tonight|tonite)\b"),
@@ -308,7 +326,8 @@ _NEEDS = {"clock": "digit", "at": "digit", "iso": "digit", "num": "digit", "mdy"
           "nwk": "week",
           "wk": "week", "isow": "digit", "mil": "digit", "wam": "ap", "bwda": "name3", "yq": "years",
           "endof": "end", "decp": "decade", "now": "now", "qtr": "quarter",
-          "wdn": "digit", "md": "slash", "yymd": "digit", "cent": "century", "cy": "digit",
+          "wdn": "digit", "md": "slash", "yymd": "digit", "nmy": "digit", "cmpyr": "digit", "cent": "century",
+          "cy": "digit",
           "wyr": "yearword", "ndr": "digit", "mtr": "digit", "todate": "todate", "mofy": "monthof"}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
@@ -317,7 +336,7 @@ _DUR = {"y": "Y", "mo": "M", "w": "W", "d": "D", "h": "H", "mi": "M", "s": "S"}
 
 #: The only patterns that can match a text without an ASCII letter (numeric dates, year and hour
 #: ranges): on Chinese text the word grammars are skipped whole, not tried one by one.
-LETTERLESS = frozenset({"iso", "num", "yymd", "yrng", "trng", "md", "ndr"})
+LETTERLESS = frozenset({"iso", "num", "yymd", "nmy", "cmpyr", "yrng", "trng", "md", "ndr"})
 _COMPILED_LETTERLESS = [(name, rx) for name, rx in _COMPILED if name in LETTERLESS]
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
 
@@ -344,9 +363,9 @@ _LISTED_WEEKDAY = re.compile(rf"\b(?:{WEEKDAY_ALT})\.?,?\s+(?:or|and)\s+$", re.I
 
 
 def _day_number(text: str) -> int:
-    """``17``, ``17th`` or ``seventeenth`` / ``twenty-third`` → the day of the month."""
-    text = text.lower()
-    return ORD_DAYS.get(re.sub(r"[ -]+", " ", text)) or int(re.sub(r"\D", "", text))
+    """``17``, ``17th``, ``seventeenth`` / ``twenty-third`` or ``twenty five`` → the day of the month."""
+    words = re.sub(r"[ -]+", " ", text.lower())
+    return ORD_DAYS.get(words) or _CARD_DAYS.get(words) or int(re.sub(r"\D", "", words))
 
 
 def safe_date(y: int, m: int, d: int) -> date | None:
@@ -386,6 +405,12 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             t = f"{int(g['ih']):02d}:{g['im']}:{g['is'] or '00'}"
             return DateHit("datetime", m.start(), m.end(), f"{d.isoformat()}T{t}")
         return DateHit("date", m.start(), m.end(), d.isoformat())
+    if name == "cmpyr":  # >= 2019: from 2019 on; > 2019: from 2020; <= 2019: before 2020; < 2019: before 2019
+        op, year = re.sub(r"\s", "", g["op"]).replace("≥", ">=").replace("≤", "<="), int(g["y"])
+        value = {">=": f"{year}/..", ">": f"{year + 1}/..", "<=": f"../{year + 1}", "<": f"../{year}"}[op]
+        return DateHit("daterange", m.start(), m.end(), value)
+    if name == "nmy":
+        return DateHit("date", m.start(), m.end(), f"{g['y'] or g['y2']}-{int(g['m'] or g['m2']):02d}")
     if name == "yymd":  # 27-7-3: a two-digit year first, hyphened (12-11-10 is read so by "num" too)
         d = safe_date(2000 + int(g["y"]), int(g["m"]), int(g["d"]))
         return DateHit("date", m.start(), m.end(), d.isoformat()) if d else None
@@ -408,7 +433,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
                 year = int(g["yy"]) + (2000 if int(g["yy"]) < 30 else 1900)  # as a two-digit year elsewhere
                 return DateHit("date", m.start(), m.end(), f"{year:04d}-{month:02d}")
             return DateHit("date", m.start(), m.end(), f"{year_value(g['y']):04d}-{month:02d}")
-        day_text = (g.get("dw") or g["d"] or g.get("d2") or "").lower()
+        day_text = (g.get("dw") or g.get("dc") or g["d"] or g.get("d2") or "").lower()
         if g["mon"].lower() in ("may", "mar", "sun", "sat") and not g["y"] and g["mon"].islower() \
                 and day_text[:1].isdigit() and name == "mdy" and m.group().count(" ") and "/" not in m.group():
             return None
@@ -503,8 +528,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
             code = f"XXXX-WXX-{WEEKDAYS[(g['swd'] or g['pwd'] or g['pwd2']).lower()] + 1}{pod_code}"
         elif g["spod"]:
             code = pod_code
-        elif g["we"] or g["awe"]:  # every weekend, any weekend
-            code = "P1WE"
+        elif g["we"] or g["awe"]:  # every weekend, any weekend, every two weekends
+            code = f"P{2 if g['other'] else _SMALL.get((g['k'] or '1').lower(), 0) or int(g['k'] or 1)}WE"
         elif g["halfh"]:
             code = "PT30M"
         elif g["everyday"]:
@@ -762,6 +787,9 @@ def _amount_of_time(m: re.Match[str], ref: datetime) -> DateHit | None:
     elif g["frac"]:
         n += 0.25
     u = g["u"].lower()
+    if u.startswith("weekend"):  # three weekends: their days (two each), as the gold counts them; no point in time
+        return None if g["dir"] or g["pre"] in ("in", "within") else \
+            DateHit("duration", m.start("n") if g["pre"] else m.start(), m.end(), f"P{2 * n:g}D")
     key = "mo" if u.startswith("mo") else "mi" if u.startswith("mi") else u[0]
     if key == "f":
         n *= 2

@@ -67,13 +67,18 @@ _PATTERNS = [
     ("later", r"\b(?P<el>later|earlier)\s+(?:in\s+)?(?:(?:this|the)\s+(?P<u>week|month|year|day)|today)\b"),
     ("rest", r"\b(?:the\s+)?(?:rest|remainder|remaining|balance)\s+of\s+(?:the\s+|this\s+)?(?P<u>week|month|year)\b"),
     ("todate", r"\b(?:(?:the\s+)?(?P<u>year|quarter|month|week)[\s-]+to[\s-]+date|(?P<abbr>ytd|qtd|mtd|wtd))\b"),
+    # blocked for the day., sales in the year, that weekend.: a period named with nothing after it to say
+    # which one is the current one (the spec's "ref_undef" reading); "of the day" / "throughout the year"
+    # qualify a kind (meal of the day, day of the week) and name no period
+    ("current", r"(?<!\bof\s)(?<!\bthroughout\s)\b(?:(?:the|that)\s+(?:same\s+)?|same\s+)"
+                r"(?P<u>day|week|weekend|fortnight|month|year)(?=\s*(?:$|[,.;:!?)]))"),
 ]
 #: The first letters each pattern can start with: a look-ahead the regex engine tests before the
 #: rest (it halves the scan of a 2 KB text), as cheap as the gates below.
 _FIRST = {"mod": "tembls", "nthwd": "tfsl1-5", "nthwe": "tfsl1-4", "mrng": "fbtnljmasond", "dom": "obuatfs",
           "edge": "tfl", "wdwk": "tmwfs", "wdan": "tmwfs",
           "relday": "tnfp", "after": "twmy", "wdr": "fmtws", "later": "le", "domr": "fbt0-9", "firstn": "tfl",
-          "halfm": "tfs12l", "rest": "tr", "todate": "tyqmw"}
+          "halfm": "tfs12l", "rest": "tr", "todate": "tyqmw", "current": "tsw"}
 _COMPILED = [(name, re.compile(f"(?=[{_FIRST[name]}])" + pat, re.IGNORECASE)) for name, pat in _PATTERNS]
 _WEEKDAY_WORDS = tuple(WEEKDAYS)
 _MONTH_STEMS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -100,6 +105,8 @@ _GATES: dict[str, Callable[[str], bool]] = {
     "later": lambda low: "later " in low or "earlier " in low,
     "rest": lambda low: any(w in low for w in ("rest of", "remainder of", "remaining of", "balance of")),
     "todate": lambda low: "to date" in low or "to-date" in low or "td" in low,
+    "current": lambda low: ("the " in low or "that " in low or "same " in low)
+    and any(u in low for u in ("day", "week", "fortnight", "month", "year")),
     "wdr": lambda low: any(f"{d}{sep}" in low for d in _WEEKDAY_WORDS for sep in ("-", " -", "–", " to ", " thr",
                                                                                  " till", " until")),
 }
@@ -322,6 +329,20 @@ def _relative_to_today(name: str, m: re.Match[str], today: date) -> DateHit | No
     return _span(m, first, min(today, _MIDDLE[unit](first)))
 
 
+def _current(m: re.Match[str], today: date) -> DateHit:
+    """The period holding today: the day, its ISO week, the weekend of that week (Saturday up to Monday), the
+    fortnight from that week's Monday, the month or the year."""
+    unit = m.group("u").lower()
+    monday = today - timedelta(days=today.weekday())
+    if unit == "weekend":
+        return _span(m, monday + timedelta(days=5), monday + timedelta(days=7))
+    if unit == "fortnight":
+        return _span(m, monday, monday + timedelta(weeks=2))
+    value = {"day": today.isoformat(), "week": week_of(today), "month": f"{today.year:04d}-{today.month:02d}",
+             "year": f"{today.year:04d}"}[unit]
+    return DateHit("date", m.start(), m.end(), value)
+
+
 def _first_or_last(m: re.Match[str], today: date) -> DateHit | None:
     """``the first 10 days of June``, ``the last two months of 2025``, ``the last 3 weeks of this year``
     (weeks run Monday to Monday: the last ones end on the Monday of the week holding the period's last day)."""
@@ -410,6 +431,8 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
         return _span(m, start, end) if start and end and end > start else None
     if name in ("later", "rest", "todate"):
         return _relative_to_today(name, m, today)
+    if name == "current":
+        return _current(m, today)
     if name == "wdr":  # mon-fri, from tuesday to thursday: the next such run of days (today counts)
         start = today + timedelta(days=(WEEKDAYS[g["a"].lower()] - today.weekday()) % 7)
         end = start + timedelta(days=(WEEKDAYS[g["b"].lower()] - start.weekday()) % 7)

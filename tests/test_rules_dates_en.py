@@ -803,7 +803,7 @@ def test_a_range_from_february_29_in_a_common_year_starts_on_the_next_leap_day()
 
 
 def test_the_thirteenth_month_is_no_month() -> None:
-    assert [d for d in dates("the 13th month of the year") if d[0] == "date"] == []
+    assert [d for d in dates("the 13th month of the year") if "month" in d[1]] == []
 
 
 @pytest.mark.parametrize(("text", "span", "type_", "value"), [
@@ -857,3 +857,85 @@ def test_two_numeric_dates_joined_by_a_dash_are_one_range(start: date, days: int
     assume(end.year == start.year or form == "{a}-{b}/{y}")
     text = form.format(a=f"{start.month}/{start.day}", b=f"{end.month}/{end.day}", y=end.year)
     assert dates(f"booked {text} for the team") == [("daterange", text, f"{start.isoformat()}/{end.isoformat()}")]
+
+
+# -- holidays beside a time; periods named with nothing to say which ------------------------------------
+def test_an_english_holiday_stays_a_date_beside_its_time() -> None:
+    assert dates("the party is on new year's eve at 9pm") == [
+        ("date", "new year's eve", "2024-12-31"), ("time", "9pm", "21:00:00")]
+    assert dates("we land at 7am on thanksgiving") == [
+        ("time", "7am", "07:00:00"), ("date", "thanksgiving", "2024-11-28")]
+    assert dates("we land tomorrow at 7am") == [("datetime", "tomorrow at 7am", "2024-06-13T07:00:00")]
+
+
+@pytest.mark.parametrize(("text", "span", "type_", "value"), [
+    ("we closed the books for the month.", "the month", "date", "2024-06"),
+    ("I am off for the day", "the day", "date", "2024-06-12"),
+    ("sales fell in the year!", "the year", "date", "2024"),
+    ("we were busy all the week, then rested", "the week", "date", "2024-W24"),
+    ("I was away that weekend.", "that weekend", "daterange", "2024-06-15/2024-06-17"),
+    ("the desk is booked the fortnight", "the fortnight", "daterange", "2024-06-10/2024-06-24"),
+])
+def test_a_period_named_at_the_end_of_a_clause_is_the_current_one(text: str, span: str, type_: str,
+                                                                   value: str) -> None:
+    assert dates(text) == [(type_, span, value)]
+
+
+@pytest.mark.parametrize("text", ["the day of signing", "the month in which it falls", "a weekend in Rome",
+                                  "the most important meal of the day.", "what is the best day of the week?",
+                                  "I think of it throughout the day"])
+def test_a_period_that_the_clause_goes_on_to_name_is_not_the_current_one(text: str) -> None:
+    assert not [d for d in dates(text) if d[0] in ("date", "daterange")]
+
+
+def test_a_part_of_the_day_named_alone_is_its_hours_and_a_greeting_is_none() -> None:
+    assert dates("we met one evening") == [("timerange", "evening", "16:00:00/20:00:00")]
+    assert dates("two afternoon classes") == [("timerange", "afternoon", "12:00:00/16:00:00")]
+    assert dates("Good morning, team") == []
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("the card expires 09/2027", "09/2027", "2027-09"),
+    ("see the report for 2023-11.", "2023-11", "2023-11"),
+    ("valid through 3-2026", "3-2026", "2026-03"),
+])
+def test_a_month_and_year_in_digits_is_that_month(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("date", span, value)]
+
+
+@pytest.mark.parametrize("text", ["code 2023-13 failed", "pages 7-2150", "v2.10-2015"])
+def test_digits_that_make_no_month_and_year_are_no_date(text: str) -> None:
+    assert dates(text) == []
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("papers with year >= 2019", ">= 2019", "2019/.."),
+    ("papers with year > = 2019", "> = 2019", "2019/.."),
+    ("records > 2019 only", "> 2019", "2020/.."),
+    ("records <= 2019 only", "<= 2019", "../2020"),
+    ("records < 2000 only", "< 2000", "../2000"),
+])
+def test_a_compared_year_is_an_open_range(text: str, span: str, value: str) -> None:
+    assert dates(text) == [("daterange", span, value)]
+
+
+def test_a_compared_amount_outside_the_years_is_no_date() -> None:
+    assert dates("orders with price > 1500") == []
+
+
+def test_a_day_in_cardinal_words_before_a_month_and_its_year_is_that_day() -> None:
+    assert dates("born on twelve March nineteen ninety") == [
+        ("date", "twelve March nineteen ninety", "1990-03-12")]
+    assert not [d for d in dates("five January invoices") if d[2] == "2024-01-05"]
+
+
+def test_a_counted_range_goes_on_by_the_finer_durations_after_it() -> None:
+    assert dates("over the past 2 years and 6 months") == [
+        ("daterange", "the past 2 years and 6 months", "2021-12-12/2024-06-12")]
+    assert dates("for the last 3 months and 2 weeks and 2 days ago it broke")[0] == (
+        "daterange", "the last 3 months", "2024-03-12/2024-06-12")
+
+
+def test_weekends_count_two_days_each_and_repeat_by_their_count() -> None:
+    assert dates("the course runs four weekends") == [("duration", "four weekends", "P8D")]
+    assert dates("we hike every three weekends") == [("set", "every three weekends", "R/P3WE")]

@@ -52,6 +52,14 @@ def test_repair_example_from_the_docs() -> None:
     ("1/2-3/4", None, [("number", "1/2", "0.5"), ("number", "3/4", "0.75")]),
     ("two nights", None, [("duration", "two nights", "P2D")]),
     ("a night out", None, []),
+    ("christmas eve at 6 p.m.", datetime(2024, 6, 10, 10),
+     [("date", "christmas eve", "2024-12-24"), ("time", "6 p.m.", "18:00:00")]),
+    ("closed for the day", datetime(2024, 6, 10, 10), [("date", "the day", "2024-06-10")]),
+    ("meal of the day", datetime(2024, 6, 10, 10), []),
+    ("one hundred thirty fifths", None, [("number", "one hundred thirty fifths", "2.857142857142857")]),
+    ("10G", None, [("number", "10G", "10000000000")]),
+    ("> 2019", None, [("daterange", "> 2019", "2020/..")]),
+    ("price > 1500", None, [("number", "1500", "1500")]),
 ])
 def test_documented_conventions(text: str, reference: datetime | None, expected: list[tuple[str, str, object]]) -> None:
     assert [(e.type, e.text, e.value) for e in find_entities(text, reference_time=reference)] == expected
