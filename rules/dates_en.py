@@ -91,8 +91,8 @@ _PATTERNS = [
     # 12-2015, 3/2024, 2015-12: a month and its year in digits (a month that is no month, 2015-32, is nothing)
     ("nmy", r"(?<![\w./:-])(?:(?P<m>0?[1-9]|1[0-2])[-/](?P<y>(?:19|20)\d{2})"
             r"|(?P<y2>(?:19|20)\d{2})-(?P<m2>0[1-9]|1[0-2]))(?![\w/:-]|[.,]\d)"),
-    # >= 2019, < 2000: a year compared, as filters write it (a year of 19xx or 20xx only: "> 1500" is an amount)
-    ("cmpyr", r"(?<![<>=!\w])(?P<op>>\s?=|<\s?=|[<>≥≤])\s*(?P<y>(?:19|20)\d{2})(?![\w/:-]|[.,]\d)"),
+    # >= 2019, < 2000, = 2019: a year compared, as filters write it (19xx or 20xx only: "> 1500" is an amount)
+    ("cmpyr", r"(?<![<>=!\w])(?P<op>>\s?=|<\s?=|[<>≥≤=])\s*(?P<y>(?:19|20)\d{2})(?![\w/:-]|[.,]\d)"),
     # June 15, 2024; Jun/15; Sep-23-2020 (hyphens on both sides of the day only with a four-digit year)
     ("mdy", rf"\b(?P<mon>{MONTH_ALT})\.?"
             r"(?:\s+(?:the\s+)?|/|-(?=\d{1,2}\b(?!-))|(?P<hy>-)(?=\d{1,2}-\d{4}\b)|(?=\d))"
@@ -407,6 +407,8 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         return DateHit("date", m.start(), m.end(), d.isoformat())
     if name == "cmpyr":  # >= 2019: from 2019 on; > 2019: from 2020; <= 2019: before 2020; < 2019: before 2019
         op, year = re.sub(r"\s", "", g["op"]).replace("≥", ">=").replace("≤", "<="), int(g["y"])
+        if op == "=":
+            return DateHit("date", m.start(), m.end(), f"{year}")  # = 2019: that year
         value = {">=": f"{year}/..", ">": f"{year + 1}/..", "<=": f"../{year + 1}", "<": f"../{year}"}[op]
         return DateHit("daterange", m.start(), m.end(), value)
     if name == "nmy":

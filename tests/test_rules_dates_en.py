@@ -919,6 +919,12 @@ def test_a_compared_year_is_an_open_range(text: str, span: str, value: str) -> N
     assert dates(text) == [("daterange", span, value)]
 
 
+def test_a_year_set_equal_is_that_year() -> None:
+    assert dates("rows where year = 2021") == [("date", "= 2021", "2021")]
+    assert dates("年份 = 2021 的记录") == [("date", "= 2021", "2021")]
+    assert dates("if x == 2021") == []
+
+
 def test_a_compared_amount_outside_the_years_is_no_date() -> None:
     assert dates("orders with price > 1500") == []
 
