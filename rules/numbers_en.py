@@ -81,12 +81,12 @@ _A = {"a", "an", "one"}
 #: Digits with a scale word or suffix: 2 million, 1.2b, 2.33 k, 10 bln, 2mil, 1,674,200.5 M.
 #: A scale word may be plural (``3 millions``, ``2 thousands``, ``5 lakhs``: as many writers outside
 #: English-speaking countries use it); ``MM`` is finance's million (``5MM``: capitals only, ``5mm`` is a
-#: length); ``doz`` / ``dz`` count dozens (``3 doz``); a ``G`` right after digits is giga (``10G``: capital and
-#: joined only, ``10g`` and ``10 g`` are grams).
+#: length); ``doz`` / ``dz`` count dozens (``3 doz``). A ``G`` after digits is left alone: ``4G`` is a network
+#: generation far more often than four billion.
 SCALED_RE = re.compile(
     r"(?<![\w.,])(?P<n>" + INDIAN_GROUPED + r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)[ ]?"
     r"(?P<s>(?i:(?:hundred|thousand|million|billion|trillion|crore|lakh)s?|mil|mln|bln|bn|tln|dozens?|doz|dz)"
-    r"|MM|[kKMB]|(?<=\d)[bG])(?![\w])"
+    r"|MM|[kKMB]|(?<=\d)b)(?![\w])"
 )
 _NO_SCALE = r"[\w.,]|[ ]+(?i:hundred|thousand|million|billion)"
 #: Digits with scale words in a chain: ``4 thousand 3 hundred and 21``, ``2 million 500 thousand``,
@@ -113,7 +113,7 @@ _SCALE = {"hundred": 10**2, "thousand": 10**3, "k": 10**3, "million": 10**6, "mi
           "tln": 10**12, "crore": 10**7, "lakh": 10**5}
 #: Scales read after digits only (``3 doz``), and plurals (``3 millions``): their value is the singular's.
 _DIGIT_SCALE = {**_SCALE, **{f"{w}s": v for w, v in _SCALE.items() if len(w) > 3},
-                "dozen": 12, "dozens": 12, "doz": 12, "dz": 12, "g": 10**9}
+                "dozen": 12, "dozens": 12, "doz": 12, "dz": 12}
 
 
 def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
@@ -139,8 +139,8 @@ def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
         if w in _INDIAN_SCALE and t not in taken and t > 0 and words[t - 1] in ("a", "an"):
             out.append((t, t + 1, Decimal(_INDIAN_SCALE[w]), False))  # a lakh
             continue
-        if t not in taken and (w[0].isdigit() or w in ("half", "quarter", "halves", "quarters")):
-            if w[0].isdigit():
+        if t not in taken and (w[0].isdecimal() or w in ("half", "quarter", "halves", "quarters")):
+            if w[0].isdecimal():
                 out.append((t, t + 1, Decimal(w.replace(",", "")), False))  # 1,234 (minus 1,234)
             else:  # a bare half / quarter: a denominator waiting for its numerator
                 out.append((t, t + 1, Decimal(_DENOMINATORS[w]), True))
@@ -363,7 +363,7 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
                 share = Decimal(1) / value if words[i] in ("half", "quarter") else value  # "a quarter": 1/4 already
                 value, j = share * _SCALE.get(words[j], 12), j + 1  # half a million, a quarter million, half a dozen
         if not ordinal and words[i] in _SCALE and merged and merged[-1][:2] == (i - 1, i) \
-                and words[i - 1][0].isdigit() and value - _SCALE[words[i]] < _SCALE[words[i]]:
+                and words[i - 1][0].isdecimal() and value - _SCALE[words[i]] < _SCALE[words[i]]:
             a, _, count = merged.pop()  # 3 million and a half, 3 hundred and one: the digits count the scale
             i, value = a, count * _SCALE[words[i]] + value - _SCALE[words[i]]
         if not ordinal and i > 0 and words[i - 1] == "point" and value == int(value) and j - i == 1 \
@@ -429,13 +429,13 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
                 while k < len(items) and items[k][0] < j:
                     k += 1  # the scale word read on its own is inside this one
         if i > 0 and words[i - 1] in _SIGN and not (merged and merged[-1][1] == i - 1) \
-                and not (i > 1 and words[i - 2][0].isdigit()):
+                and not (i > 1 and words[i - 2][0].isdecimal()):
             i, value = i - 1, -value  # minus five, negative 3.5 (not "10 minus 3": a difference)
         elif i > 0 and words[i - 1] in ("a", "an") and words[i] in _ARTICLE_SCALE:
             i -= 1  # a million, a hundred and ten: the article is the count
         merged.append((i, j, value))
     for i, j, value in merged:
-        if j - i == 1 and words[i][0].isdigit():
+        if j - i == 1 and words[i][0].isdecimal():
             continue  # lone digits are find_numbers' own
         lone = j - i == 1 and words[i] == "one"  # as often a pronoun as a count
         if lone and not lone_one:
