@@ -790,7 +790,7 @@ def _amount_of_time(m: re.Match[str], ref: datetime) -> DateHit | None:
         n += 0.25
     u = g["u"].lower()
     if u.startswith("weekend"):  # three weekends: their days (two each), as the gold counts them; no point in time
-        return None if g["dir"] or g["pre"] in ("in", "within") else \
+        return None if g["dir"] or (g["pre"] or "").lower() in ("in", "within") else \
             DateHit("duration", m.start("n") if g["pre"] else m.start(), m.end(), f"P{2 * n:g}D")
     key = "mo" if u.startswith("mo") else "mi" if u.startswith("mi") else u[0]
     if key == "f":

@@ -236,11 +236,12 @@ def _numerator_inside(words: list[str]) -> Decimal | None:
 
 
 def _compound_denominator(numerator: list[str], unit: Decimal) -> tuple[Decimal, Decimal] | None:
-    """A unit ordinal takes the word before it into a compound denominator when that word cannot end the
-    numerator's reading on its own terms: an unhyphenated tens word (``one hundred thirty fifths`` is 100
-    thirty-fifths, as ``twenty twenty fifths`` is 20/25; ``one hundred thirty-two fifths`` stays 132/5) or
-    ``one hundred``/``one thousand`` (``one hundred one thousand fifths``: 100 over the 1005th). The words
-    left must still read as one whole number, or the plain reading stands."""
+    """The numerator and the denominator of ``numerator`` + a plural unit ordinal, when the ordinal is a
+    compound spoken without its hyphen: an unhyphenated tens word before it joins it (``one hundred thirty
+    fifths`` is 100 thirty-fifths, as ``twenty twenty fifths`` is 20/25; hyphened ``one hundred thirty-two
+    fifths`` stays 132/5), and so does ``one hundred``/``one thousand`` (``one hundred one thousand
+    fifths``: 100 over the 1005th). The words left must still read as one whole number, or the plain
+    reading stands (``thirty fifths`` is 6)."""
     if not 1 <= unit < 10:
         return None
     if len(numerator) >= 2 and numerator[-1] in _TENS_VALUE:

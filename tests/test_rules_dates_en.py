@@ -945,3 +945,4 @@ def test_a_counted_range_goes_on_by_the_finer_durations_after_it() -> None:
 def test_weekends_count_two_days_each_and_repeat_by_their_count() -> None:
     assert dates("the course runs four weekends") == [("duration", "four weekends", "P8D")]
     assert dates("we hike every three weekends") == [("set", "every three weekends", "R/P3WE")]
+    assert not [d for d in dates("In two weekends we move") if d[0] == "duration"]  # a point, not an amount
