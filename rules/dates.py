@@ -189,6 +189,7 @@ def _open_range_on_its_day(folded: str, out: list[DateHit], h: DateHit, *, day_f
 _DAY_SPAN = re.compile(r"(\d{4}-\d{2}-\d{2})/(\d{4}-\d{2}-\d{2})")
 #: A period named by its end (``the end of 2008``): as a point it is the moment the period is over.
 _END_OF = re.compile(r"(?:the\s+)?end\s+of\b", re.IGNORECASE)
+_START_OF = re.compile(r"(?:the\s+)?(?:beginning|start)\s+of\b", re.IGNORECASE)
 #: A reduced-precision date (a year, a month, an ISO week) that may stand at one end of a range of days.
 _REDUCED = re.compile(r"\d{4}(?:-\d{2}|-W\d{2})?")
 _DAY_AROUND = re.compile(r"\b(?:the\s+)?(?:day|(?P<pod>morning|afternoon|evening|night))\s+(before|after)\s+$",
@@ -246,7 +247,8 @@ def _join_periods(folded: str, h: DateHit, nxt: DateHit) -> DateHit | None:
 
 
 #: ``before the end of this year`` / ``until next week`` close a range at the period's point;
-#: ``since late july`` opens one at its start and ``after the end of 2019`` at its end.
+#: ``since late july`` opens one at its start and ``after the end of 2019`` at its end; ``after the
+#: beginning of March`` at its start (the beginning is the point meant: after March began).
 def _open_period(folded: str, h: DateHit) -> DateHit:
     point = _period_point(folded, h)
     before = _BEFORE_PREFIX.search(folded, max(0, h.start - 20), h.start)
@@ -256,7 +258,7 @@ def _open_period(folded: str, h: DateHit) -> DateHit:
     if before is not None and (since is None or before.start() <= since.start()):
         return DateHit("daterange", before.start(), h.end, f"../{point}")
     assert since is not None
-    start = h.value.split("/")[1] if since.group("after") else point
+    start = h.value.split("/")[1] if since.group("after") and not _START_OF.match(folded, h.start) else point
     return DateHit("daterange", since.start(), h.end, f"{start}/..")
 _TIME_VALUE = re.compile(r"(\d{2}):(\d{2}):(\d{2})")
 #: What may stand between a day and its time: ``tomorrow at 8:45``, ``June 3, 10am``, ``3pm on Friday``.

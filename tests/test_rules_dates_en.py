@@ -946,3 +946,11 @@ def test_weekends_count_two_days_each_and_repeat_by_their_count() -> None:
     assert dates("the course runs four weekends") == [("duration", "four weekends", "P8D")]
     assert dates("we hike every three weekends") == [("set", "every three weekends", "R/P3WE")]
     assert not [d for d in dates("In two weekends we move") if d[0] == "duration"]  # a point, not an amount
+
+
+def test_after_the_beginning_of_a_period_opens_at_its_start_and_after_its_early_part_at_that_part_end() -> None:
+    assert dates("open after the beginning of July") == [("daterange", "after the beginning of July", "2024-07-01/..")]
+    assert dates("open after the start of next month") == [
+        ("daterange", "after the start of next month", "2024-07-01/..")]
+    assert dates("open after early July") == [("daterange", "after early July", "2024-07-16/..")]
+    assert dates("open after the end of July") == [("daterange", "after the end of July", "2024-08-01/..")]
