@@ -8,10 +8,15 @@ from __future__ import annotations
 
 from .numbers import DIGIT_VALUES, parse_number
 
-__all__ = ["REL_YEAR", "UNIT_CODES", "zh_int"]
+__all__ = ["LUNAR_MONTHS", "REL_MONTH", "REL_YEAR", "UNIT_CODES", "zh_int"]
 
 #: Year words → offset from the reference year.
 REL_YEAR = {"今年": 0, "明年": 1, "去年": -1, "前年": -2, "后年": 2, "後年": 2}
+#: Month words → offset from the reference month.
+REL_MONTH = {"本月": 0, "这个月": 0, "這個月": 0, "上个月": -1, "上個月": -1, "上月": -1, "下个月": 1, "下個月": 1,
+             "下月": 1}
+#: The lunar months that have names of their own (正月 1, 冬月 11, 腊月 12), written before 月.
+LUNAR_MONTHS = {"正": 1, "冬": 11, "腊": 12, "臘": 12}
 #: Duration unit words → ISO 8601 designator (``MIN`` for minutes, to tell them from months).
 UNIT_CODES = {"年": "Y", "个月": "M", "個月": "M", "月": "M", "周": "W", "星期": "W", "礼拜": "W", "禮拜": "W",
               "週": "W", "天": "D", "日": "D", "小时": "H", "小時": "H", "钟头": "H", "鐘頭": "H", "个钟头": "H",
@@ -19,14 +24,14 @@ UNIT_CODES = {"年": "Y", "个月": "M", "個月": "M", "月": "M", "周": "W", 
 
 
 def zh_int(s: str | None) -> int | None:
-    """A whole number written in digits or Chinese (``初五`` → 5, ``正`` → 1, ``二〇二四`` → 2024)."""
+    """A whole number written in digits or Chinese (``初五`` → 5, ``正`` → 1, ``腊`` → 12, ``二〇二四`` → 2024)."""
     if not s:
         return None
     s = s.replace(" ", "")
     if s.startswith("初"):
         s = s[1:]
-    if s == "正":
-        return 1
+    if s in LUNAR_MONTHS:
+        return LUNAR_MONTHS[s]
     if s.isdigit():
         return int(s)
     if len(s) == 4 and all(ch in DIGIT_VALUES for ch in s):

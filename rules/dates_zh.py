@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit, add_durations, add_months, leap_year_from, week_of
-from ._zh_time_words import REL_YEAR, UNIT_CODES, zh_int
+from ._zh_time_words import LUNAR_MONTHS, REL_MONTH, REL_YEAR, UNIT_CODES, zh_int
 from .numbers import parse_number
 from .regexes import alternation
 
@@ -24,8 +24,6 @@ _REL_DAY = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨晚":
 ERAS = {"顺治": 1644, "康熙": 1662, "雍正": 1723, "乾隆": 1736, "嘉庆": 1796, "道光": 1821, "咸丰": 1851,
         "同治": 1862, "光绪": 1875, "宣统": 1909, "民国": 1912, "洪武": 1368, "永乐": 1403, "嘉靖": 1522,
         "万历": 1573, "崇祯": 1628, "贞观": 627, "开元": 713, "天宝": 742, "神龙": 705}
-_REL_MONTH = {"本月": 0, "这个月": 0, "這個月": 0, "上个月": -1, "上個月": -1, "上月": -1, "下个月": 1,
-              "下個月": 1, "下月": 1}
 _WEEK_SHIFT = {"上上": -2, "下下": 2, "上": -1, "下": 1, "本": 0, "这": 0, "這": 0, "": 0}
 #: Parts of the day as hour ranges (Recognizers-Text convention: morning 8–12, afternoon 12–16,
 #: evening 16–20, night 20–24).
@@ -43,7 +41,8 @@ _DATE = (
     rf"|(?:(?P<ry>{alternation(REL_YEAR)})|(?P<era>{alternation(ERAS)})(?P<ey>元|\d{{1,2}}|[一二三四五六七八九十]{{1,3}})\s*年"
     r"|(?P<y>\d{4}|\d{2}|[零〇○一二三四五六七八九]{3,4}|[一二两]千(?:零?[一二三四五六七八九十]{1,3})?)\s*年)?(?:的)?\s*"
     r"(?:农历|農曆)?"
-    rf"(?:(?P<rm>{alternation(_REL_MONTH)})|(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]|正)\s*月份?)?\s*"
+    rf"(?:(?P<rm>{alternation(REL_MONTH)})|(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]|["
+    rf"{''.join(LUNAR_MONTHS)}])\s*月份?)?\s*"
     r"(?:(?P<d>3[01]|[12]\d|0?[1-9]|三十一?|二十[一二三四五六七八九]?|十[一二三四五六七八九]?"
     r"|[一二三四五六七八九])\s*[日号號]|(?P<d2>初[一二三四五六七八九十]|廿[一二三四五六七八九]?)"
     r"|(?<=月)(?P<d3>三十一?|二十[一二三四五六七八九]?|十[一二三四五六七八九]?)"
@@ -57,13 +56,15 @@ _TIME = (
     rf"(?:\s*(?P<s>[0-5]?\d|[{_C}]{{1,3}})\s*秒)?"
     r"|(?P<ch>2[0-3]|[01]?\d):(?P<cm>[0-5]\d)(?::(?P<cs>[0-5]\d))?(?!\d))?"
 )
-DATETIME_RE = re.compile(r"(?=[0-9" + _C + r"今明昨前后後大上下本这這周星礼禮週凌清早中午傍晚夜去正初农農"
+DATETIME_RE = re.compile(r"(?=[0-9" + _C + r"今明昨前后後大上下本这這周星礼禮週凌清早中午傍晚夜去初农農"
+                         + "".join(LUNAR_MONTHS)
                          + "".join(sorted({e[0] for e in ERAS})) + r"])"
                          + _DATE + _TIME)
-_DUR_UNITS = "年|个月|個月|周|星期|礼拜|禮拜|週|天|小时|小時|钟头|鐘頭|分钟|分鐘|秒钟|秒鐘|秒|时(?![间候代刻])"
+_DUR_UNITS = ("年|个月|個月|(?<=半)月|周|星期|礼拜|禮拜|週|天|小时|小時|钟头|鐘頭|分钟|分鐘|秒钟|秒鐘|秒"
+              "|时(?![间候代刻])")  # 两个半月: after 半 a bare 月 is the unit
 DURATION_RE = re.compile(
     rf"(?=[0-9{_C}百半])(?<![0-9.{_C}百])(?P<n>\d{{1,9}}(?:\.\d{{1,6}})?|[{_C}百]{{1,12}}|半)\s{{0,3}}(?P<half1>半)?\s{{0,3}}"
-    rf"(?:个|個)?\s{{0,3}}(?P<u>{_DUR_UNITS})(?P<half2>半)?"
+    rf"(?:个|個)?\s{{0,3}}(?P<half3>半)?\s{{0,3}}(?P<u>{_DUR_UNITS})(?P<half2>半)?"
     r"(?:\s*(?:之|以)?(?P<dir>前|后|後)(?!天))?"
 )
 
@@ -218,8 +219,8 @@ def _date_part(g: dict[str, str | None], ref: datetime, m: re.Match[str]) -> tup
                 return None, ""
             year += 2000 if year < 30 else 1900
     if g["rm"]:
-        shifted = add_months(today.replace(day=1), _REL_MONTH[g["rm"]])
-        year, month = (year, shifted.month) if year is not None and not _REL_MONTH[g["rm"]] \
+        shifted = add_months(today.replace(day=1), REL_MONTH[g["rm"]])
+        year, month = (year, shifted.month) if year is not None and not REL_MONTH[g["rm"]] \
             else (shifted.year, shifted.month)
     elif g["m"]:
         month = zh_int(g["m"])
@@ -277,7 +278,7 @@ def _single_durations(folded: str, ref: datetime) -> Iterator[DateHit]:
             n = float(v)
         if unit == "年" and raw.isdigit() and (len(raw) >= 3 or raw.startswith("0")):
             continue  # 2009年 is a year, not 2009 years
-        if m.group("half1") or m.group("half2"):
+        if m.group("half1") or m.group("half2") or m.group("half3"):  # 三年半, 一个半小时
             n += 0.5
         code = UNIT_CODES[unit]
         if m.group("dir"):
@@ -296,20 +297,22 @@ def _iso_duration(n: float, code: str) -> str:
 
 
 def _offset(m: re.Match[str], n: float, code: str, ref: datetime) -> DateHit | None:
+    """``5天前``, ``两周后``; a half counts in the unit below it (``半年前``: six months, ``两个半月后``: two
+    months and 15 days, ``一个半小时后``: 90 minutes); a half day or week names no day, so it is none."""
     sign = -1 if m.group("dir") == "前" else 1
-    if n != int(n):
-        return None
-    k = int(n) * sign
     if code in ("H", "MIN", "S"):
-        delta = {"H": timedelta(hours=k), "MIN": timedelta(minutes=k), "S": timedelta(seconds=k)}[code]
-        return DateHit("datetime", m.start(), m.end(), (ref + delta).replace(microsecond=0).isoformat())
+        delta = {"H": timedelta(hours=n), "MIN": timedelta(minutes=n), "S": timedelta(seconds=n)}[code]
+        return DateHit("datetime", m.start(), m.end(), (ref + sign * delta).replace(microsecond=0).isoformat())
     d = ref.date()
-    if code == "D":
-        d += timedelta(days=k)
-    elif code == "W":
-        d += timedelta(weeks=k)
-    elif code == "M":
-        d = add_months(d, k)
+    if code in ("D", "W"):
+        days = n * (7 if code == "W" else 1)
+        if days != int(days):
+            return None
+        d += timedelta(days=sign * int(days))
     else:
-        d = add_months(d, 12 * k)
+        months = n * (12 if code == "Y" else 1)
+        whole = int(months)
+        if months - whole not in (0, 0.5):
+            return None
+        d = add_months(d, sign * whole) + timedelta(days=sign * 15 * (months != whole))
     return DateHit("date", m.start(), m.end(), d.isoformat())

@@ -1,5 +1,6 @@
 """Chinese periods named by words rather than dates: ``上半年``, ``九十年代``, ``2021年的第二周``,
-``去年的前10天``, ``前1周``, ``之后5分钟``, ``每天`` (a ``set``), ``1995 - 1997年``.
+``去年的前10天``, ``前1周``, ``之后5分钟``, ``每天`` (a ``set``), ``1995 - 1997年``, ``六月下旬``, ``月底``,
+``本月最后一天``.
 
 Values follow :mod:`lastline.rules.dates`: intervals ``start/end`` with the end exclusive.
 """
@@ -11,7 +12,7 @@ from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit, add_months
-from ._zh_time_words import REL_YEAR, UNIT_CODES, zh_int
+from ._zh_time_words import REL_MONTH, REL_YEAR, UNIT_CODES, zh_int
 from .regexes import alternation
 
 __all__ = ["GATES", "find_periods"]
@@ -181,6 +182,51 @@ def _nth(m: re.Match[str], ref: datetime) -> DateHit | None:
 
 
 
+#: The parts of a month: its ten-day thirds (上旬 1st–10th, 中旬 11th–20th, 下旬 21st to its end), 月初 as
+#: its first third and 月底 / 月末 as its last; and its first or last day. The month is named (``六月``,
+#: ``2024年6月``, ``下个月``) or, with ``月`` alone, the current one (``月底前``); ``三月初一`` is a lunar day,
+#: not a part.
+MONTH_PART_RE = re.compile(
+    rf"(?<![每月])(?:(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?)?"
+    rf"(?:(?P<rm>{alternation(REL_MONTH)})|(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月份?|(?P<bare>月))"
+    r"的?(?:(?P<xun>上旬|中旬|下旬)|(?P<edge>初|底|末)(?![一二三四五六七八九十])"
+    r"|(?P<fl>最后|最後|第一)一?(?:个|個)?(?:天|日)(?![\d一二三四五六七八九十]))"
+)
+#: ``今年最后一天``, ``明年的第一天``: the year's last or first day.
+YEAR_DAY_RE = re.compile(
+    rf"(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?(?P<fl>最后|最後|第一)一?(?:个|個)?(?:天|日)"
+    r"(?![\d一二三四五六七八九十])"
+)
+
+
+def _month_part(m: re.Match[str], ref: datetime) -> DateHit | None:
+    today = ref.date()
+    year = today.year + REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y") or today.year)
+    if m.group("rm"):
+        first = add_months(today.replace(day=1), REL_MONTH[m.group("rm")])
+    elif m.group("m"):
+        month = zh_int(m.group("m"))
+        if month is None or not 1 <= month <= 12:
+            return None
+        first = date(year, month, 1)
+    else:
+        first = today.replace(day=1)
+    after = add_months(first, 1)
+    if m.group("fl"):
+        day = first if m.group("fl") == "第一" else after - timedelta(days=1)
+        return DateHit("date", m.start(), m.end(), day.isoformat())
+    part = m.group("xun") or {"初": "上旬", "底": "下旬", "末": "下旬"}[m.group("edge")]
+    start, end = {"上旬": (first, first.replace(day=11)), "中旬": (first.replace(day=11), first.replace(day=21)),
+                  "下旬": (first.replace(day=21), after)}[part]
+    return DateHit("daterange", m.start(), m.end(), f"{start.isoformat()}/{end.isoformat()}")
+
+
+def _year_day(m: re.Match[str], ref: datetime) -> DateHit:
+    year = ref.year + REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y"))
+    day = date(year, 1, 1) if m.group("fl") == "第一" else date(year, 12, 31)
+    return DateHit("date", m.start(), m.end(), day.isoformat())
+
+
 _LAST_N_RE = re.compile(
     rf"(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?(?:最后|最後)\s*(?P<n>\d+|[一二两兩三四五六七八九十]+)\s*"
     r"(?:个|個)?\s*(?P<u>周|週|星期)"
@@ -202,7 +248,8 @@ def _last_n_weeks(m: re.Match[str], ref: datetime) -> DateHit | None:
 GATES: dict[re.Pattern[str], str] = {
     FIRST_N_RE: "前", _LAST_N_RE: "最", SET_RE: "每", WEEKDAY_SET_RE: "每",
     WINDOW_RE: "天周週星月年时時分", YEAR_RANGE_RE: "0123456789", _HALF_RE: "半", QUARTER_RE: "季",
-    WEEKEND_RE: "末", DECADE_RE: "代", MONTH_WEEK_RE: "月", NTH_RE: "第",
+    WEEKEND_RE: "末", DECADE_RE: "代", MONTH_WEEK_RE: "月", NTH_RE: "第", MONTH_PART_RE: "旬初底末最第",
+    YEAR_DAY_RE: "最第",
 }
 
 
@@ -259,3 +306,9 @@ def find_periods(folded: str, ref: datetime) -> Iterator[DateHit]:
         hit = _nth(m, ref)
         if hit:
             yield hit
+    for m in _finditer(MONTH_PART_RE, folded):
+        hit = _month_part(m, ref)
+        if hit:
+            yield hit
+    for m in _finditer(YEAR_DAY_RE, folded):
+        yield _year_day(m, ref)

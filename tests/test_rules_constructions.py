@@ -969,3 +969,51 @@ def test_now_in_chinese_opens_a_range_from_the_reference_time(text: str, span: s
 @pytest.mark.parametrize("text", ["我现在想借五千元", "现在能提额吗", "目前到账了吗"])
 def test_now_in_chinese_alone_is_no_entity(text: str) -> None:
     assert [e for e in find_entities(text, reference_time=REF) if e.type in ("datetime", "date", "daterange")] == []
+
+
+# -- parts of a Chinese month, halves counted in the unit below, named lunar months -------------------
+@pytest.mark.parametrize(("text", "span", "type_", "value"), [
+    ("合同在本月最后一天到期", "本月最后一天", "date", "2024-06-30"),          # a month's last day
+    ("请在2024年2月的最后一天前提交", "2024年2月的最后一天", "date", "2024-02-29"),
+    ("新规下个月第一天执行", "下个月第一天", "date", "2024-07-01"),           # and its first
+    ("今年最后一天放假", "今年最后一天", "date", "2024-12-31"),              # a year's last day
+    ("款项六月下旬到账", "六月下旬", "daterange", "2024-06-21/2024-07-01"),  # its ten-day thirds
+    ("这个月中旬出差", "这个月中旬", "daterange", "2024-06-11/2024-06-21"),
+    ("3月上旬发货", "3月上旬", "daterange", "2024-03-01/2024-03-11"),
+    ("下个月初再说", "下个月初", "daterange", "2024-07-01/2024-07-11"),      # 月初: the first third
+    ("2月底交货", "2月底", "daterange", "2024-02-21/2024-03-01"),            # 月底 / 月末: the last
+    ("请在月底前付款", "月底", "daterange", "2024-06-21/2024-07-01"),        # 月 alone: this month
+])
+def test_parts_and_edge_days_of_a_chinese_month(text: str, span: str, type_: str, value: str) -> None:
+    assert found(text, type_) == [(type_, span, value)]
+
+
+@pytest.mark.parametrize("text", ["三月初一是春节", "每月底结算", "每月月底对账", "岁月如歌"])
+def test_a_lunar_day_or_every_month_is_no_part_of_this_month(text: str) -> None:
+    assert not [f for f in found(text, "daterange") if str(f[2]).startswith(("2024-03-01/", "2024-06-21/"))]
+
+
+@pytest.mark.parametrize(("text", "span", "type_", "value"), [
+    ("半年前签的合同", "半年前", "date", "2023-12-12"),                      # half a year: six months
+    ("三年半前", "三年半前", "date", "2020-12-12"),
+    ("半个月后复查", "半个月后", "date", "2024-06-27"),                      # half a month: 15 days
+    ("两个半月后交付", "两个半月后", "date", "2024-08-27"),
+    ("一个半小时后出发", "一个半小时后", "datetime", "2024-06-12T11:30:00"),  # 个 before 半
+    ("会议开了一个半小时", "一个半小时", "duration", "PT1.5H"),
+    ("工期两个半月", "两个半月", "duration", "P2.5M"),
+])
+def test_a_half_counts_in_the_unit_below_it(text: str, span: str, type_: str, value: str) -> None:
+    assert found(text, type_) == [(type_, span, value)]
+
+
+def test_half_a_day_from_now_names_no_day() -> None:
+    assert found("半天后", "date", "datetime") == []
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("腊月二十三是小年", "腊月二十三", "2024-12-23"),                         # lunar months by name, kept lunar
+    ("臘月初八喝粥", "臘月初八", "2024-12-08"),
+    ("冬月初八出生", "冬月初八", "2024-11-08"),
+])
+def test_named_lunar_months(text: str, span: str, value: str) -> None:
+    assert found(text, "date") == [("date", span, value)]
