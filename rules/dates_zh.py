@@ -82,7 +82,30 @@ DURATION_ANCHOR = re.compile(r"[年月周星礼禮週天时時钟鐘分秒]")
 _NOW_OPENS = re.compile(r"(?:现在|此刻|目前)(?:\s*(?:开始|起))?(?=\s*[到至])")
 
 
+#: A clock time told by what it lacks: ``差五分十点`` / ``十点差五分`` (9:55), ``差一刻八点`` (7:45). A part of
+#: the day before it is read here, unless a day comes first (``明天下午差五分三点``: composed with the day).
+_SHORT_OF_RE = re.compile(
+    r"(?:(?<![天日号號周期拜一二三四五六])(?P<p>凌晨|早上|上午|中午|下午|傍晚|晚上))?\s*(?:"
+    rf"差\s*(?:(?P<n>[0-5]?\d|[{_C}]{{1,3}})\s*分(?:钟|鐘)?|(?P<q>一刻))\s*(?P<h>1[0-2]|0?[1-9]|[{_C}]{{1,3}})\s*[点點]"
+    rf"|(?P<h2>1[0-2]|0?[1-9]|[{_C}]{{1,3}})\s*[点點]\s*差\s*(?:(?P<n2>[0-5]?\d|[{_C}]{{1,3}})\s*分(?:钟|鐘)?|(?P<q2>一刻)))"
+)
+
+
+def _short_of(folded: str) -> Iterator[DateHit]:
+    for m in _SHORT_OF_RE.finditer(folded):
+        hour = zh_int(m.group("h") or m.group("h2"))
+        minutes = 15 if m.group("q") or m.group("q2") else zh_int(m.group("n") or m.group("n2"))
+        if hour is None or minutes is None or not 1 <= hour <= 12 or not 1 <= minutes <= 30:
+            continue
+        hour -= 1
+        if m.group("p") in _PM and hour < 12:
+            hour += 12  # 下午差五分三点: 14:55
+        yield DateHit("time", m.start(), m.end(), f"{hour:02d}:{60 - minutes:02d}:00")
+
+
 def find_zh(folded: str, ref: datetime) -> Iterator[DateHit]:
+    if "差" in folded:
+        yield from _short_of(folded)
     if DATE_ANCHOR.search(folded):
         yield from _dated(folded, ref)
         for m in _NOW_OPENS.finditer(folded):

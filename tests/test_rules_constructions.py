@@ -1017,3 +1017,19 @@ def test_half_a_day_from_now_names_no_day() -> None:
 ])
 def test_named_lunar_months(text: str, span: str, value: str) -> None:
     assert found(text, "date") == [("date", span, value)]
+
+
+@pytest.mark.parametrize(("text", "span", "type_", "value"), [
+    ("差五分十点到", "差五分十点", "time", "09:55:00"),                       # minutes short of the hour
+    ("十点差五分出发", "十点差五分", "time", "09:55:00"),
+    ("差一刻八点", "差一刻八点", "time", "07:45:00"),                          # a quarter short
+    ("下午差5分3点开会", "下午差5分3点", "time", "14:55:00"),                 # after a part of the day
+    ("明天下午差五分三点", "明天下午差五分三点", "datetime", "2024-06-13T14:55:00"),  # composed with its day
+])
+def test_a_clock_time_told_by_what_it_lacks(text: str, span: str, type_: str, value: str) -> None:
+    assert found(text, "time", "datetime") == [(type_, span, value)]
+
+
+@pytest.mark.parametrize("text", ["差距十点五个百分点", "差不多了", "差五分"])
+def test_cha_without_an_hour_is_no_time(text: str) -> None:
+    assert found(text, "time", "datetime") == []
