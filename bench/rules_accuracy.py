@@ -1156,38 +1156,44 @@ the spec keeps two entities), an anaphoric period the spec resolves to the curre
 
 Ninth round, English (the whole development folder; no local half is held out any more, so the outside
 held-out half is the only check of what follows). Of the misses the eighth round called the spec's
-conventions, those that are constructions of English were widened as constructions, each with its limit
-and with tests on sentences of our own: a tens word or `one hundred`/`one thousand` right before a unit
-ordinal belongs to the denominator (`one hundred thirty fifths` = 100/35, `one hundred one thousand
-fifths` = 100/1005; hyphened `thirty-two fifths` stays 32/5); an English holiday stays a date beside its
-time (`christmas eve at 6 p.m.`: the spec keeps a holiday whole in every case it has); a period named
-with `the`/`that`/`same` at the end of a clause is the current one (`blocked for the day`, `sales in the
-year`, `that weekend`, `the fortnight`), but not after `of` or `throughout`, which make it a kind (`meal
-of the day`, `day of the week`: on QQP those are far more common than a current period, so the spec's
-`partner of the month` stays a miss); a part of the day named alone (`one morning`, `2 morning
-sessions`; not `good morning`, not `the evening of June 20`, which is that day's); a month and year in
-digits (`12-2015`, `2015-12`, `09/2027`); a compared year (`>= 2019`, `< 2000`; 19xx and 20xx only, so
-`price > 1500` stays an amount); a day in cardinal words before a month and its year (`twenty five
-January nineteen eighty six`; a year is required, so `five January invoices` is no date); a counted
-range going on by finer durations (`the last 3 months and 2 weeks and 2 days`, unless the list goes on
-to a point: `… and 2 days ago`); weekends as a unit (`three weekends` = 6 days, `every two weekends`); a
-year set equal (`= 2019`, which the Chinese file has too); after the beginning of a period opens at its
-first day (`after the beginning of March`: after March began; after its early part still opens on the
-16th). Left out on purpose, after reading what they do to 20,000 QQP questions and 1,500 SciFact
-abstracts: `10G` as giga (`4G` and `3G`, network generations, came up 29 times there), bare `weekend`
-and bare years (mostly generic). English dates 458 → 476 of 511 (89.6% → 93.2%), numbers 112 → 115 of
-128 (87.5% → 89.8%), Chinese dates 136 → 137 of 142; no new miss in any folder, spurious entities on
-negatives unchanged, Chinese half b unchanged; on QQP val the slot guard's verdict changed for 5 of
-12,127 pairs (3 non-duplicates newly refused, 1 duplicate newly refused for `in the weekend`, 1 pair
-refused for a month-year rather than an amount). Reading that prose also turned up a bug: a superscript
-or subscript digit (`km²`, `NH₂`) passed `str.isdigit` and made the English number reader fail on the
-whole text (logged and skipped, so that text lost its English numbers); it now takes decimal digits
-only, and the never-raises properties also require that no recognizer logs a failure. Eleven of the 13
-English number misses left are numbers the spec's NumberModel, run alone, reads inside what lastline
-reads as one phone, amount or date (`+1-222-2222/2222`, `$10000 in 3 years`, `hundred thousand dollars`,
-`423 0000`, a 15-digit run) or the spec's `10G`: lastline gives a span to one entity, and the slot guard
-relies on it. Read by the number recognizer alone (`find_entities(types={"number"}, rivals=False)`), the
-same file scores 125 of 128; that is not the figure this table reports or the target is judged on."""
+conventions, those that are constructions of English were widened as constructions, each with its limit and
+with tests on sentences of our own: a tens word or `one hundred`/`one thousand` right before a unit ordinal
+belongs to the denominator (`one hundred thirty fifths` = 100/35, `one hundred one thousand fifths` =
+100/1005; hyphened `thirty-two fifths` stays 32/5); an English holiday stays a date beside its time
+(`christmas eve at 6 p.m.`: the spec keeps a holiday whole in every case it has); a period named with
+`the`/`that`/`same` at the end of a clause is the current one (`blocked for the day`, `sales in the year`,
+`that weekend`, `the fortnight`), but not after `of` or `throughout`, which make it a kind (`meal of the day`,
+`day of the week`: on QQP those are far more common than a current period, so the spec's `partner of the
+month` stays a miss); a part of the day named alone (`one morning`, `2 morning sessions`; not `good morning`,
+not `the evening of June 20`, which is that day's); a month and year in digits (`12-2015`, `2015-12`,
+`09/2027`); a compared year (`>= 2019`, `< 2000`; 19xx and 20xx only, so `price > 1500` stays an amount); a
+day in cardinal words before a month and its year (`twenty five January nineteen eighty six`; a year is
+required, so `five January invoices` is no date); a counted range going on by finer durations (`the last 3
+months and 2 weeks and 2 days`, unless the list goes on to a point: `… and 2 days ago`); weekends as a unit
+(`three weekends` = 6 days, `every two weekends`); a year set equal (`= 2019`, which the Chinese file has
+too); after the beginning of a period opens at its first day (`after the beginning of March`: after March
+began; after its early part still opens on the 16th). Left out on purpose, after reading what they do to
+20,000 QQP questions and 1,500 SciFact abstracts: `10G` as giga (`4G` and `3G`, network generations, came up
+29 times there), bare `weekend` and bare years (mostly generic). English dates 458 → 476 of 511 (89.6% →
+93.2%), numbers 112 → 115 of 128 (87.5% → 89.8%), Chinese dates 136 → 137 of 142; no new miss in any folder,
+spurious entities on negatives unchanged, Chinese half b unchanged; on QQP val the slot guard's verdict
+changed for 5 of 12,127 pairs (3 non-duplicates newly refused, 1 duplicate newly refused for `in the weekend`,
+1 pair refused for a month-year rather than an amount). Reading that prose also turned up a bug: a superscript
+or subscript digit (`km²`, `NH₂`) passed `str.isdigit` and made the English number reader fail on the whole
+text (logged and skipped, so that text lost its English numbers); it now takes decimal digits only, and the
+never-raises properties also require that no recognizer logs a failure. Eleven of the 13 English number misses
+left are numbers the spec's NumberModel, run alone, reads inside what lastline reads as one phone, amount or
+date (`+1-222-2222/2222`, `$10000 in 3 years`, `hundred thousand dollars`, `423 0000`, a 15-digit run) or the
+spec's `10G`: lastline gives a span to one entity, and the slot guard relies on it. Read by the number
+recognizer alone (`find_entities(types={"number"}, rivals=False)`), the same file scores 125 of 128; that is
+not the figure this table reports or the target is judged on. Chinese, written from the constructions the
+issue names (`本月最后一天`) and a probe of common phrasings of our own, none of them in the development files
+(their figures do not move; half b does not move either): the parts of a month (`上旬`/`中旬`/`下旬` as its
+ten-day thirds, `月初` the first, `月底`/`月末` the last; `月` alone is this month, `每月底` is none,
+`三月初一` stays a lunar day), a month's or a year's first and last day (`本月最后一天`, `今年最后一天`), a
+half counted in the unit below it (`半年前` six months, `两个半月后` two months and 15 days, `一个半小时`),
+the named lunar months (`腊月`, `冬月`) and a clock time told by what it lacks (`差五分十点` 9:55,
+`下午差一刻三点` 14:45). On LCQMC dev one non-duplicate pair is now refused (`八个半月`); BQ dev unchanged."""
 
 
 _CONTRACT_PROSE = """Hand-written contract snippets (`tests/data/contracts/`, every expected field asserted per case in
