@@ -199,6 +199,26 @@ YEAR_DAY_RE = re.compile(
 )
 
 
+_DAY_NO = r"(?:3[01]|[12]\d|0?[1-9]|三十一?|二十[一二三四五六七八九]?|十[一二三四五六七八九]?|[一二三四五六七八九])"
+#: A day that comes back: ``每月5日`` / ``每个月的1号`` → ``R/XXXX-XX-05``, ``每年3月15日`` → ``R/XXXX-03-15`` (the
+#: Recognizers-Text timex of a day in any month or year, as ``每周一`` is ``R/XXXX-WXX-1``). Read as one date,
+#: ``每月5日前支付`` would name this month's 5th only.
+RECURRING_DAY_RE = re.compile(
+    rf"每(?:一)?(?:个|個)?(?:月(?:份)?的?(?P<d>{_DAY_NO})\s*[日号號]"
+    rf"|年的?(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月份?(?P<d2>{_DAY_NO})\s*[日号號])"
+)
+
+
+def _recurring_day(m: re.Match[str]) -> DateHit | None:
+    day = zh_int(m.group("d") or m.group("d2"))
+    month = zh_int(m.group("m")) if m.group("m") else None
+    if day is None or not 1 <= day <= 31 or (month is not None and not 1 <= month <= 12):
+        return None
+    if month is not None and day > (29 if month == 2 else 30 if month in (4, 6, 9, 11) else 31):
+        return None
+    return DateHit("set", m.start(), m.end(), f"R/XXXX-{f'{month:02d}' if month else 'XX'}-{day:02d}")
+
+
 def _month_part(m: re.Match[str], ref: datetime) -> DateHit | None:
     today = ref.date()
     year = today.year + REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y") or today.year)
@@ -249,7 +269,7 @@ GATES: dict[re.Pattern[str], str] = {
     FIRST_N_RE: "前", _LAST_N_RE: "最", SET_RE: "每", WEEKDAY_SET_RE: "每",
     WINDOW_RE: "天周週星月年时時分", YEAR_RANGE_RE: "0123456789", _HALF_RE: "半", QUARTER_RE: "季",
     WEEKEND_RE: "末", DECADE_RE: "代", MONTH_WEEK_RE: "月", NTH_RE: "第", MONTH_PART_RE: "旬初底末最第",
-    YEAR_DAY_RE: "最第",
+    YEAR_DAY_RE: "最第", RECURRING_DAY_RE: "每",
 }
 
 
@@ -312,3 +332,7 @@ def find_periods(folded: str, ref: datetime) -> Iterator[DateHit]:
             yield hit
     for m in _finditer(YEAR_DAY_RE, folded):
         yield _year_day(m, ref)
+    for m in _finditer(RECURRING_DAY_RE, folded):
+        hit = _recurring_day(m)
+        if hit:
+            yield hit

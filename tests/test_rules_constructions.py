@@ -1033,3 +1033,17 @@ def test_a_clock_time_told_by_what_it_lacks(text: str, span: str, type_: str, va
 @pytest.mark.parametrize("text", ["差距十点五个百分点", "差不多了", "差五分"])
 def test_cha_without_an_hour_is_no_time(text: str) -> None:
     assert found(text, "time", "datetime") == []
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("每月5日前支付租金", "每月5日", "R/XXXX-XX-05"),                         # a day of every month
+    ("每个月的1号发工资", "每个月的1号", "R/XXXX-XX-01"),
+    ("每月十五号对账", "每月十五号", "R/XXXX-XX-15"),
+    ("每年3月15日年检", "每年3月15日", "R/XXXX-03-15"),                      # a day of every year
+])
+def test_a_day_that_comes_back_is_a_set_not_this_months_day(text: str, span: str, value: str) -> None:
+    assert found(text, "set", "date") == [("set", span, value)]
+
+
+def test_a_yearly_day_no_month_has_is_none() -> None:
+    assert found("每年2月30日", "set", "date") == []
