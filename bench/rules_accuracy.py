@@ -1192,8 +1192,9 @@ issue names (`本月最后一天`) and a probe of common phrasings of our own, n
 ten-day thirds, `月初` the first, `月底`/`月末` the last; `月` alone is this month, `每月底` is none,
 `三月初一` stays a lunar day), a month's or a year's first and last day (`本月最后一天`, `今年最后一天`), a
 half counted in the unit below it (`半年前` six months, `两个半月后` two months and 15 days, `一个半小时`),
-the named lunar months (`腊月`, `冬月`) and a clock time told by what it lacks (`差五分十点` 9:55,
-`下午差一刻三点` 14:45). On LCQMC dev one non-duplicate pair is now refused (`八个半月`); BQ dev unchanged."""
+the named lunar months (`腊月`, `冬月`) a clock time told by what it lacks (`差五分十点` 9:55,
+`下午差一刻三点` 14:45) and a day that comes back (`每月5日前支付` is `R/XXXX-XX-05`, not this month's 5th).
+On LCQMC dev one non-duplicate pair is now refused (`八个半月`); BQ dev unchanged."""
 
 
 _CONTRACT_PROSE = """Hand-written contract snippets (`tests/data/contracts/`, every expected field asserted per case in
