@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from .numbers import DIGIT_VALUES, parse_number
 
-__all__ = ["LUNAR_MONTHS", "REL_MONTH", "REL_YEAR", "UNIT_CODES", "zh_int"]
+__all__ = ["DAY_NO", "LUNAR_MONTHS", "MONTH_NO", "REL_MONTH", "REL_YEAR", "UNIT_CODES", "zh_int"]
 
 #: Year words → offset from the reference year.
 REL_YEAR = {"今年": 0, "明年": 1, "去年": -1, "前年": -2, "后年": 2, "後年": 2}
 #: Month words → offset from the reference month.
 REL_MONTH = {"本月": 0, "这个月": 0, "這個月": 0, "上个月": -1, "上個月": -1, "上月": -1, "下个月": 1, "下個月": 1,
              "下月": 1}
+#: A month's number before 月 and a day's before 日/号, in digits or Chinese (``12``, ``十二``; ``31``, ``三十一``).
+MONTH_NO = r"(?:1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"
+DAY_NO = r"(?:3[01]|[12]\d|0?[1-9]|三十一?|二十[一二三四五六七八九]?|十[一二三四五六七八九]?|[一二三四五六七八九])"
 #: The lunar months that have names of their own (正月 1, 冬月 11, 腊月 12), written before 月.
 LUNAR_MONTHS = {"正": 1, "冬": 11, "腊": 12, "臘": 12}
 #: Duration unit words → ISO 8601 designator (``MIN`` for minutes, to tell them from months).

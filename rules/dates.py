@@ -444,7 +444,8 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
                                f"{monday.isoformat()}/{(monday + timedelta(days=7)).isoformat()}"))
             i += 1
             continue
-        if h.type == "date" and _DAY_VALUE.fullmatch(h.value) and not _named_holiday(folded, h):
+        holiday = _named_holiday(folded, h)  # stays a date beside a time (the docstring)
+        if h.type == "date" and _DAY_VALUE.fullmatch(h.value) and not holiday:
             at = _AT_HOUR.match(folded, h.end)
             if at and not (nxt and nxt.start < at.end()) and _HOUR_END.match(folded, at.end()):
                 out.append(DateHit("datetime", h.start, at.end(), f"{h.value}T{int(at.group(1)):02d}:00:00"))
@@ -493,7 +494,7 @@ def compose_day_and_time(folded: str, hits: list[DateHit]) -> list[DateHit]:
                 continue
         if nxt is not None:
             gap = folded[h.end:nxt.start]
-            day = None if _named_holiday(folded, h) else \
+            day = None if holiday else \
                 h.value if h.type == "date" and _DAY_VALUE.fullmatch(h.value) else _day_window(h)
             if day and nxt.type == "timerange" and _DAY_TIME_GAP.fullmatch(gap) and "/" in nxt.value:
                 out.append(_day_at_times(day, h, nxt, folded, h.start, nxt.end))  # tuesday from 2 to 4pm

@@ -30,14 +30,6 @@ ORD_DAYS = {**{w: i + 1 for i, w in enumerate(_ORD_UNITS)}, **{w: i + 10 for i, 
             "twentieth": 20, "thirtieth": 30, **{f"twenty {w}": 21 + i for i, w in enumerate(_ORD_UNITS)},
             "thirty first": 31}
 ORD_DAY_ALT = alternation(w.replace(" ", "[ -]") for w in ORD_DAYS)
-_UNITS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
-#: Days of the month as cardinal words (``twenty five January 1986``, as dates are spoken): read only with a
-#: year after the month, where a count of months ("five January invoices") cannot be meant.
-_CARD_DAYS = {**{w: i + 1 for i, w in enumerate(_UNITS)}, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-              "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
-              "twenty": 20, **{f"twenty {w}": 21 + i for i, w in enumerate(_UNITS)}, "thirty": 30,
-              "thirty one": 31}
-_CARD_DAY_ALT = alternation(w.replace(" ", "[ -]") for w in _CARD_DAYS)
 _HOURS = {w: i + 1 for i, w in enumerate(
     ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
 _HOUR_WORDS = alternation(_HOURS)
@@ -56,6 +48,11 @@ CLOCK_MINUTES = {
        for i, w in enumerate(_UNIT_WORDS)},
 }
 _CLOCK_MINUTE_WORDS = alternation(w.replace(" ", "[ -]") for w in CLOCK_MINUTES)
+#: Days of the month as cardinal words (``twenty five January 1986``, as dates are spoken): read only with a
+#: year after the month, where a count of months ("five January invoices") cannot be meant.
+_CARD_DAYS = {**{w: i + 1 for i, w in enumerate(_UNIT_WORDS)},
+              **{w: n for w, n in CLOCK_MINUTES.items() if n <= 31 and not w.startswith("oh ")}}
+_CARD_DAY_ALT = alternation(w.replace(" ", "[ -]") for w in _CARD_DAYS)
 #: What makes ``nine thirty`` a time and not two numbers: a cue word before it, or a day named just before.
 _CLOCK_CUE = re.compile(rf"(?:\b(?:at|from|to|until|till|between|by|around|about|and)|{MONTH_ALT}|{WEEKDAY_ALT}"
                         r"|today|tomorrow|tonight|yesterday|(?:st|nd|rd|th))\s*,?\s*$", re.IGNORECASE)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit, add_durations, add_months, leap_year_from, week_of
-from ._zh_time_words import LUNAR_MONTHS, REL_MONTH, REL_YEAR, UNIT_CODES, zh_int
+from ._zh_time_words import DAY_NO, LUNAR_MONTHS, MONTH_NO, REL_MONTH, REL_YEAR, UNIT_CODES, zh_int
 from .numbers import parse_number
 from .regexes import alternation
 
@@ -41,10 +41,8 @@ _DATE = (
     rf"|(?:(?P<ry>{alternation(REL_YEAR)})|(?P<era>{alternation(ERAS)})(?P<ey>元|\d{{1,2}}|[一二三四五六七八九十]{{1,3}})\s*年"
     r"|(?P<y>\d{4}|\d{2}|[零〇○一二三四五六七八九]{3,4}|[一二两]千(?:零?[一二三四五六七八九十]{1,3})?)\s*年)?(?:的)?\s*"
     r"(?:农历|農曆)?"
-    rf"(?:(?P<rm>{alternation(REL_MONTH)})|(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]|["
-    rf"{''.join(LUNAR_MONTHS)}])\s*月份?)?\s*"
-    r"(?:(?P<d>3[01]|[12]\d|0?[1-9]|三十一?|二十[一二三四五六七八九]?|十[一二三四五六七八九]?"
-    r"|[一二三四五六七八九])\s*[日号號]|(?P<d2>初[一二三四五六七八九十]|廿[一二三四五六七八九]?)"
+    rf"(?:(?P<rm>{alternation(REL_MONTH)})|(?P<m>{MONTH_NO}|[{''.join(LUNAR_MONTHS)}])\s*月份?)?\s*"
+    rf"(?:(?P<d>{DAY_NO})\s*[日号號]|(?P<d2>初[一二三四五六七八九十]|廿[一二三四五六七八九]?)"
     r"|(?<=月)(?P<d3>三十一?|二十[一二三四五六七八九]?|十[一二三四五六七八九]?)"
     r"(?![\d一二三四五六七八九十百千万萬亿億个個人元块塊岁歲次年天倍份名位只件张張条條点點分%]))?))?"
 )

@@ -7,12 +7,13 @@ Values follow :mod:`lastline.rules.dates`: intervals ``start/end`` with the end 
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 
 from ._date_types import DateHit, add_months
-from ._zh_time_words import REL_MONTH, REL_YEAR, UNIT_CODES, zh_int
+from ._zh_time_words import DAY_NO, MONTH_NO, REL_MONTH, REL_YEAR, UNIT_CODES, zh_int
 from .regexes import alternation
 
 __all__ = ["GATES", "find_periods"]
@@ -26,10 +27,15 @@ _HALF_RE = re.compile(
 )
 
 
+def _year_of(m: re.Match[str], ref: datetime) -> int:
+    """The year a pattern names, relative (``ry``: 今年, 去年) or written (``y``); the reference's if neither."""
+    return ref.year + REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y") or ref.year)
+
+
 def _half(m: re.Match[str], ref: datetime) -> DateHit | None:
     """``上半年`` → Jan 1 – Jul 1; ``下半月`` → 16th – 1st of next month (intervals, end exclusive)."""
     today = ref.date()
-    year = today.year + REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y") or today.year)
+    year = _year_of(m, ref)
     first = m.group("h") in ("上", "前", None)
     if m.group("u") == "年":
         if m.group("prev"):
@@ -89,8 +95,7 @@ FIRST_N_RE = re.compile(
 
 def _year_and_count(m: re.Match[str], ref: datetime) -> tuple[int, int | None]:
     """The year (relative ``ry`` or written ``y``) and the count ``n`` of a period pattern."""
-    year = ref.year + REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y"))
-    return year, zh_int(m.group("n"))
+    return _year_of(m, ref), zh_int(m.group("n"))
 
 
 def _first_n(m: re.Match[str], ref: datetime) -> DateHit | None:
@@ -123,7 +128,7 @@ NTH_RE = re.compile(
 
 #: ``十月的第一周`` → the week that starts on October's first Monday; ``8月的最后一个星期一`` → that Monday.
 MONTH_WEEK_RE = re.compile(
-    r"(?:(?P<y>\d{4})\s*年)?(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月份?的?"
+    rf"(?:(?P<y>\d{{4}})\s*年)?(?P<m>{MONTH_NO})\s*月份?的?"
     r"(?:第(?P<n>[1-5一二三四五])(?:个|個)?(?:周|週|星期|礼拜)(?![一二三四五六日天1-7])"
     r"|(?P<last>最后|最後)一?(?:个|個)?(?:周|週|星期|礼拜)(?P<wd>[一二三四五六日天1-7]))"
 )
@@ -186,26 +191,22 @@ def _nth(m: re.Match[str], ref: datetime) -> DateHit | None:
 #: its first third and 月底 / 月末 as its last; and its first or last day. The month is named (``六月``,
 #: ``2024年6月``, ``下个月``) or, with ``月`` alone, the current one (``月底前``); ``三月初一`` is a lunar day,
 #: not a part.
+_EDGE_DAY = r"(?P<fl>最后|最後|第一)一?(?:个|個)?(?:天|日)(?![\d一二三四五六七八九十])"  # 最后一天, 第一天
 MONTH_PART_RE = re.compile(
     rf"(?<![每月])(?:(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?)?"
-    rf"(?:(?P<rm>{alternation(REL_MONTH)})|(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月份?|(?P<bare>月))"
-    r"的?(?:(?P<xun>上旬|中旬|下旬)|(?P<edge>初|底|末)(?![一二三四五六七八九十])"
-    r"|(?P<fl>最后|最後|第一)一?(?:个|個)?(?:天|日)(?![\d一二三四五六七八九十]))"
+    rf"(?:(?P<rm>{alternation(REL_MONTH)})|(?P<m>{MONTH_NO})\s*月份?|(?P<bare>月))"
+    rf"的?(?:(?P<xun>上旬|中旬|下旬)|(?P<edge>初|底|末)(?![一二三四五六七八九十])|{_EDGE_DAY})"
 )
 #: ``今年最后一天``, ``明年的第一天``: the year's last or first day.
-YEAR_DAY_RE = re.compile(
-    rf"(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?(?P<fl>最后|最後|第一)一?(?:个|個)?(?:天|日)"
-    r"(?![\d一二三四五六七八九十])"
-)
+YEAR_DAY_RE = re.compile(rf"(?:(?P<ry>{alternation(REL_YEAR)})|(?P<y>\d{{4}})\s*年)的?{_EDGE_DAY}")
 
 
-_DAY_NO = r"(?:3[01]|[12]\d|0?[1-9]|三十一?|二十[一二三四五六七八九]?|十[一二三四五六七八九]?|[一二三四五六七八九])"
 #: A day that comes back: ``每月5日`` / ``每个月的1号`` → ``R/XXXX-XX-05``, ``每年3月15日`` → ``R/XXXX-03-15`` (the
 #: Recognizers-Text timex of a day in any month or year, as ``每周一`` is ``R/XXXX-WXX-1``). Read as one date,
 #: ``每月5日前支付`` would name this month's 5th only.
 RECURRING_DAY_RE = re.compile(
-    rf"每(?:一)?(?:个|個)?(?:月(?:份)?的?(?P<d>{_DAY_NO})\s*[日号號]"
-    rf"|年的?(?P<m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月份?(?P<d2>{_DAY_NO})\s*[日号號])"
+    rf"每(?:一)?(?:个|個)?(?:月(?:份)?的?(?P<d>{DAY_NO})\s*[日号號]"
+    rf"|年的?(?P<m>{MONTH_NO})\s*月份?(?P<d2>{DAY_NO})\s*[日号號])"
 )
 
 
@@ -214,14 +215,14 @@ def _recurring_day(m: re.Match[str]) -> DateHit | None:
     month = zh_int(m.group("m")) if m.group("m") else None
     if day is None or not 1 <= day <= 31 or (month is not None and not 1 <= month <= 12):
         return None
-    if month is not None and day > (29 if month == 2 else 30 if month in (4, 6, 9, 11) else 31):
-        return None
+    if month is not None and day > calendar.monthrange(2000, month)[1]:
+        return None  # a day no such month has (2000 is a leap year: 2月29日 comes back)
     return DateHit("set", m.start(), m.end(), f"R/XXXX-{f'{month:02d}' if month else 'XX'}-{day:02d}")
 
 
 def _month_part(m: re.Match[str], ref: datetime) -> DateHit | None:
     today = ref.date()
-    year = today.year + REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y") or today.year)
+    year = _year_of(m, ref)
     if m.group("rm"):
         first = add_months(today.replace(day=1), REL_MONTH[m.group("rm")])
     elif m.group("m"):
@@ -242,7 +243,7 @@ def _month_part(m: re.Match[str], ref: datetime) -> DateHit | None:
 
 
 def _year_day(m: re.Match[str], ref: datetime) -> DateHit:
-    year = ref.year + REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y"))
+    year = _year_of(m, ref)
     day = date(year, 1, 1) if m.group("fl") == "第一" else date(year, 12, 31)
     return DateHit("date", m.start(), m.end(), day.isoformat())
 
@@ -304,7 +305,7 @@ def find_periods(folded: str, ref: datetime) -> Iterator[DateHit]:
         if hit:
             yield hit
     for m in _finditer(QUARTER_RE, folded):
-        year = ref.year + REL_YEAR[m.group("ry")] if m.group("ry") else int(m.group("y") or ref.year)
+        year = _year_of(m, ref)
         q = zh_int(m.group("n")) or 1
         start, end = date(year, 3 * q - 2, 1), add_months(date(year, 3 * q - 2, 1), 3)
         yield DateHit("daterange", m.start(), m.end(), f"{start.isoformat()}/{end.isoformat()}")

@@ -150,9 +150,9 @@ def _cardinals(words: list[str]) -> list[tuple[int, int, Decimal, bool]]:
 _DENOMINATOR_TAIL = re.compile(r"[ ]?-[ ]?(?:[a-z]+ths?|thirds?|halves|halfs?|quarters?)$", re.IGNORECASE)
 
 
-_TENS = {"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
 _TENS_VALUE = {w: 20 + 10 * k for k, w in enumerate(("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
                                                      "ninety"))}
+_TENS = frozenset(_TENS_VALUE)
 _DIGIT_WORDS = {"zero", "nought", "naught", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight",
                 "nine"}
 _HYPHEN = re.compile(r"[ ]?-[ ]?")
