@@ -14,7 +14,8 @@ Kinds compared (a multiset per kind must be equal):
 
 Digit runs no entity claims (model numbers such as ``mi3``, ``ds88``) count as amounts, so
 "xiaomi mi3" and "xiaomi mi4" differ; list markers such as "1) … 2) …" outside parentheses are
-numbering, not values, and are skipped.
+numbering, not values, and are skipped. A lone English ``one`` is no value either: it counts as much as
+the article does ("buy one ticket" and "buy a ticket" agree; "two tickets" still differ by the two).
 
 English negation ("not", "n't", "never", …) must agree as well. Chinese negation anywhere in
 the text does not take part (不/没/无 occur in a third of true paraphrases of banking questions,
@@ -147,6 +148,8 @@ def extract_slots(text: str) -> Slots:
         if not claimed[m.start()]:  # ds88, j7, 0x…cf6: digits glued to letters, which no entity took
             values.append(("amount", _decimal(m.group())))
     for entity in entities:
+        if entity.type == "number" and entity.text.lower() == "one":
+            continue  # as much a value as the article: "one ticket" and "a ticket" agree, "two tickets" not
         norm = _normalize(entity)
         if norm is None:
             continue

@@ -3,8 +3,9 @@
 
 The cardinals are read by text2num (a Rust parser; its ``find_numbers`` works on tokens, so the
 words keep their character offsets here); this module adds what it leaves apart: fractions (a
-cardinal and a plural ordinal, ``half``/``quarter``), signs and dozens. A lone ``one`` is left out —
-it is as often a pronoun ("which one") as a count, and the semantic cache compares these values.
+cardinal and a plural ordinal, ``half``/``quarter``), signs and dozens. A lone ``one`` is a number
+only where it counts (``one last time``, ``one of us``): after a determiner (``which one``, ``the only
+one``) or before a modal, ``another`` or ``'s`` (``one should``, ``one another``) it is a pronoun.
 """
 
 from __future__ import annotations
@@ -445,12 +446,50 @@ def find_word_numbers(folded: str, *, lone_one: bool = False) -> list[WordNumber
     return sorted(out, key=lambda w: w.start)
 
 
+#: Words right before a ``one`` that make it a pronoun: ``this one``, ``which one``, ``no one``, ``my one``.
+_DETERMINERS = frozenset({
+    "the", "a", "an", "this", "that", "these", "those", "which", "whichever", "what", "each", "every", "any",
+    "no", "some", "another", "such", "my", "your", "his", "her", "its", "our", "their", "whose",
+})
+#: Determiners that still make it a pronoun with one word between: ``the only one``, ``a new one``.
+_DETERMINERS_APART = _DETERMINERS - {"that", "what", "no", "such"}  # "that is one", "what is one thing"
+#: Words between such a determiner and ``one`` that are verbs, not adjectives: ``this is one``.
+_LINKING_VERBS = frozenset({"is", "was", "are", "were", "be", "been", "has", "have", "had", "does", "do", "did",
+                            "makes", "made", "gets", "got", "needs", "takes", "took", "gives", "gave"})
+_MODALS = frozenset({"can", "could", "should", "would", "will", "must", "may", "might", "shall"})
+#: Auxiliaries right before a ``one`` that make it their subject, a pronoun: ``how does one apply``,
+#: ``why should one vote``.
+_SUBJECT_AUXILIARIES = _MODALS | {"does", "did"}
+#: Words right after a ``one`` that make it a pronoun: ``one should``, ``one another``, ``one's``.
+_PRONOUN_FOLLOWERS = _MODALS | {"ought", "another", "'s", "’s"}
+_WORDS_BEFORE = re.compile(r"(?:([A-Za-z]+)[ ]+)?([A-Za-z]+)[ ]+$")
+_WORD_AFTER = re.compile(r"[ ]*('s|’s|[A-Za-z]+)")
+
+
+def _numeral_one(folded: str, start: int, end: int) -> bool:
+    """Whether the lone ``one`` at ``folded[start:end]`` counts rather than stands for a noun.
+
+    It is a pronoun after a determiner (``that one is good``, ``the right one``) or an auxiliary whose
+    subject it is (``how can one apply``), and before a modal, ``another`` or a possessive (``one can
+    see``, ``one's own``). Anywhere else it is the numeral: ``one last time``, ``one of the best``.
+    """
+    before = _WORDS_BEFORE.search(folded, max(0, start - 40), start)
+    if before:
+        word, farther = before.group(2).lower(), (before.group(1) or "").lower()
+        if word in _DETERMINERS or word in _SUBJECT_AUXILIARIES \
+                or (farther in _DETERMINERS_APART and word not in _LINKING_VERBS):
+            return False
+    after = _WORD_AFTER.match(folded, end)
+    return not (after and after.group(1).lower() in _PRONOUN_FOLLOWERS)
+
+
 def find_word_number_entities(text: str, folded: str,
                               words: Sequence[WordNumber] | None = None) -> Iterator[Entity]:
     """:func:`find_word_numbers` as ``number`` entities (rounded to 15 places: ``two thirds``), a lone
-    ``one`` left out. ``words``: the text's word numbers when the caller has read them already."""
-    for w in find_word_numbers(folded) if words is None else words:
-        if w.lone:
+    ``one`` only where it counts (:func:`_numeral_one`). ``words``: the text's word numbers when the
+    caller has read them already."""
+    for w in find_word_numbers(folded, lone_one=True) if words is None else words:
+        if w.lone and not _numeral_one(folded, w.start, w.end):
             continue
         value = w.value.quantize(Decimal("1e-15")).normalize() if w.value != int(w.value) else w.value
         yield Entity("number", text[w.start:w.end], w.start, w.end, format_decimal(value))

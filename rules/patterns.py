@@ -29,7 +29,9 @@ _DATE_SHAPE = re.compile(
     r"^(?:\d{4}[/.\-](?:0?[1-9]|1[0-2])[/.\-](?:0?[1-9]|[12]\d|3[01])"
     r"|(?:0?[1-9]|[12]\d|3[01])[/.\-](?:0?[1-9]|1[0-2])[/.\-](?:\d{2}|\d{4}))$"
 )
-_CN_MOBILE_GROUPS = ([11], [3, 4, 4], [3, 8], [2, 11], [4, 11], [2, 3, 4, 4], [4, 3, 4, 4])
+#: Digits of the longest number dialled within a country (Chinese landlines with the trunk 0: 0xxx-xxxxxxxx).
+_LONGEST_NATIONAL = 12
+_CN_MOBILE_GROUPS = ([11], [13], [15], [3, 4, 4], [3, 8], [2, 11], [4, 11], [2, 3, 4, 4], [4, 3, 4, 4])
 _CN_MOBILE = re.compile(r"^(?:0086|86)?(1[3-9]\d{9})$")
 EMAIL_RE = re.compile(r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
 URL_RE = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'，。；、）》」】\u3000]+", re.IGNORECASE)
@@ -72,13 +74,16 @@ def phone_value(raw: str, cue: bool = False) -> str | None:
         return None
     if re.fullmatch(r"\d+\.\d+", main.strip()):
         return None  # a decimal number
-    if len(digits) < 8 and not re.search(r"[ \-()]", main) and not cue:
-        return None
+    if len(digits) < 8 and not re.search(r"[\-()]", main) and not cue:
+        return None  # a local number is 223-4567; "500 1000 notes", "Thunderbird 350 2014" are numbers
     mobile = _CN_MOBILE.match(digits)
     if mobile and [len(g) for g in re.findall(r"\d+", main)] not in _CN_MOBILE_GROUPS:
         mobile = None
     if mobile and (digits.startswith(("86", "0086")) or (len(digits) == 11 and not plus)):
         return "+86" + mobile.group(1)
+    if len(digits) > _LONGEST_NATIONAL and main.isdecimal() and not cue \
+            and not digits.startswith("00") and not _CN_MOBILE.match(digits):
+        return None  # an unbroken run this long is an account or card number unless dialled abroad (00…, 86…)
     if digits.startswith("00") and len(digits) > 10:
         plus, digits = True, digits[2:]
     value = ("+" if plus else "") + digits

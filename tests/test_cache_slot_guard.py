@@ -18,6 +18,7 @@ VALUE_CHANGED = [
     ("明天上午有空吗", "后天上午有空吗"),
     # English: counts, amounts, dates, IDs, emails, URLs
     ("Book 2 tickets to Paris", "Book 3 tickets to Paris"),
+    ("Can I buy one ticket online?", "Can I buy two tickets online?"),  # the lone "one" is no value, "two" is
     ("refund order 123", "refund order 456"),
     ("What is the status of order #A12345?", "What is the status of order #A12346?"),
     ("Transfer $500 to savings", "Transfer $5,000 to savings"),
@@ -80,6 +81,9 @@ SAME_VALUES = [
     ("Why don’t I get a refund?", "Why don't I get a refund?"),  # curly apostrophe is still n't
     ("我借15000.期限一个月", "我借15000，期限一个月"),
     ("What are the two steps: 1) apply 2) wait?", "What are the two steps to apply and wait?"),  # list markers
+    ("Can I buy one ticket online?", "Can I buy a ticket online?"),  # a lone "one" counts as the article
+    ("How can one learn physics?", "How do I learn physics?"),
+    ("Effects of the ban of 500 1000 notes?", "Effects of the ban of 500 and 1000 notes?"),  # two numbers
 ]
 
 TRIVIAL_REWRITES = [

@@ -189,8 +189,8 @@ def test_english_dozens_and_scaled_digits(text: str, value: str) -> None:
     assert found(text, "number") == [("number", text, value)]
 
 
-@pytest.mark.parametrize("text", ["which one is better", "one of them", "the 10 m mark"])
-def test_lone_one_and_lowercase_m_are_not_scaled_numbers(text: str) -> None:
+@pytest.mark.parametrize("text", ["which one is better", "how can one apply", "the 10 m mark"])
+def test_a_pronoun_one_and_lowercase_m_are_not_scaled_numbers(text: str) -> None:
     assert all(t != "one" and not t.endswith(" m") for _, t, _ in found(text, "number"))
 
 
@@ -232,6 +232,30 @@ def test_phone_area_codes_dotted_groups_and_upper_case_extensions(text: str, spa
 @pytest.mark.parametrize("text", ["91a-677-0060", "id 12-3456"])
 def test_a_phone_never_starts_inside_a_code_joined_by_a_hyphen(text: str) -> None:
     assert found(text, "phone") == []
+
+
+@pytest.mark.parametrize(("text", "span", "value"), [
+    ("call 555-0188 after six", "555-0188", "5550188"),          # a local number: its groups joined by a hyphen
+    ("Tel: 555 0188", "555 0188", "5550188"),                    # or named as one
+    ("dial 0049 171 1234567", "0049 171 1234567", "+491711234567"),
+    ("dial 00441611234567 now", "00441611234567", "+441611234567"),  # an unbroken run dialled abroad
+    ("reach her on 8613812345678", "8613812345678", "+8613812345678"),  # a Chinese mobile with its country code
+    ("her mobile 13812345678", "13812345678", "+8613812345678"),
+])
+def test_what_stays_a_phone(text: str, span: str, value: str) -> None:
+    assert found(text, "phone") == [("phone", span, value)]
+
+
+@pytest.mark.parametrize(("text", "numbers"), [
+    ("the ban of 500 1000 notes", ["500", "1000"]),              # three digits and four, a space between
+    ("a Thunderbird 350 2014 model", ["350", "2014"]),
+    ("account 6222021234567890123 is frozen", ["6222021234567890123"]),  # too long for a number dialled at home
+    ("barcode 6901028025096 on the box", ["6901028025096"]),
+    ("among 2 901 019 adults", ["2901019"]),                      # thousands spaced out
+])
+def test_digits_a_phone_does_not_take(text: str, numbers: list[str]) -> None:
+    assert found(text, "phone") == []
+    assert [v for _, _, v in found(text, "number")] == numbers
 
 
 # -- English dates ------------------------------------------------------------------------------

@@ -387,7 +387,7 @@ def test_english_number_constructions_of_the_eighth_round(text: str, span: str, 
 
 @pytest.mark.parametrize(("text", "spans"), [
     ("rooms 101 102 and 103", ["101", "102", "103"]),     # three-digit groups are a list, not thousands
-    ("423 0000", []),                                    # four digits after the space: a phone's shape
+    ("423 0000", ["423", "0000"]),                       # a space alone does not join a local number
     ("five billion and three", ["five billion and three"]),
 ])
 def test_what_stays_apart(text: str, spans: list[str]) -> None:
@@ -421,3 +421,32 @@ def test_and_before_hundredths_is_the_decimal_point(whole: int, hundredths: int)
     text = f"{words(whole)} and {words(hundredths)} hundredths"
     assert _one(f"it read {text} today", "number") == (text, str(Decimal(whole) + Decimal(hundredths) / 100)
                                                       .rstrip("0").rstrip("."))
+
+
+# -- a lone "one" -----------------------------------------------------------------------------
+@pytest.mark.parametrize("text", [
+    "let's try one last time", "one of the best films", "at least one reviewer", "I have one sister",
+    "more than one woman", "that is one reason", "I have one, a flute", "only one religion",
+])
+def test_a_lone_one_that_counts_is_the_number_one(text: str) -> None:
+    assert _one(text, "number") == ("one", "1")
+
+
+@pytest.mark.parametrize("text", [
+    "that one is really good", "which one is better", "no one knows", "the only one left", "a new one",
+    "one should never lie", "how can one learn physics", "how does one apply", "they help one another",
+    "one's own home",
+])
+def test_a_lone_one_that_stands_for_a_noun_is_no_number(text: str) -> None:
+    assert [e.text for e in find_entities(text, lang="en") if e.type == "number"] == []
+
+
+_DETERMINER_WORDS = ["the", "this", "that", "which", "each", "every", "any", "no", "my", "their", "whose"]
+
+
+@given(st.sampled_from(_DETERMINER_WORDS), st.sampled_from(["", "only ", "same ", "other "]),
+       st.from_regex(r"[a-z]{2,9}", fullmatch=True))
+def test_one_after_a_determiner_is_never_a_number(determiner: str, adjective: str, word: str) -> None:
+    assume(word != "one" and (not adjective or determiner not in ("that", "no")))
+    text = f"{determiner} {adjective}one {word}"
+    assert all(e.text != "one" for e in find_entities(text, lang="en"))
