@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from ipaddress import ip_address
 from typing import Annotated, Any
 
@@ -27,6 +27,7 @@ from lastline import (
 )
 from lastline.postgres import redacted_url
 
+from ..http.balance import balanced_workers
 from ..http.protocol import uvicorn_options
 from . import cache as cli_cache
 from . import db as cli_db
@@ -145,7 +146,9 @@ def serve(
     os.environ["LASTLINE_DB"] = str(settings.db)
     if settings.kb_seed is not None:
         _seed_before_workers()
-    with _multiprocess_metrics():
+    # add_reader on a listening socket needs a selector loop: POSIX (uvloop has no Windows build).
+    balance = balanced_workers() if os.name == "posix" else nullcontext()
+    with _multiprocess_metrics(), balance:
         uvicorn.run("lastline.api.app:create_app", factory=True, workers=n, host=settings.host,
                     port=settings.port, **uvicorn_options(access_log=settings.access_log))
 

@@ -1,0 +1,224 @@
+"""Spread kept-alive connections evenly over the workers of ``lastline serve --workers N``.
+
+The workers share one listening socket and race to accept from it, and the race is lopsided:
+measured with two workers, 16 connections opened one after another split 16/0, 3/13 or 5/11, and 64
+split 14/50. Agents keep their connections open, so a lopsided split lasts: one worker holds more
+connections than its cache bulkhead has slots and sheds (``503 overloaded``) while the other idles.
+``bench/load.py`` on one PostgreSQL database, two runs each: two workers served exact hits at 16
+clients at 1,019–1,157 req/s and shed 302–539 requests at 64; two single-worker replicas given
+8 connections each served 1,391–1,560 and shed none (semantic lookups at 64 clients: 2,300–4,484 shed
+against none). ``SO_REUSEPORT`` does not help: the kernel hashes connections over the sockets, and
+16 connections still split 4/12.
+
+So a worker accepts only while it holds no more connections than the least loaded of its siblings.
+Each worker publishes its count of open connections in shared memory (:class:`ConnectionShare`, one
+slot per worker, with a heartbeat so a dead worker's slot is ignored); a worker over its share stops
+watching the socket for a moment and leaves the connection to a sibling. If no sibling has taken it
+after :data:`DEFER_S` (a sibling busy in a long request), it takes the connection itself: a caller
+never waits long for a balance.
+
+uvicorn builds each worker's server inside its ``Process`` class; :func:`balanced_workers` puts
+:class:`BalancedProcess` in its place for the lifetime of the supervisor (uvicorn 0.3x–0.5x keep that
+name; ``tests/test_serve_balance.py`` fails if the workers stop being balanced).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import select
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import uvicorn
+from uvicorn.supervisors import multiprocess
+
+__all__ = ["DEFER_S", "BalancedProcess", "BalancedServer", "ConnectionShare", "balanced_workers"]
+
+log = logging.getLogger(__name__)
+
+#: The longest a worker over its share leaves a waiting connection to its siblings.
+DEFER_S = 0.005
+#: How often a deferring worker looks at the socket again.
+RECHECK_S = 0.001
+#: How often a worker publishes its count (and proves it is alive).
+PUBLISH_S = 0.02
+#: A slot whose heartbeat is older than this belongs to no running worker.
+STALE_S = 1.0
+#: Connections one readable event may accept before the share is weighed again.
+ACCEPT_BATCH = 16
+_FIELDS = 2  # per slot: open connections, heartbeat (time.monotonic, the same clock in every process)
+
+
+class ConnectionShare:
+    """Open connections per worker, in memory shared by the supervisor and its workers.
+
+    Reads and writes are not locked: a count a few milliseconds old only makes a split one
+    connection less even. Claiming a slot is locked, so two workers starting together never share one.
+    """
+
+    def __init__(self, slots: int = 64) -> None:
+        ctx = multiprocessing.get_context("spawn")  # uvicorn spawns its workers
+        self._values = ctx.RawArray("d", slots * _FIELDS)
+        self._lock = ctx.Lock()
+        self.slots = slots
+
+    def claim(self) -> int:
+        """A free slot for the calling worker (one whose heartbeat is stale)."""
+        with self._lock:
+            now = time.monotonic()
+            for slot in range(self.slots):
+                if now - self._values[slot * _FIELDS + 1] > STALE_S:
+                    self.publish(slot, 0)
+                    return slot
+        raise RuntimeError(f"more than {self.slots} workers share one socket")
+
+    def publish(self, slot: int, connections: int) -> None:
+        self._values[slot * _FIELDS] = connections
+        self._values[slot * _FIELDS + 1] = time.monotonic()
+
+    def release(self, slot: int) -> None:
+        self._values[slot * _FIELDS] = 0
+        self._values[slot * _FIELDS + 1] = 0
+
+    def fewest_elsewhere(self, slot: int) -> float:
+        """The fewest connections any other live worker holds (infinity when it is alone)."""
+        now = time.monotonic()
+        counts = [self._values[s * _FIELDS] for s in range(self.slots)
+                  if s != slot and now - self._values[s * _FIELDS + 1] <= STALE_S]
+        return min(counts, default=float("inf"))
+
+
+class BalancedServer(uvicorn.Server):
+    """A uvicorn worker that accepts from the shared socket itself, while it is not over its share."""
+
+    def __init__(self, config: uvicorn.Config, share: ConnectionShare) -> None:
+        super().__init__(config)
+        self._share = share
+        self._slot = -1
+        self._listeners: list[socket.socket] = []
+        self._pending = 0  # accepted, not yet a protocol in server_state.connections
+        self._deferred_since: float | None = None
+        self._publisher: asyncio.TimerHandle | None = None
+        self._connecting: set[asyncio.Task[None]] = set()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        if not sockets:
+            await super().startup(sockets)
+            return
+        await super().startup([])  # the lifespan, the state; no listener of uvicorn's own
+        if self.should_exit or not self.started:
+            return
+        self._slot = self._share.claim()
+        self._listeners = sockets
+        loop = asyncio.get_running_loop()
+        for sock in sockets:
+            sock.listen(self.config.backlog)  # the supervisor bound it; create_server would listen
+            sock.setblocking(False)
+            loop.add_reader(sock.fileno(), self._readable, sock)
+        self._publish()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        loop = asyncio.get_running_loop()
+        for sock in self._listeners:
+            loop.remove_reader(sock.fileno())
+        self._listeners = []
+        if self._publisher is not None:
+            self._publisher.cancel()
+        if self._slot >= 0:
+            self._share.release(self._slot)
+        await super().shutdown(sockets)
+
+    # -- accepting --------------------------------------------------------------------------------
+    def _open(self) -> int:
+        return len(self.server_state.connections) + self._pending
+
+    def _publish(self) -> None:
+        self._share.publish(self._slot, self._open())
+        self._publisher = asyncio.get_running_loop().call_later(PUBLISH_S, self._publish)
+
+    def _over_share(self) -> bool:
+        return self._open() > self._share.fewest_elsewhere(self._slot)
+
+    def _readable(self, sock: socket.socket) -> None:
+        loop = asyncio.get_running_loop()
+        if self._over_share():
+            now = time.monotonic()
+            if self._deferred_since is None:
+                self._deferred_since = now
+            if now - self._deferred_since < DEFER_S:
+                loop.remove_reader(sock.fileno())
+                loop.call_later(RECHECK_S, self._recheck, sock)
+                return
+        self._deferred_since = None
+        for _ in range(ACCEPT_BATCH):
+            try:
+                conn, _ = sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return  # a sibling took it
+            except OSError as exc:  # out of file descriptors, …: the kernel keeps it queued
+                log.warning("accept failed: %s", exc)
+                return
+            conn.setblocking(False)
+            self._pending += 1
+            self._share.publish(self._slot, self._open())
+            task = loop.create_task(self._connect(conn))
+            self._connecting.add(task)  # the loop keeps only a weak reference to a task
+            task.add_done_callback(self._connecting.discard)
+            if self._over_share():
+                return
+
+    def _recheck(self, sock: socket.socket) -> None:
+        """Watch the socket again; a connection a sibling took ends the deferral."""
+        if not self._listeners:
+            return  # shutting down
+        with contextlib.suppress(OSError):
+            if not select.select([sock], [], [], 0)[0]:
+                self._deferred_since = None
+        asyncio.get_running_loop().add_reader(sock.fileno(), self._readable, sock)
+
+    async def _connect(self, conn: socket.socket) -> None:
+        config = self.config
+        try:
+            await asyncio.get_running_loop().connect_accepted_socket(
+                lambda: config.http_protocol_class(  # type: ignore[call-arg]
+                    config=config, server_state=self.server_state, app_state=self.lifespan.state),
+                conn)
+        except OSError:
+            conn.close()
+        finally:
+            self._pending -= 1
+
+
+class BalancedProcess(multiprocess.Process):
+    """uvicorn's worker process, serving with a :class:`BalancedServer`."""
+
+    share: ConnectionShare | None = None  # set by balanced_workers before any worker is made
+
+    def __init__(self, config: uvicorn.Config, sockets: list[socket.socket]) -> None:
+        self._share = BalancedProcess.share  # pickled with the process into the worker
+        super().__init__(config, sockets)
+
+    @property
+    def server(self) -> uvicorn.Server:
+        if self._server is None:
+            assert self._share is not None
+            self._server = BalancedServer(self.config, self._share)
+        return self._server
+
+
+@contextlib.contextmanager
+def balanced_workers() -> Iterator[None]:
+    """uvicorn's multi-worker supervisor, within this block, starts balanced workers."""
+    original: Any = multiprocess.Process
+    BalancedProcess.share = ConnectionShare()
+    multiprocess.Process = BalancedProcess  # type: ignore[misc]
+    try:
+        yield
+    finally:
+        multiprocess.Process = original  # type: ignore[misc]
+        BalancedProcess.share = None

@@ -1,0 +1,84 @@
+"""Kept-alive connections spread evenly over ``lastline serve --workers N`` (``api/http/balance.py``)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from conftest import start_server, stop_server
+
+from lastline.api.http.balance import STALE_S, ConnectionShare
+
+
+def test_a_worker_sees_the_fewest_connections_of_its_live_siblings() -> None:
+    share = ConnectionShare(slots=4)
+    first, second, third = share.claim(), share.claim(), share.claim()
+    assert len({first, second, third}) == 3
+    assert share.fewest_elsewhere(first) == 0
+    share.publish(second, 5)
+    share.publish(third, 3)
+    assert share.fewest_elsewhere(first) == 3
+    assert share.fewest_elsewhere(third) == 0  # the first still holds none
+    share.release(third)
+    assert share.fewest_elsewhere(first) == 5
+    assert share.claim() == third  # a released slot is free again
+
+
+def test_a_dead_workers_slot_is_ignored_and_reused() -> None:
+    share = ConnectionShare(slots=2)
+    alive, dead = share.claim(), share.claim()
+    share.publish(dead, 0)  # it died holding nothing: a live sibling must not defer to it forever
+    with pytest.raises(RuntimeError):
+        share.claim()
+    time.sleep(STALE_S + 0.1)
+    share.publish(alive, 7)
+    assert share.fewest_elsewhere(alive) == float("inf")
+    assert share.claim() == dead
+
+
+def test_a_worker_alone_is_never_over_its_share() -> None:
+    share = ConnectionShare(slots=2)
+    slot = share.claim()
+    share.publish(slot, 1000)
+    assert share.fewest_elsewhere(slot) == float("inf")
+
+
+def _pids_of_kept_alive_connections(port: int, n: int) -> Counter[int]:
+    """Open ``n`` connections one after another, ask each which worker holds it, keep all open."""
+    conns = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(n)]
+    try:
+        pids: Counter[int] = Counter()
+        for conn in conns:
+            conn.sendall(b"GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            raw = b""
+            while b"\r\n\r\n" not in raw or not raw.rstrip().endswith(b"}"):
+                chunk = conn.recv(65536)
+                assert chunk, raw
+                raw += chunk
+            pids[json.loads(raw.split(b"\r\n\r\n", 1)[1])["pid"]] += 1
+        return pids
+    finally:
+        for conn in conns:
+            conn.close()
+
+
+def test_two_workers_hold_kept_alive_connections_evenly(tmp_path: Path) -> None:
+    """Before, the workers raced to accept: 32 connections split 3/29 or 14/18, and the fuller worker
+    shed past its 32 cache slots at 64 clients while the other idled."""
+    server = start_server(tmp_path, {"LASTLINE_WORKERS": "2", "LASTLINE_KB_ENGLISH_EMBEDDER": "none"}, timeout_s=180)
+    try:
+        port = int(server.base_url.rsplit(":", 1)[1])
+        deadline = time.monotonic() + 120
+        while len(_pids_of_kept_alive_connections(port, 4)) < 2:  # until the second worker is up too
+            assert time.monotonic() < deadline, "the second worker never answered"
+            time.sleep(0.5)
+        for _ in range(3):
+            split = _pids_of_kept_alive_connections(port, 32)
+            assert len(split) == 2 and max(split.values()) - min(split.values()) <= 4, split
+    finally:
+        stop_server(server)
+        server.process.wait(timeout=60)
