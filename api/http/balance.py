@@ -49,6 +49,8 @@ RECHECK_S = 0.001
 PUBLISH_S = 0.02
 #: A slot whose heartbeat is older than this belongs to no running worker.
 STALE_S = 1.0
+#: How long a worker waits to accept again after accepting failed (no file descriptor left).
+ACCEPT_RETRY_S = 0.1
 #: Connections one readable event may accept before the share is weighed again.
 ACCEPT_BATCH = 16
 _FIELDS = 2  # per slot: open connections, heartbeat (time.monotonic, the same clock in every process)
@@ -161,7 +163,9 @@ class BalancedServer(uvicorn.Server):
             except (BlockingIOError, InterruptedError):
                 return  # a sibling took it
             except OSError as exc:  # out of file descriptors, …: the kernel keeps it queued
-                log.warning("accept failed: %s", exc)
+                log.warning("accept failed (%s); accepting again in %.1f s", exc, ACCEPT_RETRY_S)
+                loop.remove_reader(sock.fileno())  # a readable socket would wake the loop at once, forever
+                loop.call_later(ACCEPT_RETRY_S, self._recheck, sock)
                 return
             conn.setblocking(False)
             self._pending += 1
@@ -176,8 +180,10 @@ class BalancedServer(uvicorn.Server):
         """Watch the socket again; a connection a sibling took ends the deferral."""
         if not self._listeners:
             return  # shutting down
+        waiting = select.poll()  # poll, not select: no limit on the descriptor's number
+        waiting.register(sock.fileno(), select.POLLIN)
         with contextlib.suppress(OSError):
-            if not select.select([sock], [], [], 0)[0]:
+            if not waiting.poll(0):
                 self._deferred_since = None
         asyncio.get_running_loop().add_reader(sock.fileno(), self._readable, sock)
 
