@@ -10,12 +10,12 @@ clients at 1,019–1,157 req/s and shed 302–539 requests at 64; two single-wor
 against none). ``SO_REUSEPORT`` does not help: the kernel hashes connections over the sockets, and
 16 connections still split 4/12.
 
-So a worker accepts only while it holds no more connections than the least loaded of its siblings.
-Each worker publishes its count of open connections in shared memory (:class:`ConnectionShare`, one
-slot per worker, with a heartbeat so a dead worker's slot is ignored); a worker over its share stops
-watching the socket for a moment and leaves the connection to a sibling. If no sibling has taken it
-after :data:`DEFER_S` (a sibling busy in a long request), it takes the connection itself: a caller
-never waits long for a balance.
+So a worker accepts only while it holds at most one connection more than the least loaded of its
+siblings. Each worker publishes its count of open connections in shared memory
+(:class:`ConnectionShare`, one slot per worker, with a heartbeat so a dead worker's slot is ignored);
+a worker over its share stops watching the socket for a moment and leaves the connection to a
+sibling. If no sibling has taken it after :data:`DEFER_S` (a sibling busy in a long request), it
+takes the connection itself: a caller never waits long for a balance.
 
 uvicorn builds each worker's server inside its ``Process`` class; :func:`balanced_workers` puts
 :class:`BalancedProcess` in its place for the lifetime of the supervisor (uvicorn 0.3x–0.5x keep that
@@ -41,8 +41,11 @@ __all__ = ["DEFER_S", "BalancedProcess", "BalancedServer", "ConnectionShare", "b
 
 log = logging.getLogger(__name__)
 
-#: The longest a worker over its share leaves a waiting connection to its siblings.
-DEFER_S = 0.005
+#: The longest a worker over its share leaves a waiting connection to its siblings: long enough for
+#: a sibling on a loaded machine to wake and accept it, short beside a connection's life.
+DEFER_S = 0.05
+#: Connections a worker may hold above its least loaded sibling before it leaves new ones to it.
+SLACK = 1
 #: How often a deferring worker looks at the socket again.
 RECHECK_S = 0.001
 #: How often a worker publishes its count (and proves it is alive).
@@ -144,7 +147,7 @@ class BalancedServer(uvicorn.Server):
         self._publisher = asyncio.get_running_loop().call_later(PUBLISH_S, self._publish)
 
     def _over_share(self) -> bool:
-        return self._open() > self._share.fewest_elsewhere(self._slot)
+        return self._open() > self._share.fewest_elsewhere(self._slot) + SLACK
 
     def _readable(self, sock: socket.socket) -> None:
         loop = asyncio.get_running_loop()
