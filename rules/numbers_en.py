@@ -5,7 +5,8 @@ The cardinals are read by text2num (a Rust parser; its ``find_numbers`` works on
 words keep their character offsets here); this module adds what it leaves apart: fractions (a
 cardinal and a plural ordinal, ``half``/``quarter``), signs and dozens. A lone ``one`` is a number
 only where it counts (``one last time``, ``one of us``): after a determiner (``which one``, ``the only
-one``) or before a modal, ``another`` or ``'s`` (``one should``, ``one another``) it is a pronoun.
+one``) or an auxiliary (``how can one``), or before a modal, ``another`` or ``'s`` (``one should``,
+``one another``), it is a pronoun.
 """
 
 from __future__ import annotations
