@@ -12,7 +12,7 @@ from .dates_en_years import WORDED_YEAR, year_value
 from .regexes import alternation
 
 __all__ = ["COUNTS", "LETTERLESS", "MONTHS", "MONTH_ALT", "ORD_DAYS", "ORD_DAY_ALT", "WEEKDAYS", "WEEKDAY_ALT",
-           "find_en", "safe_date"]
+           "find_en", "period_around", "safe_date"]
 
 MONTHS = {m: i + 1 for i, ms in enumerate((
     "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
@@ -365,6 +365,25 @@ def _day_number(text: str) -> int:
     return ORD_DAYS.get(words) or _CARD_DAYS.get(words) or int(re.sub(r"\D", "", words))
 
 
+def period_around(unit: str, shift: int, today: date, start: int, end: int) -> DateHit:
+    """The ``unit`` (week, weekend, fortnight, month or year) ``shift`` of them from the one holding
+    ``today``, as a hit spanning ``start:end``: this week (0), next month (1), the year before last (-2).
+    A weekend runs Saturday up to Monday; a fortnight is the two weeks from a Monday."""
+    monday = today - timedelta(days=today.weekday())
+    if unit == "fortnight":
+        first = monday + timedelta(weeks=2 * shift)
+        return DateHit("daterange", start, end, f"{first.isoformat()}/{first + timedelta(days=14)}")
+    if unit == "weekend":
+        saturday = monday + timedelta(days=5, weeks=shift)
+        return DateHit("daterange", start, end, f"{saturday.isoformat()}/{saturday + timedelta(days=2)}")
+    if unit == "week":
+        return DateHit("date", start, end, week_of(monday + timedelta(weeks=shift)))
+    if unit == "month":
+        first = add_months(today.replace(day=1), shift)
+        return DateHit("date", start, end, f"{first.year:04d}-{first.month:02d}")
+    return DateHit("date", start, end, f"{today.year + shift:04d}")
+
+
 def safe_date(y: int, m: int, d: int) -> date | None:
     """The date, or None when the calendar has no such day (``feb 30``): a grammar then yields nothing."""
     try:
@@ -500,17 +519,7 @@ def _hit(name: str, m: re.Match[str], ref: datetime, day_first: bool = False) ->
         if g["work"]:  # this working week: Monday to Saturday
             monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
             return DateHit("daterange", m.start(), m.end(), f"{monday.isoformat()}/{monday + timedelta(days=5)}")
-        if unit in ("week", "weekend"):
-            monday = today - timedelta(days=today.weekday()) + timedelta(weeks=shift)
-            if unit == "weekend":
-                sat = monday + timedelta(days=5)
-                end = sat + timedelta(days=2)
-                return DateHit("daterange", m.start(), m.end(), f"{sat.isoformat()}/{end.isoformat()}")
-            return DateHit("date", m.start(), m.end(), week_of(monday))
-        if unit == "month":
-            first = add_months(today.replace(day=1), shift)
-            return DateHit("date", m.start(), m.end(), f"{first.year:04d}-{first.month:02d}")
-        return DateHit("date", m.start(), m.end(), f"{today.year + shift:04d}")
+        return period_around(unit, shift, today, m.start(), m.end())
     if name == "set":
         pod = g["spod"] or g["spod2"] or g["ppod"] or g["ppod2"]  # every monday morning: R/XXXX-WXX-1TMO
         pod_code = {"mo": "TMO", "af": "TAF", "ev": "TEV", "ni": "TNI"}.get(pod[:2].lower(), "") if pod else ""

@@ -17,8 +17,19 @@ import re
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
 
-from ._date_types import DateHit, add_months, week_of
-from .dates_en import COUNTS, MONTH_ALT, MONTHS, ORD_DAY_ALT, ORD_DAYS, POD_HOURS, WEEKDAY_ALT, WEEKDAYS, safe_date
+from ._date_types import DateHit, add_months
+from .dates_en import (
+    COUNTS,
+    MONTH_ALT,
+    MONTHS,
+    ORD_DAY_ALT,
+    ORD_DAYS,
+    POD_HOURS,
+    WEEKDAY_ALT,
+    WEEKDAYS,
+    period_around,
+    safe_date,
+)
 from .regexes import alternation
 
 __all__ = ["find_en_periods"]
@@ -330,17 +341,11 @@ def _relative_to_today(name: str, m: re.Match[str], today: date) -> DateHit | No
 
 
 def _current(m: re.Match[str], today: date) -> DateHit:
-    """The period holding today: the day, its ISO week, the weekend of that week (Saturday up to Monday), the
-    fortnight from that week's Monday, the month or the year."""
+    """The period holding today: the day itself, or its week, weekend, fortnight, month or year."""
     unit = m.group("u").lower()
-    monday = today - timedelta(days=today.weekday())
-    if unit == "weekend":
-        return _span(m, monday + timedelta(days=5), monday + timedelta(days=7))
-    if unit == "fortnight":
-        return _span(m, monday, monday + timedelta(weeks=2))
-    value = {"day": today.isoformat(), "week": week_of(today), "month": f"{today.year:04d}-{today.month:02d}",
-             "year": f"{today.year:04d}"}[unit]
-    return DateHit("date", m.start(), m.end(), value)
+    if unit == "day":
+        return DateHit("date", m.start(), m.end(), today.isoformat())
+    return period_around(unit, 0, today, m.start(), m.end())
 
 
 def _first_or_last(m: re.Match[str], today: date) -> DateHit | None:
@@ -404,16 +409,7 @@ def _hit(name: str, m: re.Match[str], today: date) -> DateHit | None:
         return DateHit("date", m.start(), m.end(), (today + timedelta(days=1 if forward else -1)).isoformat())
     if name == "after":  # the week after next, the month before last
         shift = 2 if g["ba"].lower().startswith("after") else -2
-        unit = g["u"].lower()
-        if unit == "weekend":  # Saturday up to Monday, two weekends on
-            saturday = today - timedelta(days=today.weekday()) + timedelta(days=5, weeks=shift)
-            return _span(m, saturday, saturday + timedelta(days=2))
-        if unit == "week":
-            return DateHit("date", m.start(), m.end(), week_of(today - timedelta(days=today.weekday() - 7 * shift)))
-        if unit == "month":
-            first = add_months(today.replace(day=1), shift)
-            return DateHit("date", m.start(), m.end(), f"{first.year:04d}-{first.month:02d}")
-        return DateHit("date", m.start(), m.end(), f"{today.year + shift:04d}")
+        return period_around(g["u"].lower(), shift, today, m.start(), m.end())
     if name == "halfm":  # the first half of may (1st-15th), the second half of next month (16th on)
         first = date(int(g["my"]) if g["my"] else today.year, MONTHS[g["mon"].lower()], 1) if g["mon"] \
             else add_months(today.replace(day=1), _SHIFT.get((g["rel"] or "this").lower(), 0))
