@@ -17,9 +17,10 @@ a worker over its share stops watching the socket for a moment and leaves the co
 sibling. If no sibling has taken it after :data:`DEFER_S` (a sibling busy in a long request), it
 takes the connection itself: a caller never waits long for a balance.
 
-uvicorn builds each worker's server inside its ``Process`` class; :func:`balanced_workers` puts
-:class:`BalancedProcess` in its place for the lifetime of the supervisor (uvicorn 0.3x–0.5x keep that
-name; ``tests/test_serve_balance.py`` fails if the workers stop being balanced).
+uvicorn builds each worker's server inside its ``Process`` class (``uvicorn.supervisors.multiprocess``,
+as of uvicorn 0.55); :func:`balanced_workers` puts :class:`BalancedProcess` in its place for the
+lifetime of the supervisor. ``tests/test_serve_balance.py`` fails if a uvicorn release moves that and
+the workers stop being balanced.
 """
 
 from __future__ import annotations
