@@ -48,9 +48,12 @@ def test_a_full_kb_bulkhead_skips_the_kb_and_the_default_answers(runtime: Runtim
 
 
 def test_a_tier_past_its_timeout_is_skipped_with_the_reason_in_the_event(db_path: Path, embedder: Embedder) -> None:
-    # A prompt no other test embeds, so the session embedder's memo cannot answer it: the lookup must
-    # encode (a millisecond or more), far past a 1 µs budget.
-    unseen = f"How do I reset the password of workspace {uuid.uuid4().hex}?"
+    # A prompt no other test embeds, so the session embedder's memo cannot answer it, and long enough
+    # that its encode takes tens of milliseconds: a lookup of a few milliseconds can run start to end
+    # while the waiting thread is still queued for the GIL (a 5 ms switch interval), and then its
+    # answer is there, on time or not, when that thread looks.
+    words = " ".join(uuid.uuid4().hex[:8] for _ in range(150))
+    unseen = f"How do I reset the password of workspace {words}?"
     rt = _runtime(db_path, tier_timeout_s=1e-6)
     try:
         rt.cache.put("something else entirely", "x")
