@@ -244,11 +244,13 @@ def _inside_word(stops: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(a <= start and b >= end for a, b in stops[max(0, i - 4):i])
 
 
-# Ordinals only where they name an item (第3期, 第十二条, 3rd): "第一次" / "first" are too often
-# plain words, and the semantic cache compares these values between paraphrases.
+# Ordinals only where they name an item (第3期, 第十二条, 3rd) or stand alone before a pause or the
+# end (他考了第三。; not before a list's next number, 第1,3条): "第一次" / "第三方" / "first" are too
+# often plain words, and the semantic cache compares these values between paraphrases.
 ORDINAL_RE = re.compile(
     rf"第[ ]{{0,2}}(?P<zh>\d{{1,9}}|[{CN_NUM_CHARS}]{{1,12}})"
-    r"(?=[ ]{0,2}(?:期|条|款|项|章|节|页|季度|批|笔|号|部分|阶段|轮|届|名|位|栋|层|单元))"
+    r"(?=[ ]{0,2}(?:期|条|款|项|章|节|页|季度|批|笔|号|部分|阶段|轮|届|名|位|栋|层|单元)"
+    rf"|[ ]{{0,2}}(?:$|\n|\.(?!\d)|[，、,](?![ ]?[\d{CN_NUM_CHARS}])|[。；：！？;:!?)）」』】\]\"'”’]))"
     r"|(?<![\w.])(?P<en>\d{1,9})(?:st|nd|rd|th)\b",
     re.IGNORECASE,
 )

@@ -79,9 +79,13 @@ def test_fixed_shape_entities(text: str, type_: str, expected: str) -> None:
     assert values(text, type_) == [expected]
 
 
-@pytest.mark.parametrize(("text", "expected"), [("第3期还款", ["3"]), ("第十二条", ["12"]), ("the 3rd payment", ["3"]),
-                                              ("我第一次申请", [])])
-def test_ordinals_only_where_they_name_an_item(text: str, expected: list[str]) -> None:
+@pytest.mark.parametrize(("text", "expected"), [
+    ("第3期还款", ["3"]), ("第十二条", ["12"]), ("the 3rd payment", ["3"]), ("我第一次申请", []),
+    # a bare 第N before a pause or the end ranks something; before other characters it is a word
+    ("他这次考了第三。", ["3"]), ("第二百五十", ["250"]), ("第三，我们要核对金额", ["3"]), ("排名第 12!", ["12"]),
+    ("选择第三方支付", []), ("第3.5名", []), ("见第1,3条", []), ("第三、第四名", ["3", "4"]),
+])
+def test_ordinals_only_where_they_name_an_item_or_stand_alone(text: str, expected: list[str]) -> None:
     assert values(text, "ordinal") == expected
 
 
