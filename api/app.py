@@ -108,7 +108,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Every admitted request gets a thread at once: the pool is as large as all bulkheads together
         # (plus room for the probes), so nothing queues between the door and the work.
-        threads = sum(b.limit for b in bulkheads.values()) + 8
+        # (``semantic`` slots are taken inside ``cache`` ones, on the same threads.)
+        threads = sum(b.limit for name, b in bulkheads.items() if name != "semantic") + 8
         limiter = anyio.to_thread.current_default_thread_limiter()
         limiter.total_tokens = max(limiter.total_tokens, threads)
         executor = install_executor(asyncio.get_running_loop(), threads)  # the lookup's hop (http/threads.py)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lastline import ConfigError, Embedder, InvalidInput, PostgresStorage, SQLiteStorage, language_of, normalize_text
+from lastline.admission import Bulkhead
 from lastline.writer import BatchWriter
 
 from . import _validate as v
@@ -77,7 +78,8 @@ class SemanticCache:
 
     def __init__(self, storage: SQLiteStorage | PostgresStorage, embedder: Embedder,
                  config: CacheConfig | None = None, *,
-                 recorder: LookupRecorder | None = None, writer: BatchWriter | None = None) -> None:
+                 recorder: LookupRecorder | None = None, writer: BatchWriter | None = None,
+                 past_exact: Bulkhead | None = None) -> None:
         self.storage = storage
         self.embedder = embedder
         self.config = config or CacheConfig()
@@ -110,7 +112,8 @@ class SemanticCache:
         if writer is not None:
             self.recorder = QueuedRecorder(writer, self.recorder)
         self._lookup = LookupPath(store=self.store, index=self.neighbours, embedder=embedder, guard=self.guard,
-                                  thresholds=self.thresholds, recorder=self.recorder, config=self.config)
+                                  thresholds=self.thresholds, recorder=self.recorder, config=self.config,
+                                  past_exact=past_exact)
         self.rebuild()
 
     # -- index ---------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from lastline import Confidence, Embedder, language_of
+from lastline import Confidence, Embedder, Overloaded, language_of
+from lastline.admission import Bulkhead
 
 from . import _validate as v
 from ._config import CacheConfig, LookupResult, Mode
@@ -65,7 +66,12 @@ class LookupPath:
     """The read path of one cache (see the module docstring)."""
 
     def __init__(self, *, store: CacheStore, index: Neighbours, embedder: Embedder, guard: SlotGuard,
-                 thresholds: Thresholds, recorder: LookupRecorder, config: CacheConfig) -> None:
+                 thresholds: Thresholds, recorder: LookupRecorder, config: CacheConfig,
+                 past_exact: Bulkhead | None = None) -> None:
+        #: Bounds the lookups past the exact key (the fuzzy scan, the encode, the kNN, the guard): an
+        #: exact hit costs a tenth of them, so the server admits many more lookups than it lets run that
+        #: far, and a flood of exact hits is not refused for the cost of a semantic one.
+        self.past_exact = past_exact
         self.store = store
         self.index = index
         self.embedder = embedder
@@ -97,14 +103,29 @@ class LookupPath:
     def _decide(self, q: _Query, trace: _Trace, exact_only: bool
                 ) -> tuple[tuple[EntryRow, str, float, bool] | None, float | None]:
         """The served entry (row, layer, similarity, stale) or None, and the best cosine seen."""
-        key = (q.tenant, q.ctx)
         # 1. exact: same normalized text, same tenant and context
         row = self.store.by_key(q.tenant, q.ctx, q.phash)
         if row is not None and self._accept(row, q, trace, "exact", 1.0, guarded=False):
             return (row, "exact", 1.0, False), None
         if exact_only:
             return _stale(trace), None
+        if self.past_exact is None:
+            return self._past_exact(q, trace, row is None)
+        try:
+            self.past_exact.acquire(q.tenant)
+        except Overloaded:
+            if trace.stale is not None:  # an expired exact answer (fallback mode), low confidence, beats a refusal
+                return _stale(trace), None
+            raise
+        try:
+            return self._past_exact(q, trace, row is None)
+        finally:
+            self.past_exact.release(q.tenant)
 
+    def _past_exact(self, q: _Query, trace: _Trace, no_exact_row: bool
+                    ) -> tuple[tuple[EntryRow, str, float, bool] | None, float | None]:
+        """Layers 2 and 3, once the exact key had nothing fresh to serve."""
+        key = (q.tenant, q.ctx)
         # 2. fuzzy among a small partition's prompts, before any embedding
         choices = self.index.fuzzy_choices(key, q.norm, self.config.fuzzy_min_ratio)
         if choices is not None and choices.texts:
@@ -117,7 +138,7 @@ class LookupPath:
 
         # 3. semantic kNN in the partition (plus fuzzy among the neighbours when it is too big to scan)
         if self.index.is_empty(key):
-            trace.empty = row is None
+            trace.empty = no_exact_row
             return _stale(trace), None
         vector = self.embedder.encode([q.norm])[0]
         nearest = self.index.nearest(key, vector, self.config.knn_k)

@@ -148,7 +148,7 @@ class Bulkhead:
         why = self.try_acquire(tenant)
         if why is not None:
             raise Overloaded(f"{self.name}: {why.replace('_', ' ')} ({self.limit} in flight at most)",
-                             limit=self.name, retry_after_s=self.retry_after_s)
+                             reason=why, limit=self.name, retry_after_s=self.retry_after_s)
 
     @contextmanager
     def slot(self, tenant: str) -> Iterator[None]:

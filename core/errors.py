@@ -107,7 +107,12 @@ class Overloaded(LastlineError):
     """Past the bounded in-flight work (or the request's deadline): refused at once, retry later.
 
     ``retry_after_s`` becomes the ``Retry-After`` header; ``limit`` names the bulkhead that was full.
+    ``reason`` (``full``, ``tenant_share``, ``draining``) labels the shed count, not the body.
     """
 
     status = 503
     code = "overloaded"
+
+    def __init__(self, detail: str, *, reason: str = "full", **extra: Any) -> None:
+        super().__init__(detail, **extra)
+        self.reason = reason

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -78,11 +79,51 @@ def test_a_request_past_its_deadline_skips_every_bounded_tier(db_path: Path, emb
 
 def test_bulkheads_are_built_from_the_settings(runtime: Runtime) -> None:
     assert {name: b.limit for name, b in runtime.bulkheads.items()} == {
-        "cache": 32, "kb": 1, "rules": 8, "writes": 8, "ladder": 32}
+        "cache": 64, "semantic": 32, "kb": 1, "rules": 8, "writes": 8, "ladder": 32}
     runtime.bulkheads["kb"].acquire("default")
     with pytest.raises(Overloaded):
         runtime.bulkheads["kb"].acquire("default")
     runtime.bulkheads["kb"].release("default")
+
+
+@pytest.fixture
+def semantic_full(db_path: Path, embedder: Embedder) -> Iterator[Runtime]:
+    """A runtime whose one slot past the exact key another request holds."""
+    rt = _runtime(db_path, limit_semantic=1)
+    rt.bulkheads["semantic"].acquire("default")
+    yield rt
+    rt.bulkheads["semantic"].release("default")
+    rt.close()
+
+
+def test_with_every_slot_past_the_exact_key_taken_exact_hits_are_still_served(semantic_full: Runtime) -> None:
+    entry = semantic_full.cache.put(PROMPT, "Use the reset link.")
+    res = semantic_full.cache.lookup(PROMPT)
+    assert res.hit and res.layer == "exact" and res.entry_id == entry
+    with pytest.raises(Overloaded) as refused:
+        semantic_full.cache.lookup("How can I reset my password?")
+    assert refused.value.extra["limit"] == "semantic" and refused.value.reason == "full"
+    semantic_full.bulkheads["semantic"].release("default")  # the slot is free again: the same lookup runs
+    try:
+        assert semantic_full.cache.lookup("How can I reset my password?", mode="fallback").best_similarity
+    finally:
+        semantic_full.bulkheads["semantic"].acquire("default")
+    assert semantic_full.bulkheads["semantic"].stats().in_flight == 1  # the refused and the run one gave theirs back
+
+
+def test_with_every_slot_past_the_exact_key_taken_the_ladder_skips_the_cache(semantic_full: Runtime) -> None:
+    answer = run_ladder(semantic_full, "default", FallbackRequest(prompt="How can I reset my password?"))
+    assert answer.source.value == "default"
+    assert "cache:overloaded" in _last_path(semantic_full)
+
+
+def test_an_expired_exact_answer_beats_a_refusal_in_fallback_mode(semantic_full: Runtime) -> None:
+    semantic_full.cache.put(PROMPT, "Use the reset link.", ttl_s=1)
+    time.sleep(1.1)
+    res = semantic_full.cache.lookup(PROMPT, mode="fallback")
+    assert res.hit and res.stale and res.layer == "exact" and res.confidence == "low"
+    with pytest.raises(Overloaded):  # intercept mode never serves it stale: refused as any other lookup
+        semantic_full.cache.lookup(PROMPT)
 
 
 def test_a_lookup_writes_nothing_until_the_writer_flushes(db_path: Path, embedder: Embedder) -> None:

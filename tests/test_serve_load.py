@@ -70,6 +70,36 @@ def test_a_kb_flood_does_not_shed_cache_lookups(tight: LiveServer) -> None:
     assert [r.status_code for r in lookups] == [200] * 12
 
 
+def test_past_the_exact_key_lookups_are_bounded_apart_and_exact_hits_are_never_shed_for_them(
+        tmp_path: Path) -> None:
+    server = start_server(tmp_path, {"LASTLINE_LIMIT_SEMANTIC": "1", "LASTLINE_KB_ENGLISH_EMBEDDER": "none"})
+    try:
+        stored = [f"What is the refund policy for order number {i}?" for i in range(16)]
+        for prompt in stored:
+            httpx.post(server.url("/v1/cache/entries"), json={"prompt": prompt, "response": "30 days."},
+                       timeout=60).raise_for_status()
+        # Long unseen questions: each encode takes tens of milliseconds, so sixteen sent at once overlap.
+        unseen = [{"prompt": "Which warehouse ships " + " ".join(f"part{i}x{j}" for j in range(150)) + "?"}
+                  for i in range(16)]
+        exact_replies: list[httpx.Response] = []
+        exact = threading.Thread(target=lambda: exact_replies.extend(
+            _burst(server.url("/v1/cache/lookup"), [{"prompt": p} for p in stored])))
+        exact.start()
+        replies = _burst(server.url("/v1/cache/lookup"), unseen)
+        exact.join()
+        assert [(r.status_code, r.json()["layer"]) for r in exact_replies] == [(200, "exact")] * 16
+        statuses = [r.status_code for r in replies]
+        assert set(statuses) == {200, 503}
+        shed = next(r for r in replies if r.status_code == 503)
+        assert shed.json()["error"] == "overloaded" and shed.json()["limit"] == "semantic"
+        assert int(shed.headers["retry-after"]) >= 1
+        metrics = httpx.get(server.url("/metrics")).text
+        assert f'lastline_shed_total{{bulkhead="semantic",reason="full"}} {statuses.count(503)}.0' in metrics
+        assert "overloaded on POST" not in (tmp_path / "server.log").read_text()  # counted, never logged
+    finally:
+        stop_server(server)
+
+
 def test_the_openai_face_sheds_in_the_openai_error_shape(tight: LiveServer) -> None:
     body = {"model": "lastline", "messages": [{"role": "user", "content": "what is the fallback ladder?"}]}
     replies = _burst(tight.url("/v1/chat/completions"), [body] * 12)

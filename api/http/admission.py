@@ -102,7 +102,7 @@ class AdmissionControl:
             retry_after_s = bulkhead.retry_after_s
             detail = (f"{name}: the server is shutting down" if why == "draining"
                       else f"{name}: {why.replace('_', ' ')}; retry after {retry_after_s} s")
-            refused = Overloaded(detail, limit=name, retry_after_s=retry_after_s)
+            refused = Overloaded(detail, reason=why, limit=name, retry_after_s=retry_after_s)
             await self.refusal(scope.get("path", ""), refused)(scope, receive, send)
             return
         try:

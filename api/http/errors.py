@@ -19,7 +19,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from lastline import LastlineError
+from lastline import LastlineError, Overloaded
 
 __all__ = ["error_body", "install_error_handlers", "lastline_error_response"]
 
@@ -88,7 +88,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(LastlineError)
     async def _lastline_error(request: Request, exc: LastlineError) -> JSONResponse:
-        if exc.status >= 500:
+        if exc.status >= 500 and not isinstance(exc, Overloaded):  # a shed request is counted, not logged
             log.error("%s on %s %s: %s", exc.code, request.method, request.url.path, exc.detail)
         return lastline_error_response(exc)
 

@@ -109,7 +109,7 @@ class Runtime:
             overrides["default_ttl_s"] = s.cache_ttl_s or None
         config = CacheConfig(max_prompt_chars=s.max_prompt_chars, **overrides)
         return SemanticCache(self.storage, self.embedder, config,
-                             writer=self.writer if self.background else None)
+                             writer=self.writer if self.background else None, past_exact=self.bulkheads["semantic"])
 
     @cached_property
     def kb(self) -> KnowledgeBase:
@@ -140,11 +140,15 @@ class Runtime:
 
     @cached_property
     def bulkheads(self) -> dict[str, Bulkhead]:
-        """Bounded work in flight per kind (docs/reliability.md): the door and the ladder's tier calls."""
+        """Bounded work in flight per kind (docs/reliability.md): the door and the ladder's tier calls.
+
+        ``semantic`` sits inside ``cache``: a lookup admitted at the door takes one of its slots only once
+        the exact key missed, so cheap exact hits are bounded by ``cache`` and the costly rest by both.
+        """
         s = self.settings
         share = s.tenant_share if s.multi_tenant else 1.0
-        limits = {"cache": s.limit_cache, "kb": s.limit_kb, "rules": s.limit_rules, "writes": s.limit_writes,
-                  "ladder": s.limit_ladder}
+        limits = {"cache": s.limit_cache, "semantic": s.limit_semantic, "kb": s.limit_kb, "rules": s.limit_rules,
+                  "writes": s.limit_writes, "ladder": s.limit_ladder}
         nice = {"kb": s.kb_nice}  # KB searches below the lookups' CPU priority (docs/reliability.md)
         return {name: Bulkhead(name, limit, tenant_share=share, nice=nice.get(name, 0))
                 for name, limit in limits.items()}

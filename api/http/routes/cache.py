@@ -15,7 +15,7 @@ from fastapi import APIRouter, Path, Query, status
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, TypeAdapter
 
-from lastline import InvalidInput, NotFound
+from lastline import InvalidInput, NotFound, Overloaded
 from lastline.cache import Language, LookupResult, Mode
 
 from ...ladder.ladder import Context, ThresholdOverride
@@ -103,8 +103,12 @@ async def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> Resp
 def _lookup(body: LookupIn, runtime: Runtime, tenant: str) -> Response:
     check_text_lengths(runtime.settings, prompt=body.prompt)
     started = time.perf_counter()
-    res = runtime.cache.lookup(body.prompt, tenant=tenant, context=body.context, mode=body.mode,
-                               threshold=body.threshold, exact_only=body.exact_only)
+    try:
+        res = runtime.cache.lookup(body.prompt, tenant=tenant, context=body.context, mode=body.mode,
+                                   threshold=body.threshold, exact_only=body.exact_only)
+    except Overloaded as refused:  # admitted at the door, but every slot past the exact key is taken
+        runtime.metrics.shed.labels(bulkhead=str(refused.extra.get("limit")), reason=refused.reason).inc()
+        raise
     runtime.metrics.count_lookup(hit=res.hit, layer=res.layer, exact_only=body.exact_only,
                                  duration_s=time.perf_counter() - started, endpoint="cache")
     return Response(_LOOKUP_JSON.dump_json(res, by_alias=True), media_type="application/json")
