@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from lastline import Overloaded, Settings, __version__
 
 from .http.admission import AdmissionControl, drain_on_sigterm
+from .http.balance import HandBackSurplus
 from .http.errors import install_error_handlers, lastline_error_response
 from .http.limits import BodySizeLimit
 from .http.routes import cache as routes_cache
@@ -138,6 +139,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(AdmissionControl, bulkheads=bulkheads, api_keys=runtime.settings.api_keys, metrics=metrics,
                        draining=lambda: bool(app.state.draining), refusal=_refusal)
     app.add_middleware(RequestCounter, metrics=metrics)
+    app.add_middleware(HandBackSurplus)  # several workers: a worker over its share of connections hands one back
 
     app.include_router(routes_ops.router)
     app.include_router(routes_fallback.router)

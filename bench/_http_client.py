@@ -39,14 +39,16 @@ async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, r
 
     ``first`` picks the piece of a chunked reply that counts as "first content" (an SSE chunk
     carrying text, say); without it, or for a ``Content-Length`` reply, that time is the whole
-    exchange's.
+    exchange's. A reply that says ``Connection: close`` (a server worker handing the connection back
+    to be opened again, where another worker takes it) closes the writer once read: callers reconnect
+    when ``writer.is_closing()``, as HTTP/1.1 clients do.
     """
     t0 = time.perf_counter()
     writer.write(request)
     await writer.drain()
     status = int((await reader.readline()).split()[1])
     length = 0
-    chunked = False
+    chunked = closing = False
     while (line := await reader.readline()) not in (b"\r\n", b""):
         name, _, value = line.partition(b":")
         name = name.strip().lower()
@@ -54,8 +56,12 @@ async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, r
             length = int(value)
         elif name == b"transfer-encoding" and b"chunked" in value.lower():
             chunked = True
+        elif name == b"connection" and b"close" in value.lower():
+            closing = True
     if not chunked:
         body = await reader.readexactly(length)
+        if closing:
+            writer.close()
         return status, body, time.perf_counter() - t0
     parts: list[bytes] = []
     first_s: float | None = None
@@ -68,6 +74,8 @@ async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, r
     while await reader.readline() not in (b"\r\n", b""):  # trailers, then the blank line
         pass
     total = time.perf_counter() - t0
+    if closing:
+        writer.close()
     return status, b"".join(parts), total if first_s is None else first_s
 
 
@@ -99,6 +107,8 @@ async def drive(base: str, requests: Sequence[bytes], concurrency: int, seconds:
                 i += concurrency
                 outcomes["hit"] += accept(status, body)
                 outcomes["errors"] += status not in (200, 404)
+                if writer.is_closing():  # the server asked for a new connection
+                    reader, writer = await asyncio.open_connection(host, int(port))
         finally:
             writer.close()
 

@@ -318,6 +318,8 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
                 await asyncio.sleep(0.01)
                 continue
             row.add(str(status), time.perf_counter() - t0)
+            if conn[1].is_closing():  # the server handed the connection back: open another
+                conn = None
             i += clients
             if count_hits and status == 200 and b'"hit":true' in body.replace(b" ", b""):
                 row.hits += 1

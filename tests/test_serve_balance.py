@@ -110,3 +110,57 @@ def test_a_stopped_worker_does_not_keep_new_connections_waiting(two_workers: tup
         os.kill(frozen, signal.SIGCONT)
     assert set(split) == {running}, split
     assert elapsed < 10, elapsed  # not a timing target: a deadlock would wait the socket's 30 s
+
+
+def _ask_pid(conn: socket.socket) -> tuple[int, bool]:
+    """One ``GET /readyz`` on a kept-alive connection: the worker's pid, and whether it asked to close."""
+    conn.sendall(b"GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    raw = b""
+    while b"\r\n\r\n" not in raw or not raw.rstrip().endswith(b"}"):
+        chunk = conn.recv(65536)
+        assert chunk, raw
+        raw += chunk
+    head, body = raw.split(b"\r\n\r\n", 1)
+    return json.loads(body)["pid"], b"\r\nconnection: close" in head.lower()
+
+
+def test_a_lopsided_split_evens_out_as_the_fuller_worker_hands_connections_back(
+        two_workers: tuple[int, list[int]]) -> None:
+    """Accepting evenly is not enough when a sibling cannot accept for a while (here: frozen): its
+    connections went to the other worker and stayed there. The fuller worker now asks callers to
+    reconnect (``Connection: close``) until the split is even again."""
+    port, (frozen, running) = two_workers
+    time.sleep(1.0)  # earlier tests' connections closed and weighed
+    conns: list[socket.socket] = []
+
+    def one_request_each() -> tuple[set[int], int]:
+        """One request per connection; a connection handed back is opened again (as clients do)."""
+        pids, handed_back = set(), 0
+        for k, conn in enumerate(conns):
+            pid, closing = _ask_pid(conn)
+            pids.add(pid)
+            if closing:
+                handed_back += 1
+                conn.close()
+                conns[k] = socket.create_connection(("127.0.0.1", port), timeout=30)
+        return pids, handed_back
+
+    os.kill(frozen, signal.SIGSTOP)
+    try:
+        conns.extend(socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(16))
+        for _ in range(3):  # 16/0: every connection on the running worker, and the frozen one's count stale
+            assert one_request_each()[0] == {running}
+            time.sleep(0.5)
+    finally:
+        os.kill(frozen, signal.SIGCONT)
+    try:
+        handed_back = 0
+        for _ in range(40):
+            time.sleep(0.06)
+            handed_back += one_request_each()[1]
+        split = Counter(_ask_pid(c)[0] for c in conns)
+        assert len(split) == 2 and max(split.values()) - min(split.values()) <= 2, split
+        assert 7 <= handed_back <= 12, handed_back  # about half, not a stream of reconnections
+    finally:
+        for conn in conns:
+            conn.close()

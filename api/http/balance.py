@@ -17,6 +17,15 @@ a worker over its share stops watching the socket for a moment and leaves the co
 sibling. If no sibling has taken it after :data:`DEFER_S` (a sibling busy in a long request), it
 takes the connection itself: a caller never waits long for a balance.
 
+A split made at accept time can still go wrong: counts are published every few milliseconds, a
+worker whose event loop is busy neither publishes nor accepts, and a burst of connections closing and
+opening at once (a client pool replaced) is weighed against counts from before it. Measured: 64
+connections opened right after 16 had closed split 38/26 on a loaded machine, and that split lasted
+the whole run. So a worker holding two or more connections more than its least loaded sibling asks
+one caller to reconnect — ``Connection: close`` on its next response (:class:`HandBackSurplus`), at
+most one every :data:`HAND_BACK_EVERY_S` — and HTTP/1.1 clients (the SDKs' pools, ``wrk``) open a new
+connection, which the accept step above gives to the sibling.
+
 uvicorn builds each worker's server inside its ``Process`` class (``uvicorn.supervisors.multiprocess``,
 as of uvicorn 0.55); :func:`balanced_workers` puts :class:`BalancedProcess` in its place for the
 lifetime of the supervisor. ``tests/test_serve_balance.py`` fails if a uvicorn release moves that and
@@ -36,9 +45,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import uvicorn
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.supervisors import multiprocess
 
-__all__ = ["DEFER_S", "BalancedProcess", "BalancedServer", "ConnectionShare", "balanced_workers"]
+__all__ = ["DEFER_S", "BalancedProcess", "BalancedServer", "ConnectionShare", "HandBackSurplus", "balanced_workers"]
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +56,13 @@ log = logging.getLogger(__name__)
 #: a sibling on a loaded machine to wake and accept it, short beside a connection's life.
 DEFER_S = 0.05
 #: Connections a worker may hold above its least loaded sibling before it leaves new ones to it.
-SLACK = 1
+SLACK = 0
+#: Connections above its least loaded sibling past which a worker hands one back (one more than the
+#: accept step leaves, so a connection handed back is not accepted again by the same worker).
+SURPLUS = SLACK + 1
+#: The least time between two connections one worker hands back: a hand-back shows in the counts only
+#: once the caller has closed it.
+HAND_BACK_EVERY_S = 0.05
 #: How often a deferring worker looks at the socket again.
 RECHECK_S = 0.001
 #: How often a worker publishes its count (and proves it is alive).
@@ -111,6 +127,7 @@ class BalancedServer(uvicorn.Server):
         self._deferred_since: float | None = None
         self._publisher: asyncio.TimerHandle | None = None
         self._connecting: set[asyncio.Task[None]] = set()
+        self._handed_back_at = 0.0
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         if not sockets:
@@ -120,6 +137,7 @@ class BalancedServer(uvicorn.Server):
         if self.should_exit or not self.started:
             return
         self._slot = self._share.claim()
+        HandBackSurplus.server = self
         self._listeners = sockets
         loop = asyncio.get_running_loop()
         for sock in sockets:
@@ -149,6 +167,16 @@ class BalancedServer(uvicorn.Server):
 
     def _over_share(self) -> bool:
         return self._open() > self._share.fewest_elsewhere(self._slot) + SLACK
+
+    def hands_back_a_connection(self) -> bool:
+        """True when the connection of the response being sent should close (see the module docstring)."""
+        now = time.monotonic()
+        if now - self._handed_back_at < HAND_BACK_EVERY_S:
+            return False
+        if self._open() <= self._share.fewest_elsewhere(self._slot) + SURPLUS:
+            return False
+        self._handed_back_at = now
+        return True
 
     def _readable(self, sock: socket.socket) -> None:
         loop = asyncio.get_running_loop()
@@ -202,6 +230,29 @@ class BalancedServer(uvicorn.Server):
             conn.close()
         finally:
             self._pending -= 1
+
+
+class HandBackSurplus:
+    """ASGI middleware: ``Connection: close`` on a response while this worker holds a surplus of
+    connections (a no-op unless the process serves as a balanced worker)."""
+
+    server: BalancedServer | None = None  # this worker process's server, set at its start-up
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        server = HandBackSurplus.server
+        if server is None or scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_maybe_closing(message: Message) -> None:
+            if message["type"] == "http.response.start" and server.hands_back_a_connection():
+                message = {**message, "headers": [*message.get("headers", ()), (b"connection", b"close")]}
+            await send(message)
+
+        await self.app(scope, receive, send_maybe_closing)
 
 
 class BalancedProcess(multiprocess.Process):
