@@ -21,10 +21,10 @@ A split made at accept time can still go wrong: counts are published every few m
 worker whose event loop is busy neither publishes nor accepts, and a burst of connections closing and
 opening at once (a client pool replaced) is weighed against counts from before it. Measured: 64
 connections opened right after 16 had closed split 38/26 on a loaded machine, and that split lasted
-the whole run. So a worker holding two or more connections more than its least loaded sibling asks
-one caller to reconnect — ``Connection: close`` on its next response (:class:`HandBackSurplus`), at
-most one every :data:`HAND_BACK_EVERY_S` — and HTTP/1.1 clients (the SDKs' pools, ``wrk``) open a new
-connection, which the accept step above gives to the sibling.
+the whole run. So a worker holding three or more connections more than its least loaded sibling
+(and at most :data:`HAND_BACK_BELOW`) asks one caller to reconnect: ``Connection: close`` on its
+next response (:class:`HandBackSurplus`), at most one every :data:`HAND_BACK_EVERY_S`. HTTP/1.1
+clients (the SDKs' pools, ``wrk``) open a new connection, which the accept step gives to the sibling.
 
 uvicorn builds each worker's server inside its ``Process`` class (``uvicorn.supervisors.multiprocess``,
 as of uvicorn 0.55); :func:`balanced_workers` puts :class:`BalancedProcess` in its place for the
@@ -56,10 +56,14 @@ log = logging.getLogger(__name__)
 #: a sibling on a loaded machine to wake and accept it, short beside a connection's life.
 DEFER_S = 0.05
 #: Connections a worker may hold above its least loaded sibling before it leaves new ones to it.
-SLACK = 0
-#: Connections above its least loaded sibling past which a worker hands one back (one more than the
-#: accept step leaves, so a connection handed back is not accepted again by the same worker).
+SLACK = 1
+#: Connections above its least loaded sibling past which a worker hands one back: one more than the
+#: accept step leaves, so a connection handed back is not accepted again by the same worker ...
 SURPLUS = SLACK + 1
+#: A worker holding more connections than this hands none back: in a flood of hundreds of connections
+#: per worker both shed anyway, and a caller sent to reconnect waits in an accept queue behind the
+#: flood (a 5× burst of 1,280 clients had its slowest requests at 3–4 s with hand-backs, 0.6 s without).
+HAND_BACK_BELOW = 100
 #: The least time between two connections one worker hands back: a hand-back shows in the counts only
 #: once the caller has closed it.
 HAND_BACK_EVERY_S = 0.05
@@ -173,7 +177,8 @@ class BalancedServer(uvicorn.Server):
         now = time.monotonic()
         if now - self._handed_back_at < HAND_BACK_EVERY_S:
             return False
-        if self._open() <= self._share.fewest_elsewhere(self._slot) + SURPLUS:
+        held = self._open()
+        if held > HAND_BACK_BELOW or held <= self._share.fewest_elsewhere(self._slot) + SURPLUS:
             return False
         self._handed_back_at = now
         return True
