@@ -69,7 +69,7 @@ class LookupPath:
                  thresholds: Thresholds, recorder: LookupRecorder, config: CacheConfig,
                  past_exact: Bulkhead | None = None) -> None:
         #: Bounds the lookups past the exact key (the fuzzy scan, the encode, the kNN, the guard): an
-        #: exact hit costs a tenth of them, so the server admits many more lookups than it lets run that
+        #: exact hit costs a fifth of them, so the server admits many more lookups than it lets run that
         #: far, and a flood of exact hits is not refused for the cost of a semantic one.
         self.past_exact = past_exact
         self.store = store

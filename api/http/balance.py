@@ -62,7 +62,7 @@ SLACK = 1
 SURPLUS = SLACK + 1
 #: A worker holding more connections than this hands none back: in a flood of hundreds of connections
 #: per worker both shed anyway, and a caller sent to reconnect waits in an accept queue behind the
-#: flood (a 5× burst of 1,280 clients had its slowest requests at 3–4 s with hand-backs, 0.6 s without).
+#: flood (a 5× burst of 1,280 clients had its slowest requests at 3–5 s with hand-backs, about 1 s without).
 HAND_BACK_BELOW = 100
 #: The least time between two connections one worker hands back: a hand-back shows in the counts only
 #: once the caller has closed it.
