@@ -49,20 +49,23 @@ def test_a_worker_alone_is_never_over_its_share() -> None:
     assert share.fewest_elsewhere(slot) == float("inf")
 
 
+def _ask_pid(conn: socket.socket) -> tuple[int, bool]:
+    """One ``GET /readyz`` on a kept-alive connection: the worker's pid, and whether it asked to close."""
+    conn.sendall(b"GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    raw = b""
+    while b"\r\n\r\n" not in raw or not raw.rstrip().endswith(b"}"):
+        chunk = conn.recv(65536)
+        assert chunk, raw
+        raw += chunk
+    head, body = raw.split(b"\r\n\r\n", 1)
+    return json.loads(body)["pid"], b"\r\nconnection: close" in head.lower()
+
+
 def _pids_of_kept_alive_connections(port: int, n: int) -> Counter[int]:
     """Open ``n`` connections one after another, ask each which worker holds it, keep all open."""
     conns = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(n)]
     try:
-        pids: Counter[int] = Counter()
-        for conn in conns:
-            conn.sendall(b"GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            raw = b""
-            while b"\r\n\r\n" not in raw or not raw.rstrip().endswith(b"}"):
-                chunk = conn.recv(65536)
-                assert chunk, raw
-                raw += chunk
-            pids[json.loads(raw.split(b"\r\n\r\n", 1)[1])["pid"]] += 1
-        return pids
+        return Counter(_ask_pid(conn)[0] for conn in conns)
     finally:
         for conn in conns:
             conn.close()
@@ -110,18 +113,6 @@ def test_a_stopped_worker_does_not_keep_new_connections_waiting(two_workers: tup
         os.kill(frozen, signal.SIGCONT)
     assert set(split) == {running}, split
     assert elapsed < 10, elapsed  # not a timing target: a deadlock would wait the socket's 30 s
-
-
-def _ask_pid(conn: socket.socket) -> tuple[int, bool]:
-    """One ``GET /readyz`` on a kept-alive connection: the worker's pid, and whether it asked to close."""
-    conn.sendall(b"GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-    raw = b""
-    while b"\r\n\r\n" not in raw or not raw.rstrip().endswith(b"}"):
-        chunk = conn.recv(65536)
-        assert chunk, raw
-        raw += chunk
-    head, body = raw.split(b"\r\n\r\n", 1)
-    return json.loads(body)["pid"], b"\r\nconnection: close" in head.lower()
 
 
 def test_a_lopsided_split_evens_out_as_the_fuller_worker_hands_connections_back(
