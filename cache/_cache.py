@@ -294,6 +294,20 @@ class SemanticCache:
         return self._lookup.run(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold,
                                 exact_only=exact_only)
 
+    def first_look(self, prompt: str, *, tenant: str = "default", context: Any = None, mode: Mode = "intercept",
+                   threshold: float | None = None, exact_only: bool = False) -> LookupResult | None:
+        """What :meth:`lookup` answers from the exact key alone, or None: cheap enough for an event loop.
+
+        A fresh exact hit (or an ``exact_only`` lookup's result) as :meth:`lookup` would give it; a
+        refusal when the lookup would need a slot past the exact key and none is free; None otherwise,
+        nothing recorded, and :meth:`lookup` decides. None at once when the store's reads leave the
+        process (PostgreSQL): the loop would wait on the network.
+        """
+        if not self.store.local_reads:
+            return None
+        return self._lookup.first_look(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold,
+                                       exact_only=exact_only)
+
     def score(self, prompt: str, *, tenant: str = "default", context: Any = None) -> tuple[str | None, float | None]:
         """Nearest entry and its cosine in the partition — no threshold, no guard, no age check."""
         v.check_tenant(tenant)

@@ -44,6 +44,7 @@ class _Trace:
     guard_blocked: bool = False
     expired: bool = False
     empty: bool = False  # the partition had no vectors and no exact row
+    no_exact_row: bool = False
     stale: tuple[EntryRow, str, float] | None = None  # best expired candidate (fallback mode)
 
 
@@ -82,6 +83,32 @@ class LookupPath:
 
     def run(self, prompt: str, *, tenant: str, context: Any, mode: Mode, threshold: float | None,
             exact_only: bool) -> LookupResult:
+        q = self._query(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold)
+        trace = _Trace()
+        found, best = self._decide(q, trace, exact_only)
+        return self._result(q, trace, found, best)
+
+    def first_look(self, prompt: str, *, tenant: str, context: Any, mode: Mode, threshold: float | None,
+                   exact_only: bool) -> LookupResult | None:
+        """The exact key alone, for a caller that must not wait on an encode (the event loop).
+
+        Why: an exact hit costs one indexed read, and a hop to a request thread and back costs about
+        as much again, with a wait for a free thread and the interpreter lock on top. So the server
+        answers exact hits (and ``exact_only`` lookups) on the event loop, and refuses there, at once,
+        a lookup that needs a ``past_exact`` slot when none is free. Anything else returns None with
+        nothing recorded, and :meth:`run` then decides (reading the key again: an entry written
+        meanwhile is seen). Same result and same bookkeeping as :meth:`run` for what it answers.
+        """
+        q = self._query(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold)
+        trace = _Trace()
+        found = self._exact(q, trace)
+        if found is not None or exact_only:
+            return self._result(q, trace, found if found is not None else _stale(trace), None)
+        if self.past_exact is not None and trace.stale is None:
+            self.past_exact.refuse_if_full(q.tenant)
+        return None
+
+    def _query(self, prompt: str, *, tenant: str, context: Any, mode: Mode, threshold: float | None) -> _Query:
         now = time.time()
         v.check_tenant(tenant)
         v.check_mode(mode)
@@ -92,25 +119,33 @@ class LookupPath:
         strict = self.thresholds.get(tenant, "intercept", language).value
         t = override if override is not None else (
             strict if mode == "intercept" else self.thresholds.get(tenant, "fallback", language).value)
-        q = _Query(prompt, norm, phash, tenant, ctx, mode, now, strict, t)
-        trace = _Trace()
-        found, best = self._decide(q, trace, exact_only)
+        return _Query(prompt, norm, phash, tenant, ctx, mode, now, strict, t)
+
+    def _result(self, q: _Query, trace: _Trace, found: tuple[EntryRow, str, float, bool] | None,
+                best: float | None) -> LookupResult:
         if found is not None:
             row, layer, sim, stale = found
             return self._done(q, row, layer, sim, stale=stale, best=best)
         return self._done(q, None, None, None, reason=_miss_reason(trace), best=best)
 
+    def _exact(self, q: _Query, trace: _Trace) -> tuple[EntryRow, str, float, bool] | None:
+        """Layer 1: the same normalized text, tenant and context, fresh (an expired one goes to ``trace``)."""
+        row = self.store.by_key(q.tenant, q.ctx, q.phash)
+        if row is not None and self._accept(row, q, trace, "exact", 1.0, guarded=False):
+            return row, "exact", 1.0, False
+        trace.no_exact_row = row is None
+        return None
+
     def _decide(self, q: _Query, trace: _Trace, exact_only: bool
                 ) -> tuple[tuple[EntryRow, str, float, bool] | None, float | None]:
         """The served entry (row, layer, similarity, stale) or None, and the best cosine seen."""
-        # 1. exact: same normalized text, same tenant and context
-        row = self.store.by_key(q.tenant, q.ctx, q.phash)
-        if row is not None and self._accept(row, q, trace, "exact", 1.0, guarded=False):
-            return (row, "exact", 1.0, False), None
+        found = self._exact(q, trace)
+        if found is not None:
+            return found, None
         if exact_only:
             return _stale(trace), None
         if self.past_exact is None:
-            return self._past_exact(q, trace, row is None)
+            return self._past_exact(q, trace)
         try:
             self.past_exact.acquire(q.tenant)
         except Overloaded:
@@ -118,11 +153,11 @@ class LookupPath:
                 return _stale(trace), None
             raise
         try:
-            return self._past_exact(q, trace, row is None)
+            return self._past_exact(q, trace)
         finally:
             self.past_exact.release(q.tenant)
 
-    def _past_exact(self, q: _Query, trace: _Trace, no_exact_row: bool
+    def _past_exact(self, q: _Query, trace: _Trace
                     ) -> tuple[tuple[EntryRow, str, float, bool] | None, float | None]:
         """Layers 2 and 3, once the exact key had nothing fresh to serve."""
         key = (q.tenant, q.ctx)
@@ -138,7 +173,7 @@ class LookupPath:
 
         # 3. semantic kNN in the partition (plus fuzzy among the neighbours when it is too big to scan)
         if self.index.is_empty(key):
-            trace.empty = no_exact_row
+            trace.empty = trace.no_exact_row
             return _stale(trace), None
         vector = self.embedder.encode([q.norm])[0]
         nearest = self.index.nearest(key, vector, self.config.knn_k)

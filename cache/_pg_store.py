@@ -100,6 +100,8 @@ def _by_tenant(records: Iterable[Any]) -> dict[str, list[Any]]:
 class PostgresCacheStore:
     """SQL for the cache tables on PostgreSQL; runs the cache migrations on construction."""
 
+    local_reads = False  # every read is a round trip to the server
+
     def __init__(self, storage: PostgresStorage) -> None:
         self.storage = storage
         self._indexed: set[tuple[str, int]] = set()

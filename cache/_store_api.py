@@ -30,6 +30,10 @@ __all__ = ["CacheStore"]
 class CacheStore(Protocol):
     """Typed persistence for one cache (see the module docstring)."""
 
+    #: Whether reads are answered inside this process (an embedded file): then a read by key is cheap
+    #: enough to run on an event loop. False for a database across the network.
+    local_reads: bool
+
     # -- entries -------------------------------------------------------------------------------
     def insert(self, entries: Sequence[NewEntry], now: float, *, max_entries: int, max_bytes: int
                ) -> InsertResult:

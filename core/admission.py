@@ -122,17 +122,38 @@ class Bulkhead:
     def try_acquire(self, tenant: str) -> str | None:
         """Take a slot; ``None`` when admitted, else why not (``full`` or ``tenant_share``)."""
         with self._lock:
-            if self._in_flight >= self.limit:
-                self._stats.shed_full += 1
-                return "full"
-            held = self._by_tenant.get(tenant, 0)
-            if held >= self.tenant_limit:
-                self._stats.shed_tenant += 1
-                return "tenant_share"
-            self._in_flight += 1
-            self._by_tenant[tenant] = held + 1
-            self._stats.admitted += 1
-            return None
+            why = self._counted_refusal(tenant)
+            if why is None:
+                self._in_flight += 1
+                self._by_tenant[tenant] = self._by_tenant.get(tenant, 0) + 1
+                self._stats.admitted += 1
+            return why
+
+    def refuse_if_full(self, tenant: str) -> None:
+        """Raise :class:`Overloaded` (counted as shed) when :meth:`try_acquire` would refuse now; take nothing.
+
+        For a caller that can refuse cheaply before it hands the work to a thread, which takes the
+        slot itself: a slot freed in between is not seen there, so the error is a refusal a moment
+        early, never work past the limit.
+        """
+        with self._lock:
+            why = self._counted_refusal(tenant)
+        if why is not None:
+            raise self._overloaded(why)
+
+    def _counted_refusal(self, tenant: str) -> str | None:
+        """Why a slot cannot be taken now (counted in the stats), or None; the caller holds the lock."""
+        if self._in_flight >= self.limit:
+            self._stats.shed_full += 1
+            return "full"
+        if self._by_tenant.get(tenant, 0) >= self.tenant_limit:
+            self._stats.shed_tenant += 1
+            return "tenant_share"
+        return None
+
+    def _overloaded(self, why: str) -> Overloaded:
+        return Overloaded(f"{self.name}: {why.replace('_', ' ')} ({self.limit} in flight at most)",
+                          reason=why, limit=self.name, retry_after_s=self.retry_after_s)
 
     def release(self, tenant: str) -> None:
         with self._lock:
@@ -147,8 +168,7 @@ class Bulkhead:
         """Take a slot or raise :class:`Overloaded` at once."""
         why = self.try_acquire(tenant)
         if why is not None:
-            raise Overloaded(f"{self.name}: {why.replace('_', ' ')} ({self.limit} in flight at most)",
-                             reason=why, limit=self.name, retry_after_s=self.retry_after_s)
+            raise self._overloaded(why)
 
     @contextmanager
     def slot(self, tenant: str) -> Iterator[None]:

@@ -143,3 +143,21 @@ def test_lowering_a_thread_lowers_it_and_the_threads_it_starts_only() -> None:
     assert seen == {"itself": min(19, base + BACKGROUND_NICE), "child": min(19, base + BACKGROUND_NICE)}
     assert _own_nice() == base
     assert not lower_thread_priority(0)
+
+
+def test_refuse_if_full_refuses_as_a_slot_request_would_without_taking_one() -> None:
+    """For a caller that refuses cheaply before handing work to a thread that takes the slot itself."""
+    bulkhead = Bulkhead("semantic", 2, tenant_share=0.5)
+    bulkhead.refuse_if_full("a")  # room: nothing taken
+    assert bulkhead.stats().in_flight == 0
+    bulkhead.acquire("a")
+    with pytest.raises(Overloaded) as refused:
+        bulkhead.refuse_if_full("a")
+    assert refused.value.reason == "tenant_share" and refused.value.extra["limit"] == "semantic"
+    bulkhead.refuse_if_full("b")
+    bulkhead.acquire("b")
+    with pytest.raises(Overloaded) as refused:
+        bulkhead.refuse_if_full("c")
+    assert refused.value.reason == "full"
+    stats = bulkhead.stats()
+    assert (stats.in_flight, stats.shed_full, stats.shed_tenant, stats.admitted) == (2, 1, 1, 2)

@@ -316,3 +316,30 @@ def test_every_bundled_backend_has_a_measured_shipped_threshold(backend_class: s
     for mode in ("intercept", "fallback"):
         shipped = default_threshold(model_id, mode)  # type: ignore[arg-type]
         assert shipped.source == "shipped" and 0.9 < shipped.value < 1.0, (model_id, shipped)
+
+
+def test_first_look_answers_what_the_exact_key_decides_as_the_lookup_would(cache: SemanticCache, backend: str) -> None:
+    """The server asks it on its event loop before it hands a lookup to a thread: an embedded file's
+    read by key is cheap there; a database across the network is never asked from the loop."""
+    entry = cache.put("What is the refund window?", "30 days.")
+    looked = cache.first_look("  WHAT is the refund window？")
+    if backend != "sqlite":
+        assert looked is None
+        return
+    assert looked is not None
+    full = cache.lookup("  WHAT is the refund window？")
+    fields = ("hit", "answer", "entry_id", "layer", "similarity", "confidence", "stale", "threshold", "mode")
+    assert {f: getattr(looked, f) for f in fields} == {f: getattr(full, f) for f in fields}
+    assert looked.entry_id == entry and looked.lookup_id and looked.lookup_id != full.lookup_id
+    assert cache.get(entry)["hit_count"] == 2  # recorded once each
+
+    # An exact-only lookup never goes past the key: its miss is decided at once, as the lookup decides it.
+    missed = cache.first_look("What is the return window?", exact_only=True)
+    assert missed is not None and not missed.hit
+    assert missed.reason == cache.lookup("What is the return window?", exact_only=True).reason
+
+    # Anything that needs the fuzzy scan or the encode is left to the lookup, with nothing recorded.
+    before = cache.stats()["lookups"]
+    assert cache.first_look("What is the refund windw?") is None
+    assert cache.first_look("How long is the refund window?", mode="fallback") is None
+    assert cache.stats()["lookups"] == before

@@ -126,6 +126,32 @@ def test_an_expired_exact_answer_beats_a_refusal_in_fallback_mode(semantic_full:
         semantic_full.cache.lookup(PROMPT)
 
 
+def test_first_look_refuses_at_once_a_lookup_that_needs_a_slot_past_the_exact_key(semantic_full: Runtime) -> None:
+    """What the server decides on its event loop, before any thread: an exact hit is served, an unseen
+    question is refused (counted, no slot taken), and an expired exact answer in fallback mode is
+    left to the lookup, which serves it stale rather than refuse."""
+    semantic = semantic_full.bulkheads["semantic"]
+    entry = semantic_full.cache.put(PROMPT, "Use the reset link.")
+    hit = semantic_full.cache.first_look(PROMPT)
+    assert hit is not None and hit.hit and hit.entry_id == entry
+    shed_before = semantic.stats().shed_full
+    with pytest.raises(Overloaded) as refused:
+        semantic_full.cache.first_look("How can I reset my password?")
+    assert refused.value.extra["limit"] == "semantic" and refused.value.reason == "full"
+    assert semantic.stats().shed_full == shed_before + 1 and semantic.stats().in_flight == 1
+    semantic.release("default")  # with the slot free, the question goes on to the lookup
+    try:
+        assert semantic_full.cache.first_look("How can I reset my password?") is None
+    finally:
+        semantic.acquire("default")
+
+    semantic_full.cache.put("How do I change my email?", "Settings, then Account.", ttl_s=1)
+    time.sleep(1.1)
+    assert semantic_full.cache.first_look("How do I change my email?", mode="fallback") is None
+    with pytest.raises(Overloaded):  # intercept mode never serves it stale
+        semantic_full.cache.first_look("How do I change my email?")
+
+
 def test_a_lookup_writes_nothing_until_the_writer_flushes(db_path: Path, embedder: Embedder) -> None:
     rt = Runtime.open(load_settings(db=db_path, kb_english_embedder="none", writer_interval_s=10), background=True)
     try:

@@ -3,13 +3,16 @@
 Thin on purpose: every check and decision lives in :class:`lastline.cache.SemanticCache`; this
 module maps JSON to its calls, the tenant from the API key, and its errors to ``{error, detail}``.
 The cache call runs in a thread (FastAPI's pool for sync endpoints; the lookup, the hot path, in
-the loop's executor: ``http/threads.py``), so one slow encode never blocks the event loop.
+the loop's executor: ``http/threads.py``), so one slow encode never blocks the event loop. The
+lookup looks at its exact key on the loop first (one indexed read of the embedded file): exact hits,
+and refusals for want of a ``semantic`` slot, never wait for a thread.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Path, Query, status
 from fastapi.responses import Response
@@ -27,6 +30,8 @@ from ..threads import in_thread
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1/cache", tags=["cache"])
+
+T = TypeVar("T")
 
 
 _ERRORS: dict[int | str, dict[str, str]] = {
@@ -97,21 +102,23 @@ def put_entry(body: EntryIn, runtime: RuntimeDep, tenant: TenantDep) -> EntryCre
 @router.post("/lookup", response_model=LookupResult, responses=_ERRORS)
 async def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> Response:
     """Exact → fuzzy → semantic, slot guard and age check; a miss says why in ``reason``."""
-    return await in_thread(_lookup, body, runtime, tenant)
-
-
-def _lookup(body: LookupIn, runtime: Runtime, tenant: str) -> Response:
     check_text_lengths(runtime.settings, prompt=body.prompt)
     started = time.perf_counter()
-    try:
-        res = runtime.cache.lookup(body.prompt, tenant=tenant, context=body.context, mode=body.mode,
-                                   threshold=body.threshold, exact_only=body.exact_only)
-    except Overloaded as refused:  # admitted at the door, but every slot past the exact key is taken
-        runtime.metrics.shed.labels(bulkhead=str(refused.extra.get("limit")), reason=refused.reason).inc()
-        raise
+    first = _ask(runtime.cache.first_look, body, runtime, tenant)  # on the loop: what the exact key decides
+    res: LookupResult = (
+        first if first is not None else await in_thread(_ask, runtime.cache.lookup, body, runtime, tenant))
     runtime.metrics.count_lookup(hit=res.hit, layer=res.layer, exact_only=body.exact_only,
                                  duration_s=time.perf_counter() - started, endpoint="cache")
     return Response(_LOOKUP_JSON.dump_json(res, by_alias=True), media_type="application/json")
+
+
+def _ask(cache_call: Callable[..., T], body: LookupIn, runtime: Runtime, tenant: str) -> T:
+    try:
+        return cache_call(body.prompt, tenant=tenant, context=body.context, mode=body.mode,
+                          threshold=body.threshold, exact_only=body.exact_only)
+    except Overloaded as refused:  # admitted at the door, but every slot past the exact key is taken
+        runtime.metrics.shed.labels(bulkhead=str(refused.extra.get("limit")), reason=refused.reason).inc()
+        raise
 
 
 @router.get("/entries/{entry_id}", responses={404: {"description": "No such entry for this tenant."}})
