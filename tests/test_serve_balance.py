@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
 import socket
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
 
 import pytest
+import uvicorn
 from conftest import start_server, stop_server
+from starlette.types import Receive, Scope, Send
 
-from lastline.api.http.balance import STALE_S, ConnectionShare
+from lastline.api.http.balance import (
+    DEFER_S,
+    KEEPING_UP_S,
+    STALE_S,
+    BalancedServer,
+    ConnectionShare,
+    HandBackSurplus,
+)
 
 
 def test_a_worker_sees_the_fewest_connections_of_its_live_siblings() -> None:
@@ -25,6 +36,10 @@ def test_a_worker_sees_the_fewest_connections_of_its_live_siblings() -> None:
     share.publish(third, 3)
     assert share.fewest_elsewhere(first) == 3
     assert share.fewest_elsewhere(third) == 0  # the first still holds none
+    time.sleep(KEEPING_UP_S * 1.5)
+    share.publish(first, 1)
+    share.publish(second, 5)  # the third has not published since: alive, but its loop lags
+    assert share.fewest_elsewhere(first) == 3 and share.fewest_elsewhere(first, KEEPING_UP_S) == 5
     share.release(third)
     assert share.fewest_elsewhere(first) == 5
     assert share.claim() == third  # a released slot is free again
@@ -155,3 +170,61 @@ def test_a_lopsided_split_evens_out_as_the_fuller_worker_hands_connections_back(
     finally:
         for conn in conns:
             conn.close()
+
+
+async def _ok(scope: Scope, receive: Receive, send: Send) -> None:
+    """The smallest HTTP app: every request gets ``200 ok``."""
+    if scope["type"] != "http":
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+def test_a_sibling_whose_loop_lags_is_not_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a 5x burst every worker's loop is busy: it publishes late and accepts once per turn. A worker
+    over its share used to leave each new connection to such a sibling for ``DEFER_S``, so past the
+    first two it took one connection per ``DEFER_S`` while the sibling took few: the burst's slowest
+    requests waited ≈5 s to be accepted. A sibling that has not published within ``KEEPING_UP_S`` is
+    alive, but not weighed."""
+    monkeypatch.setattr(HandBackSurplus, "server", None)  # the server's start-up sets it for its process
+    share = ConnectionShare(slots=2)
+    sibling = share.claim()  # alive, holding none, publishing late, never accepting: a busy sibling
+    stop = threading.Event()
+
+    def publish_late() -> None:
+        while not stop.wait((KEEPING_UP_S + STALE_S) / 2):
+            share.publish(sibling, 0)
+
+    share.publish(sibling, 0)
+    threading.Thread(target=publish_late, daemon=True).start()
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    server = BalancedServer(uvicorn.Config(_ok, lifespan="off", log_level="warning"), share)
+    serving = threading.Thread(target=asyncio.run, args=(server.serve([listener]),), daemon=True)
+    serving.start()
+    n = 200
+    conns: list[socket.socket] = []
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert time.monotonic() < deadline, "the server never started"
+            time.sleep(0.01)
+        started = time.monotonic()
+        conns = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(n)]
+        for conn in conns:
+            conn.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        for conn in conns:
+            reply = b""
+            while not reply.endswith(b"\r\n\r\nok"):
+                chunk = conn.recv(1024)
+                assert chunk, reply
+                reply += chunk
+        elapsed = time.monotonic() - started
+    finally:
+        for conn in conns:
+            conn.close()
+        stop.set()
+        server.should_exit = True
+        serving.join(timeout=30)
+    # Not a timing target: one connection per DEFER_S would take (n - 2) × DEFER_S ≈ 9.9 s.
+    assert elapsed < (n - 2) * DEFER_S / 4, elapsed

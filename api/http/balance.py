@@ -15,7 +15,10 @@ siblings. Each worker publishes its count of open connections in shared memory
 (:class:`ConnectionShare`, one slot per worker, with a heartbeat so a dead worker's slot is ignored);
 a worker over its share stops watching the socket for a moment and leaves the connection to a
 sibling. If no sibling has taken it after :data:`DEFER_S` (a sibling busy in a long request), it
-takes the connection itself: a caller never waits long for a balance.
+takes the connection itself: a caller never waits long for a balance. A sibling whose heartbeat is
+older than :data:`KEEPING_UP_S` is not weighed at all: its event loop is too busy to accept soon. That
+is every worker in a flood of new connections, and then each takes its backlog as fast as its loop comes
+back to the socket.
 
 A split made at accept time can still go wrong: counts are published every few milliseconds, a
 worker whose event loop is busy neither publishes nor accepts, and a burst of connections closing and
@@ -67,6 +70,11 @@ HAND_BACK_BELOW = 100
 #: The least time between two connections one worker hands back: a hand-back shows in the counts only
 #: once the caller has closed it.
 HAND_BACK_EVERY_S = 0.05
+#: A sibling that has not published for this long has a busy event loop (it publishes from a timer): it
+#: will not accept soon, so a worker neither leaves connections to it nor hands any back for it. In a
+#: 5x burst every loop is busy; weighing the siblings anyway, the last connections still waited ≈5 s to
+#: be accepted with ACCEPT_BATCH at 128, against ≈1.7 s without.
+KEEPING_UP_S = 0.1
 #: How often a deferring worker looks at the socket again.
 RECHECK_S = 0.001
 #: How often a worker publishes its count (and proves it is alive).
@@ -75,8 +83,10 @@ PUBLISH_S = 0.02
 STALE_S = 1.0
 #: How long a worker waits to accept again after accepting failed (no file descriptor left).
 ACCEPT_RETRY_S = 0.1
-#: Connections one readable event may accept before the share is weighed again.
-ACCEPT_BATCH = 16
+#: The most connections one readable event accepts (the share is weighed after each). A busy loop comes
+#: back to the socket once per turn, which in a 5x burst takes a few hundred milliseconds: at 16 per
+#: turn the last of 1,280 connections waited ≈5 s to be accepted, at 128 ≈1.7 s.
+ACCEPT_BATCH = 128
 _FIELDS = 2  # per slot: open connections, heartbeat (time.monotonic, the same clock in every process)
 
 
@@ -104,18 +114,25 @@ class ConnectionShare:
         raise RuntimeError(f"more than {self.slots} workers share one socket")
 
     def publish(self, slot: int, connections: int) -> None:
+        """The worker's count and its heartbeat: published from a timer, so its age shows how far the
+        worker's event loop lags."""
         self._values[slot * _FIELDS] = connections
         self._values[slot * _FIELDS + 1] = time.monotonic()
+
+    def recount(self, slot: int, connections: int) -> None:
+        """The worker's count alone, at once (as it accepts): no heartbeat, which only its timer gives."""
+        self._values[slot * _FIELDS] = connections
 
     def release(self, slot: int) -> None:
         self._values[slot * _FIELDS] = 0
         self._values[slot * _FIELDS + 1] = 0
 
-    def fewest_elsewhere(self, slot: int) -> float:
-        """The fewest connections any other live worker holds (infinity when it is alone)."""
+    def fewest_elsewhere(self, slot: int, published_within_s: float = STALE_S) -> float:
+        """The fewest connections any other worker holds that published within ``published_within_s``
+        (default: any live one); infinity when there is none."""
         now = time.monotonic()
         counts = [self._values[s * _FIELDS] for s in range(self.slots)
-                  if s != slot and now - self._values[s * _FIELDS + 1] <= STALE_S]
+                  if s != slot and now - self._values[s * _FIELDS + 1] <= published_within_s]
         return min(counts, default=float("inf"))
 
 
@@ -170,7 +187,7 @@ class BalancedServer(uvicorn.Server):
         self._publisher = asyncio.get_running_loop().call_later(PUBLISH_S, self._publish)
 
     def _over_share(self) -> bool:
-        return self._open() > self._share.fewest_elsewhere(self._slot) + SLACK
+        return self._open() > self._share.fewest_elsewhere(self._slot, KEEPING_UP_S) + SLACK
 
     def hands_back_a_connection(self) -> bool:
         """True when the connection of the response being sent should close (see the module docstring)."""
@@ -178,7 +195,7 @@ class BalancedServer(uvicorn.Server):
         if now - self._handed_back_at < HAND_BACK_EVERY_S:
             return False
         held = self._open()
-        if held > HAND_BACK_BELOW or held <= self._share.fewest_elsewhere(self._slot) + SURPLUS:
+        if held > HAND_BACK_BELOW or held <= self._share.fewest_elsewhere(self._slot, KEEPING_UP_S) + SURPLUS:
             return False
         self._handed_back_at = now
         return True
@@ -206,7 +223,7 @@ class BalancedServer(uvicorn.Server):
                 return
             conn.setblocking(False)
             self._pending += 1
-            self._share.publish(self._slot, self._open())
+            self._share.recount(self._slot, self._open())
             task = loop.create_task(self._connect(conn))
             self._connecting.add(task)  # the loop keeps only a weak reference to a task
             task.add_done_callback(self._connecting.discard)
