@@ -66,6 +66,12 @@ _UNSET: Any = object()
 _SYNC_WAIT_S = 0.005
 #: Stored prompts a warm-up reads (newest first): tokenizing them costs ≈0.05 ms each.
 WARM_PROMPTS = 5_000
+#: The longest prompt :meth:`SemanticCache.first_look` takes on. Normalizing costs ≈0.2 µs per
+#: character (≈6 ms at the default 32,000-character limit), and on an event loop every other request of
+#: the worker waits meanwhile; at this length ≈0.4 ms. Longer prompts are looked up on a thread whole.
+#: The context has no bound of its own: checking and hashing it (canonical JSON) costs about 3.5 times
+#: what parsing it from the request body cost the loop already (a 121 KB context: 1.3 against 0.4 ms).
+FIRST_LOOK_MAX_CHARS = 2_000
 
 
 class SemanticCache:
@@ -301,9 +307,10 @@ class SemanticCache:
         A fresh exact hit (or an ``exact_only`` lookup's result) as :meth:`lookup` would give it; a
         refusal when the lookup would need a slot past the exact key and none is free; None otherwise,
         nothing recorded, and :meth:`lookup` decides. None at once when the store's reads leave the
-        process (PostgreSQL): the loop would wait on the network.
+        process (PostgreSQL): the loop would wait on the network; and for a prompt longer than
+        :data:`FIRST_LOOK_MAX_CHARS`: normalizing it would hold the loop.
         """
-        if not self.store.local_reads:
+        if not self.store.local_reads or len(prompt) > FIRST_LOOK_MAX_CHARS:
             return None
         return self._lookup.first_look(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold,
                                        exact_only=exact_only)

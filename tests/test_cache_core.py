@@ -9,6 +9,7 @@ import pytest
 
 from lastline import Embedder, InvalidInput, NotFound, PayloadTooLarge, SQLiteStorage
 from lastline.cache import CacheConfig, SemanticCache, Threshold
+from lastline.cache._cache import FIRST_LOOK_MAX_CHARS
 
 pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
@@ -338,8 +339,13 @@ def test_first_look_answers_what_the_exact_key_decides_as_the_lookup_would(cache
     assert missed is not None and not missed.hit
     assert missed.reason == cache.lookup("What is the return window?", exact_only=True).reason
 
-    # Anything that needs the fuzzy scan or the encode is left to the lookup, with nothing recorded.
+    # Anything that needs the fuzzy scan or the encode is left to the lookup, with nothing recorded;
+    # so is a prompt too long to normalize on an event loop, even an exact hit.
+    long_prompt = "Please summarise the refund policy. " * (FIRST_LOOK_MAX_CHARS // 30)
+    long_entry = cache.put(long_prompt, "Refunds within 30 days.")
     before = cache.stats()["lookups"]
     assert cache.first_look("What is the refund windw?") is None
     assert cache.first_look("How long is the refund window?", mode="fallback") is None
+    assert cache.first_look(long_prompt) is None
     assert cache.stats()["lookups"] == before
+    assert cache.lookup(long_prompt).entry_id == long_entry
