@@ -73,7 +73,7 @@ HAND_BACK_EVERY_S = 0.05
 #: A sibling that has not published for this long has a busy event loop (it publishes from a timer): it
 #: will not accept soon, so a worker neither leaves connections to it nor hands any back for it. In a
 #: 5x burst every loop is busy; weighing the siblings anyway, the last connections still waited ≈5 s to
-#: be accepted with ACCEPT_BATCH at 128, against ≈1.7 s without.
+#: be accepted with ACCEPT_BATCH at 128, against ≈1.7 s leaving lagging siblings out.
 KEEPING_UP_S = 0.1
 #: How often a deferring worker looks at the socket again.
 RECHECK_S = 0.001
@@ -186,8 +186,12 @@ class BalancedServer(uvicorn.Server):
         self._share.publish(self._slot, self._open())
         self._publisher = asyncio.get_running_loop().call_later(PUBLISH_S, self._publish)
 
+    def _fewest_elsewhere(self) -> float:
+        """The fewest connections a sibling holds, among those whose loop keeps up (:data:`KEEPING_UP_S`)."""
+        return self._share.fewest_elsewhere(self._slot, KEEPING_UP_S)
+
     def _over_share(self) -> bool:
-        return self._open() > self._share.fewest_elsewhere(self._slot, KEEPING_UP_S) + SLACK
+        return self._open() > self._fewest_elsewhere() + SLACK
 
     def hands_back_a_connection(self) -> bool:
         """True when the connection of the response being sent should close (see the module docstring)."""
@@ -195,7 +199,7 @@ class BalancedServer(uvicorn.Server):
         if now - self._handed_back_at < HAND_BACK_EVERY_S:
             return False
         held = self._open()
-        if held > HAND_BACK_BELOW or held <= self._share.fewest_elsewhere(self._slot, KEEPING_UP_S) + SURPLUS:
+        if held > HAND_BACK_BELOW or held <= self._fewest_elsewhere() + SURPLUS:
             return False
         self._handed_back_at = now
         return True
