@@ -19,6 +19,8 @@ Fixed mixes, each at rising concurrency:
                   texts never answers: every lookup pays its encode);
 - ``retry``       the same, over 200 of those questions again and again: agents retrying the same
                   chains in an outage (the embedder's memo answers after the first round);
+- ``chat``        ``POST /v1/chat/completions`` (model ``lastline``) with a stored question as the one user
+                  message: the OpenAI face of a fallback chain, answered by the ladder's exact cache hit;
 - ``fallback_kb`` ``POST /v1/fallback`` with a BQ query: cache miss, no rule, answered by the KB (or 404);
 - ``insert``      ``POST /v1/cache/entries`` with fresh questions (QQP training split);
 - ``kb_search``   ``POST /v1/kb/search`` with a BQ query;
@@ -71,16 +73,17 @@ REPLICAS_SECTION = "## Under load: replicas on one PostgreSQL"
 LEVELS = (1, 16, 64, 256)
 BURST_FACTOR = 5
 CLIENT_TIMEOUT_S = 30.0
-MIXES = ("bare", "exact", "semantic", "retry", "fallback_kb", "insert", "kb_search")
+MIXES = ("bare", "exact", "semantic", "retry", "chat", "fallback_kb", "insert", "kb_search")
 #: Training questions the insert mix may store (the semantic mix looks up the ones after them).
 INSERTED = 40_000
 #: Distinct questions the ``retry`` mix cycles through.
 RETRY_QUESTIONS = 200
 #: Mixes whose cost is the writes or the KB: fewer levels keep the run bounded.
 SHORT_MIXES = {"fallback_kb": (1, 16, 64), "insert": (1, 16, 64), "kb_search": (1, 16, 64)}
-BURST_MIXES = ("bare", "exact", "semantic")
-#: Mixes whose answers say hit or miss (the hits column).
-HIT_MIXES = ("exact", "semantic", "retry")
+BURST_MIXES = ("bare", "exact", "semantic", "chat")
+#: Mixes whose answers say hit or miss (the hits column), and what a hit's body holds (spaces removed).
+HIT_MARKERS = {"exact": b'"hit":true', "semantic": b'"hit":true', "retry": b'"hit":true',
+               "chat": b'"source":"cache"'}
 
 
 # -- the bare app: the same body through pydantic, nothing else ----------------------------------
@@ -193,6 +196,9 @@ def bodies_for(mix: str, entries: int) -> tuple[str, list[dict[str, object]]]:
         return "/v1/cache/lookup", [{"prompt": q2, "mode": "fallback"} for _, q2, _ in pairs] + fresh
     if mix == "retry":
         return "/v1/cache/lookup", [{"prompt": q2, "mode": "fallback"} for _, q2, _ in pairs[:RETRY_QUESTIONS]]
+    if mix == "chat":
+        return "/v1/chat/completions", [{"model": "lastline", "messages": [{"role": "user", "content": q1}]}
+                                        for q1, _, _ in pairs]
     if mix == "fallback_kb":
         return "/v1/fallback", [{"prompt": q} for q in queries]
     if mix == "insert":
@@ -280,7 +286,7 @@ class Row:
 
 
 async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: int, seconds: float,
-                row: Row, *, count_hits: bool = False, rate: float | None = None) -> None:
+                row: Row, *, hit_marker: bytes | None = None, rate: float | None = None) -> None:
     """``clients`` kept-alive connections send back to back for ``seconds`` (or paced at ``rate``/s).
 
     A failed exchange (timeout, closed connection) is recorded and the connection reopened.
@@ -321,7 +327,7 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
             if conn[1].is_closing():  # the server handed the connection back: open another
                 conn = None
             i += clients
-            if count_hits and status == 200 and b'"hit":true' in body.replace(b" ", b""):
+            if hit_marker and status == 200 and hit_marker in body.replace(b" ", b""):
                 row.hits += 1
         _close(conn)
 
@@ -372,7 +378,7 @@ def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, st
     shares = [clients // len(servers) + (k < clients % len(servers)) for k in range(len(servers))]
 
     async def all_servers() -> None:
-        await asyncio.gather(*(drive(base, path, bodies, share, seconds, row, count_hits=mix in HIT_MIXES,
+        await asyncio.gather(*(drive(base, path, bodies, share, seconds, row, hit_marker=HIT_MARKERS.get(mix),
                                      rate=rate and rate * share / clients)
                                for (_, base), share in zip(servers, shares, strict=True) if share))
 
@@ -557,7 +563,7 @@ def render(res: Run, args: argparse.Namespace) -> str:
     ]
     for r in res.rows:
         ratio = f"{r.rps / bare[r.clients]:.2f}" if r.clients in bare and r.mix != "bare" else ""
-        hits = f"{r.hits / r.n:.0%}" if r.mix in HIT_MIXES and r.n else ""
+        hits = f"{r.hits / r.n:.0%}" if r.mix in HIT_MARKERS and r.n else ""
         lines.append(
             f"| {r.mix} | {r.clients} | {r.rps:.0f} | {ratio} | {_f(r.pct(0.5))} | {_f(r.pct(0.99))} | "
             f"{_f(r.pct(0.99, r.answered()))} | {_f(r.pct(0.99, ['503']))} | {_f(r.pct(1.0))} | {r.cpu_ms:.2f} | "

@@ -301,19 +301,27 @@ class SemanticCache:
                                 exact_only=exact_only)
 
     def first_look(self, prompt: str, *, tenant: str = "default", context: Any = None, mode: Mode = "intercept",
-                   threshold: float | None = None, exact_only: bool = False) -> LookupResult | None:
+                   threshold: float | None = None, exact_only: bool = False,
+                   hits_only: bool = False) -> LookupResult | None:
         """What :meth:`lookup` answers from the exact key alone, or None: cheap enough for an event loop.
 
         A fresh exact hit (or an ``exact_only`` lookup's result) as :meth:`lookup` would give it; a
         refusal when the lookup would need a slot past the exact key and none is free; None otherwise,
-        nothing recorded, and :meth:`lookup` decides. None at once when the store's reads leave the
-        process (PostgreSQL): the loop would wait on the network; and for a prompt longer than
-        :data:`FIRST_LOOK_MAX_CHARS`: normalizing it would hold the loop.
+        nothing recorded, and :meth:`lookup` decides. With ``hits_only``, fresh exact hits alone and
+        never a refusal (the ladder's first look: it has rungs below the cache). None at once when the
+        store's reads leave the process (PostgreSQL, :attr:`reads_locally`): the loop would wait on the
+        network; and for a prompt longer than :data:`FIRST_LOOK_MAX_CHARS`: normalizing it would hold
+        the loop.
         """
-        if not self.store.local_reads or len(prompt) > FIRST_LOOK_MAX_CHARS:
+        if not self.reads_locally or len(prompt) > FIRST_LOOK_MAX_CHARS:
             return None
         return self._lookup.first_look(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold,
-                                       exact_only=exact_only)
+                                       exact_only=exact_only, hits_only=hits_only)
+
+    @property
+    def reads_locally(self) -> bool:
+        """Whether a read by key stays in this process (the embedded file), cheap enough for an event loop."""
+        return self.store.local_reads
 
     def score(self, prompt: str, *, tenant: str = "default", context: Any = None) -> tuple[str | None, float | None]:
         """Nearest entry and its cosine in the partition — no threshold, no guard, no age check."""

@@ -89,7 +89,7 @@ class LookupPath:
         return self._result(q, trace, found, best)
 
     def first_look(self, prompt: str, *, tenant: str, context: Any, mode: Mode, threshold: float | None,
-                   exact_only: bool) -> LookupResult | None:
+                   exact_only: bool, hits_only: bool = False) -> LookupResult | None:
         """The exact key alone, for a caller that must not wait on an encode (the event loop).
 
         Why: an exact hit costs one indexed read, and a hop to a request thread and back costs about
@@ -98,12 +98,16 @@ class LookupPath:
         a lookup that needs a ``past_exact`` slot when none is free. Anything else returns None with
         nothing recorded, and :meth:`run` then decides (reading the key again: an entry written
         meanwhile is seen). Same result and same bookkeeping as :meth:`run` for what it answers.
+        ``hits_only`` answers fresh exact hits alone and never refuses: for a caller with rungs of its
+        own below the cache (the ladder), which goes on to them when the cache cannot answer.
         """
         q = self._query(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold)
         trace = _Trace()
         found = self._exact(q, trace)
-        if found is not None or exact_only:
+        if found is not None or (exact_only and not hits_only):
             return self._result(q, trace, found if found is not None else _stale(trace), None)
+        if hits_only:
+            return None
         if self.past_exact is not None and trace.stale is None:
             self.past_exact.refuse_if_full(q.tenant)
         return None

@@ -339,6 +339,15 @@ def test_first_look_answers_what_the_exact_key_decides_as_the_lookup_would(cache
     assert missed is not None and not missed.hit
     assert missed.reason == cache.lookup("What is the return window?", exact_only=True).reason
 
+    # hits_only (the ladder's first look, which has rungs below the cache): a fresh exact hit as
+    # before, and for everything else None with nothing recorded, exact-only misses included.
+    hit = cache.first_look("what is the refund window", hits_only=True)
+    assert hit is not None and hit.hit and hit.entry_id == entry and cache.get(entry)["hit_count"] == 3
+    before = cache.stats()["lookups"]
+    assert cache.first_look("What is the return window?", exact_only=True, hits_only=True) is None
+    assert cache.first_look("How long is the refund window?", hits_only=True) is None
+    assert cache.stats()["lookups"] == before
+
     # Anything that needs the fuzzy scan or the encode is left to the lookup, with nothing recorded;
     # so is a prompt too long to normalize on an event loop, even an exact hit.
     long_prompt = "Please summarise the refund policy. " * (FIRST_LOOK_MAX_CHARS // 30)

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from lastline import Embedder, Overloaded, Settings, load_settings
+from lastline import Embedder, NoDegradedWrites, Overloaded, Settings, load_settings
 from lastline.api import Runtime
 from lastline.api.ladder.defaults import DeclaredDefault
-from lastline.api.ladder.ladder import FallbackRequest, run_ladder
+from lastline.api.ladder.ladder import FallbackRequest, first_answer, run_ladder
 
 PROMPT = "How do I reset my password?"
 
@@ -150,6 +150,83 @@ def test_first_look_refuses_at_once_a_lookup_that_needs_a_slot_past_the_exact_ke
     assert semantic_full.cache.first_look("How do I change my email?", mode="fallback") is None
     with pytest.raises(Overloaded):  # intercept mode never serves it stale
         semantic_full.cache.first_look("How do I change my email?")
+
+
+def _counts(rt: Runtime) -> tuple[float, float, float]:
+    m = rt.metrics
+    return (m.value("lastline_answers_total", source="cache", confidence="high"),
+            m.value("lastline_cache_lookups_total", layer="exact", result="hit"),
+            m.value("lastline_fallback_total", outcome="answered"))
+
+
+def test_first_answer_serves_a_fresh_exact_hit_as_the_ladder_would_without_a_cache_slot(
+        db_path: Path, embedder: Embedder) -> None:
+    """What the server answers on its event loop before the ladder's thread: one read, no bulkhead slot,
+    and the same answer, event and counts as the ladder's own exact hit."""
+    rt = _runtime(db_path, limit_cache=1)
+    try:
+        entry = rt.cache.put(PROMPT, "Use the reset link.")
+        ladder = run_ladder(rt, "default", FallbackRequest(prompt=PROMPT))
+        rt.bulkheads["cache"].acquire("default")  # every cache slot taken: the ladder itself skips the cache
+        try:
+            assert run_ladder(rt, "default", FallbackRequest(prompt=PROMPT)).source.value == "default"
+            counts = _counts(rt)
+            first = first_answer(rt, "default", FallbackRequest(prompt="  how do I RESET my password"))
+        finally:
+            rt.bulkheads["cache"].release("default")
+        assert first is not None and first.entry_id == entry
+        assert first.model_dump(exclude={"age_s"}) == ladder.model_dump(exclude={"age_s"})
+        assert _counts(rt) == tuple(c + 1 for c in counts)
+        rt.flush_telemetry()
+        newest = rt.events.list(tenant="default")[0]
+        assert (newest.tier, newest.path, newest.entry_id, newest.route) == ("exact", "cache:exact", entry, "fallback")
+        assert rt.cache.get(entry)["hit_count"] == 2  # the ladder's and the first answer's, not the skipped one
+    finally:
+        rt.close()
+
+
+def test_first_answer_leaves_everything_but_an_exact_hit_to_the_ladder_with_nothing_recorded(
+        runtime: Runtime) -> None:
+    runtime.cache.put("How do I change my email?", "Settings, then Account.", ttl_s=1)
+    time.sleep(1.1)
+    runtime.flush_telemetry()
+    lookups, counts = runtime.cache.stats()["lookups"], _counts(runtime)
+    for req in (FallbackRequest(prompt=PROMPT),  # unseen: the semantic layer and the rungs below
+                FallbackRequest(prompt=PROMPT, exact_only=True),  # an exact-only miss: the rungs below
+                FallbackRequest(prompt="How do I change my email?")):  # expired: the ladder serves it stale
+        assert first_answer(runtime, "default", req) is None
+    runtime.flush_telemetry()
+    assert runtime.cache.stats()["lookups"] == lookups and _counts(runtime) == counts
+    assert runtime.events.list(tenant="default") == []
+    stale = run_ladder(runtime, "default", FallbackRequest(prompt="How do I change my email?"))
+    assert stale.stale and stale.source.value == "cache"
+
+
+def test_first_answer_refuses_writes_and_side_effect_tasks_with_their_keys(runtime: Runtime) -> None:
+    runtime.cache.put("Transfer 100 EUR to Bob", "Done.")
+    runtime.defaults.put(tenant="default", task="pay", default=DeclaredDefault(side_effects=True))
+    for req, path in ((FallbackRequest(prompt="Transfer 100 EUR to Bob", operation="write", idempotency_key="k1"),
+                       "guard:write"),
+                      (FallbackRequest(prompt="Transfer 100 EUR to Bob", task="pay", idempotency_key="k2"),
+                       "guard:side_effects")):
+        with pytest.raises(NoDegradedWrites) as refused:
+            first_answer(runtime, "default", req)
+        assert refused.value.extra["idempotency_key"] == req.idempotency_key
+        assert _last_path(runtime) == path
+
+
+@pytest.mark.backends("postgresql")
+def test_first_answer_never_reads_a_database_across_the_network(
+        pg_urls: tuple[str, str], embedder: Embedder) -> None:
+    app, owner = pg_urls
+    rt = Runtime.open(load_settings(database_url=app, database_owner_url=owner, kb_english_embedder="none"))
+    try:
+        rt.cache.put(PROMPT, "Use the reset link.")
+        assert first_answer(rt, "default", FallbackRequest(prompt=PROMPT)) is None
+        assert first_answer(rt, "default", FallbackRequest(prompt=PROMPT, operation="write")) is None
+        assert run_ladder(rt, "default", FallbackRequest(prompt=PROMPT)).layer == "exact"
+    finally:
+        rt.close()
 
 
 def test_a_lookup_writes_nothing_until_the_writer_flushes(db_path: Path, embedder: Embedder) -> None:

@@ -164,6 +164,26 @@ def test_upstream_answer_written_back_is_served_for_the_same_conversation(
         oai.chat.completions.create(model="lastline", messages=other_system)
 
 
+def test_a_long_conversation_is_answered_alike_off_the_event_loop(live_server: Any, oai: openai.OpenAI) -> None:
+    """A body past LOOP_BODY_MAX_BYTES is turned into its cache key on a thread: same key, same answer."""
+    from lastline.api.openai_compat.routes import LOOP_BODY_MAX_BYTES
+
+    policy = "Tickets are refundable up to 24 hours before departure. " * (LOOP_BODY_MAX_BYTES // 50)
+    for system, answer in ((policy, "Yes, up to a day before."), ("You are the help desk of Acme Rail.", "Yes.")):
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": "Can I get a refund?"}]
+        assert httpx.post(live_server.url("/v1/chat/completions/writeback"),
+                          json={"messages": messages, "content": answer}).status_code == 201
+        for stream in (False, True):
+            sent = httpx.post(live_server.url("/v1/chat/completions"),
+                              json={"model": "lastline", "messages": messages, "stream": stream})
+            assert sent.status_code == 200 and sent.headers["x-lastline-source"] == "cache"
+            assert (int(sent.request.headers["content-length"]) > LOOP_BODY_MAX_BYTES) == (system == policy)
+            assert answer in sent.text
+        refused = httpx.post(live_server.url("/v1/chat/completions"), headers={"Idempotency-Key": "w-1"},
+                             json={"model": "lastline", "messages": messages, "lastline": {"operation": "write"}})
+        assert refused.status_code == 409 and "w-1" in refused.text
+
+
 @pytest.mark.parametrize(
     ("completion", "message"),
     [

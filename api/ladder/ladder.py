@@ -18,6 +18,10 @@ with a hard timeout — ``min(tier_timeout_s, what the request's deadline leaves
 overruns (``kb:timeout``) or whose bulkhead is full (``kb:overloaded``) is skipped, the reason goes
 into the trail, and the rung below still answers. The degradation event goes to the background
 writer, not into the request's own transaction.
+
+The server first asks :func:`first_answer` on its event loop: the guard and the cache's exact key
+decide a refused write or a fresh exact hit there, with the same answer, event and counts as the
+ladder's; anything else runs the whole ladder on a thread.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -46,7 +51,7 @@ from lastline import (
     text_hash,
 )
 from lastline.admission import Deadline, TierTimeout
-from lastline.cache import Mode
+from lastline.cache import LookupResult, Mode
 from lastline.rules import Pack, RuleEngine
 
 from .defaults import MAX_TASK_CHARS
@@ -54,7 +59,7 @@ from .events_store import NewEvent
 from .runtime import Runtime
 from .text_limits import check_text_lengths
 
-__all__ = ["Context", "FallbackRequest", "Label", "ThresholdOverride", "run_ladder"]
+__all__ = ["Context", "FallbackRequest", "Label", "ThresholdOverride", "first_answer", "run_ladder"]
 
 #: A cache context as JSON carries it (system prompt, model, tools…): it must match exactly.
 Context = str | dict[str, Any] | list[Any] | None
@@ -86,19 +91,41 @@ class FallbackRequest(BaseModel):
     )
 
 
-def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: str = "fallback") -> Answer:
-    """Answer ``req`` from the highest rung that can; raise 409 for writes, 404 when none can."""
-    started = time.perf_counter()
-    context_text = req.context if isinstance(req.context, str) else None
-    check_text_lengths(runtime.settings, prompt=req.prompt, text=req.text, context=context_text)
-    trail: list[str] = []
+@dataclass
+class _LadderRun:
+    """One request on its way down the ladder: the notes its rungs leave, and its degradation event."""
 
-    def record(tier: str, answer: Answer | None) -> None:
-        runtime.record_event(
+    runtime: Runtime
+    tenant: str
+    req: FallbackRequest
+    route: str
+    started: float = field(default_factory=time.perf_counter)
+    trail: list[str] = field(default_factory=list)
+
+    @classmethod
+    def enter(cls, runtime: Runtime, tenant: str, req: FallbackRequest, route: str) -> _LadderRun:
+        """What every request passes before any rung: its lengths checked, and a write refused (409)."""
+        context_text = req.context if isinstance(req.context, str) else None
+        check_text_lengths(runtime.settings, prompt=req.prompt, text=req.text, context=context_text)
+        run = cls(runtime, tenant, req, route)
+        if req.operation == "write" or runtime.defaults.has_side_effects(tenant=tenant, task=req.task):
+            why = "operation=write" if req.operation == "write" else f"task {req.task!r} has side effects"
+            run.trail.append(f"guard:{'write' if req.operation == 'write' else 'side_effects'}")
+            run.record("refused", None)
+            runtime.metrics.fallback.labels(outcome="refused_write").inc()
+            raise NoDegradedWrites(
+                f"refusing to degrade a write ({why}): nothing cached, defaulted or replayed",
+                idempotency_key=req.idempotency_key,
+            )
+        return run
+
+    def record(self, tier: str, answer: Answer | None) -> None:
+        req = self.req
+        self.runtime.record_event(
             NewEvent(
-                tenant=tenant, route=route, tier=tier, path=" ".join(trail),
+                tenant=self.tenant, route=self.route, tier=tier, path=" ".join(self.trail),
                 prompt_hash=text_hash(normalize_text(req.prompt)),
-                duration_ms=(time.perf_counter() - started) * 1000,
+                duration_ms=(time.perf_counter() - self.started) * 1000,
                 source=answer.source.value if answer else None, reason=req.reason,
                 depth=answer.degradation_depth if answer else None,
                 confidence=answer.confidence.value if answer else None,
@@ -107,16 +134,39 @@ def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: st
             ),
         )
 
-    if req.operation == "write" or runtime.defaults.has_side_effects(tenant=tenant, task=req.task):
-        why = "operation=write" if req.operation == "write" else f"task {req.task!r} has side effects"
-        trail.append(f"guard:{'write' if req.operation == 'write' else 'side_effects'}")
-        record("refused", None)
-        runtime.metrics.fallback.labels(outcome="refused_write").inc()
-        raise NoDegradedWrites(
-            f"refusing to degrade a write ({why}): nothing cached, defaulted or replayed",
-            idempotency_key=req.idempotency_key,
-        )
+    def answered(self, answer: Answer) -> Answer:
+        tier = answer.layer if answer.source is Source.CACHE and answer.layer else answer.source.value
+        self.record(tier, answer)
+        self.runtime.metrics.count_answer(answer.source.value, answer.confidence.value)
+        return answer
 
+
+def first_answer(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: str = "fallback") -> Answer | None:
+    """What the ladder answers without a thread — a refused write, or a fresh exact cache hit — else None.
+
+    Why: agents whose providers fail ask lastline what they asked before, and a question asked again
+    is an exact hit: one indexed read of the embedded file. On a thread it paid a hop to a request
+    thread and another to the cache bulkhead's thread, each with a wait for the interpreter lock, more
+    than the read itself. So the server runs this on its event loop first, and :func:`run_ladder` on a
+    thread only when it returns None — having recorded nothing, so the ladder runs whole and counts
+    once. None at once where reads leave the process (PostgreSQL): the loop would wait on the network.
+    """
+    if not runtime.cache.reads_locally:
+        return None
+    run = _LadderRun.enter(runtime, tenant, req, route)
+    started = time.perf_counter()
+    res = runtime.cache.first_look(req.prompt, tenant=tenant, context=req.context, mode=req.mode,
+                                   threshold=req.threshold, exact_only=req.exact_only, hits_only=True)
+    if res is None:
+        return None
+    answer = _cache_answer(runtime, req, language_of(req.prompt), run.trail, res, started)
+    return run.answered(answer) if answer is not None else None
+
+
+def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: str = "fallback") -> Answer:
+    """Answer ``req`` from the highest rung that can; raise 409 for writes, 404 when none can."""
+    run = _LadderRun.enter(runtime, tenant, req, route)
+    trail = run.trail
     lang = language_of(req.prompt)
     deadline = Deadline.after(runtime.settings.request_deadline_s)
     for rung, bulkhead in ((_from_cache, "cache"), (_from_rules, "rules"), (_from_kb, "kb"), (_from_default, None)):
@@ -125,15 +175,12 @@ def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: st
         except LastlineError as exc:
             trail.append(f"{rung.__name__.removeprefix('_from_')}:{exc.code}")
             with contextlib.suppress(LastlineError):  # storage may be what failed: keep the first error
-                record("error", None)
+                run.record("error", None)
             runtime.metrics.fallback.labels(outcome="error").inc()
             raise
         if answer is not None:
-            tier = answer.layer if answer.source is Source.CACHE and answer.layer else answer.source.value
-            record(tier, answer)
-            runtime.metrics.count_answer(answer.source.value, answer.confidence.value)
-            return answer
-    record("none", None)
+            return run.answered(answer)
+    run.record("none", None)
     runtime.metrics.fallback.labels(outcome="no_answer").inc()
     raise NoFallbackAnswer(
         "no tier could answer: " + " ".join(trail), path=" ".join(trail)
@@ -192,6 +239,12 @@ def _from_cache(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, 
     except ModelUnavailable:
         trail.append("cache:model_unavailable")
         return None
+    return _cache_answer(runtime, req, lang, trail, res, started)
+
+
+def _cache_answer(runtime: Runtime, req: FallbackRequest, lang: str, trail: list[str], res: LookupResult,
+                  started: float) -> Answer | None:
+    """A cache lookup's result as the ladder's answer (None for a miss, its reason in the trail), counted."""
     runtime.metrics.count_lookup(
         hit=res.hit, layer=res.layer, exact_only=req.exact_only, duration_s=time.perf_counter() - started,
         endpoint="fallback",

@@ -12,8 +12,9 @@ from lastline import Answer, NotFound
 
 from ...ladder.defaults import MAX_TASK_CHARS, DeclaredDefault
 from ...ladder.events_store import Event
-from ...ladder.ladder import FallbackRequest, run_ladder
+from ...ladder.ladder import FallbackRequest, first_answer, run_ladder
 from ..deps import RuntimeDep, TenantDep
+from ..threads import in_thread
 
 __all__ = ["router"]
 
@@ -31,13 +32,14 @@ _ERRORS: dict[int | str, dict[str, str]] = {
 
 
 @router.post("/fallback", response_model=Answer, responses=_ERRORS)
-def fallback(req: FallbackRequest, runtime: RuntimeDep, tenant: TenantDep) -> Answer:
+async def fallback(req: FallbackRequest, runtime: RuntimeDep, tenant: TenantDep) -> Answer:
     """Answer from the highest rung that can: exact cache → semantic cache → rules → KB → default.
 
     Writes (and tasks declared with side effects) get 409 ``no_degraded_writes`` without any tier
     being consulted.
     """
-    return run_ladder(runtime, tenant, req)
+    first = first_answer(runtime, tenant, req)  # on the loop: a refused write or a fresh exact hit
+    return first if first is not None else await in_thread(run_ladder, runtime, tenant, req)
 
 
 class DefaultsList(BaseModel):
