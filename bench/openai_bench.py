@@ -9,7 +9,8 @@ answered from the exact cache layer:
 - ``fallback``  — ``POST /v1/fallback {prompt}``: the envelope (baseline);
 - ``chat``      — ``POST /v1/chat/completions`` (one user message): chat context, the same ladder,
                   a ``chat.completion`` body;
-- ``chat SSE``  — the same with ``stream: true``; ``first ms`` is the time to the first content chunk.
+- ``chat SSE``  — the same with ``stream: true``; ``first ms`` is the time to the first content chunk
+                  (the whole exchange: the server sends the stream's events in one body).
 
     python bench/openai_bench.py               # print the table
     python bench/openai_bench.py --write       # also replace "## OpenAI-compatible endpoint" in docs/benchmarks.md
@@ -89,7 +90,8 @@ def table(rows: list[dict[str, object]], where: str, seconds: float, n_entries: 
         f"answer. Clients send back to back for {seconds:g} s over kept-alive connections from one asyncio loop",
         "(the raw-socket HTTP/1.1 client in `bench/_http_client.py`) on the same cores as the server, after a 1 s",
         "warm-up. `first ms` (median) is the time to the first content chunk of the",
-        "stream (the whole answer for non-streaming rows).", "",
+        "stream (the whole answer for non-streaming rows, and for the stream too now that its events come in",
+        "one body).", "",
         "| case | clients | requests | req/s | p50 ms | p99 ms | first ms | answered |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]

@@ -151,11 +151,15 @@ def first_answer(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: 
     thread only when it returns None — having recorded nothing, so the ladder runs whole and counts
     once. None at once where reads leave the process (PostgreSQL): the loop would wait on the network.
     """
-    if not runtime.cache.reads_locally:
+    try:
+        cache = runtime.cache
+    except ModelUnavailable:  # the ladder notes it in the trail, and its rungs below answer
+        return None
+    if not cache.reads_locally:
         return None
     run = _LadderRun.enter(runtime, tenant, req, route)
     started = time.perf_counter()
-    res = runtime.cache.first_look(req.prompt, tenant=tenant, context=req.context, mode=req.mode,
+    res = cache.first_look(req.prompt, tenant=tenant, context=req.context, mode=req.mode,
                                    threshold=req.threshold, exact_only=req.exact_only, hits_only=True)
     if res is None:
         return None
