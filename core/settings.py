@@ -134,8 +134,9 @@ class Settings(BaseSettings):
     limit_semantic: int = Field(32, ge=1, description="Of those, lookups past the exact key (fuzzy scan, embedding,"
                                 " kNN, guard) in flight per process: the cache's CPU-heavy half.")
     limit_kb: int = Field(2, ge=1, description="KB searches and answers in flight per process.")
-    kb_nice: int = Field(10, ge=0, le=19, description="How many nice steps below the cache lookups KB searches run "
-                         "(Linux; 0 runs them alike): a KB flood then takes only the CPU the lookups leave.")
+    kb_nice: int = Field(0, ge=0, le=19, description="How many nice steps below the cache lookups KB searches run "
+                         "(Linux; 0 runs them alike). Off by default: a lowered thread holding the interpreter lock "
+                         "runs less often, and the worker's other threads wait for that lock (docs/reliability.md).")
     limit_rules: int = Field(8, ge=1, description="Rule extractions in flight per process.")
     limit_writes: int = Field(8, ge=1, description="Writes (entries, documents, packs…) in flight per process.")
     limit_ladder: int = Field(32, ge=1, description="Fallback and chat-completion requests in flight per process.")

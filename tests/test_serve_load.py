@@ -40,7 +40,8 @@ def _burst(url: str, bodies: list[dict[str, object]], headers: dict[str, str] | 
 @pytest.fixture(scope="module")
 def tight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """A server whose KB and ladder take one request at a time."""
-    env = {"LASTLINE_LIMIT_KB": "1", "LASTLINE_LIMIT_LADDER": "1", "LASTLINE_KB_ENGLISH_EMBEDDER": "none"}
+    env = {"LASTLINE_LIMIT_KB": "1", "LASTLINE_LIMIT_LADDER": "1", "LASTLINE_KB_ENGLISH_EMBEDDER": "none",
+           "LASTLINE_KB_NICE": "10"}
     server = start_server(tmp_path_factory.mktemp("tight"), env)
     yield server
     stop_server(server)
@@ -202,14 +203,14 @@ def _nice_of_threads(pid: int) -> dict[int, int]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priorities are Linux's")
 def test_kb_searches_run_on_threads_below_the_request_threads_priority(tight: LiveServer) -> None:
     """Python 3.11 gives its threads no OS names, so the lowered ones are told apart by priority alone:
-    the main thread (the event loop) stays where it was, the KB bulkhead's thread is 10 steps below."""
+    the main thread (the event loop) stays where it was, the KB bulkhead's thread is the set 10 steps below."""
     for query in ("fallback ladder", "knowledge base"):
         httpx.post(tight.url("/v1/kb/search"), json={"query": query}, timeout=60).raise_for_status()
     httpx.post(tight.url("/v1/cache/lookup"), json={"prompt": "fallback ladder"}, timeout=60).raise_for_status()
     pid = tight.process.pid
     threads = _nice_of_threads(pid)
     base = threads[pid]
-    lowered = [tid for tid, nice in threads.items() if nice == min(19, base + 10)]  # LASTLINE_KB_NICE's default
+    lowered = [tid for tid, nice in threads.items() if nice == min(19, base + 10)]  # LASTLINE_KB_NICE as set
     assert lowered
     assert len(lowered) < len(threads) - 1  # the request threads (and the loop's) are not lowered
 
