@@ -160,7 +160,7 @@ def first_answer(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: 
     run = _LadderRun.enter(runtime, tenant, req, route)
     started = time.perf_counter()
     res = cache.first_look(req.prompt, tenant=tenant, context=req.context, mode=req.mode,
-                                   threshold=req.threshold, exact_only=req.exact_only, hits_only=True)
+                           threshold=req.threshold, exact_only=req.exact_only, hits_only=True)
     if res is None:
         return None
     answer = _cache_answer(runtime, req, language_of(req.prompt), run.trail, res, started)
