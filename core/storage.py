@@ -82,7 +82,7 @@ class SQLiteStorage:
             sqlite_vec.load(conn)
             conn.enable_load_extension(False)
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = self._enter_wal(conn)
             if str(mode).lower() != "wal":
                 raise StorageError(f"could not enable WAL on {self.path} (journal_mode={mode})")
             conn.execute("PRAGMA synchronous = NORMAL")
@@ -90,6 +90,25 @@ class SQLiteStorage:
         except (sqlean.Error, OSError) as exc:
             raise ConfigError(f"LASTLINE_DB: cannot open {self.path}: {exc}") from exc
         return conn
+
+    def _enter_wal(self, conn: Connection) -> str:
+        """Switch ``conn`` to WAL, waiting out another process that is switching the same new file.
+
+        SQLite answers ``PRAGMA journal_mode = WAL`` with "database is locked" at once, without
+        its busy handler, while another connection holds the lock it needs to make the switch;
+        two servers started together on a new file meet exactly that. The switch is retried for
+        as long as any other write would wait (the busy timeout).
+        """
+        deadline = time.monotonic() + self.busy_timeout_ms / 1000
+        pause_s = 0.001
+        while True:
+            try:
+                return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+            except sqlean.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() + pause_s > deadline:
+                    raise
+            time.sleep(pause_s)
+            pause_s = min(pause_s * 2, 0.05)
 
     def connection(self) -> Connection:
         """This thread's connection, opened on first use."""
