@@ -139,7 +139,7 @@ class Bulkhead:
         with self._lock:
             why = self._counted_refusal(tenant)
         if why is not None:
-            raise self._overloaded(why)
+            raise self.overloaded(why)
 
     def _counted_refusal(self, tenant: str) -> str | None:
         """Why a slot cannot be taken now (counted in the stats), or None; the caller holds the lock."""
@@ -151,8 +151,15 @@ class Bulkhead:
             return "tenant_share"
         return None
 
-    def _overloaded(self, why: str) -> Overloaded:
-        return Overloaded(f"{self.name}: {why.replace('_', ' ')} ({self.limit} in flight at most)",
+    def overloaded(self, why: str) -> Overloaded:
+        """The refusal of a request to this bulkhead: ``why`` is a refusal reason or ``draining``.
+
+        One wording whoever refuses (the door, the ladder, a tier call), so a client and the logs
+        read the same reason and ``Retry-After`` for the same state.
+        """
+        state = ("the server is shutting down" if why == "draining"
+                 else f"{why.replace('_', ' ')} ({self.limit} in flight at most)")
+        return Overloaded(f"{self.name}: {state}; retry after {self.retry_after_s} s",
                           reason=why, limit=self.name, retry_after_s=self.retry_after_s)
 
     def release(self, tenant: str) -> None:
@@ -168,7 +175,7 @@ class Bulkhead:
         """Take a slot or raise :class:`Overloaded` at once."""
         why = self.try_acquire(tenant)
         if why is not None:
-            raise self._overloaded(why)
+            raise self.overloaded(why)
 
     @contextmanager
     def slot(self, tenant: str) -> Iterator[None]:

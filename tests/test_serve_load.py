@@ -57,7 +57,9 @@ def test_past_the_kb_limit_requests_get_503_overloaded_with_retry_after(tight: L
     shed = next(r for r in replies if r.status_code == 503)
     assert shed.json()["error"] == "overloaded"
     assert shed.json()["limit"] == "kb"
-    assert int(shed.headers["retry-after"]) >= 1
+    retry_after = int(shed.headers["retry-after"])
+    assert retry_after >= 1
+    assert shed.json()["detail"] == f"kb: full (1 in flight at most); retry after {retry_after} s"
     metrics = httpx.get(tight.url("/metrics")).text
     assert f'lastline_shed_total{{bulkhead="kb",reason="full"}} {statuses.count(503)}.0' in metrics
 
@@ -139,6 +141,7 @@ def test_sigterm_drains_in_flight_work_flushes_telemetry_and_checkpoints(tmp_pat
         try:
             refused = httpx.post(server.url("/v1/cache/lookup"), json={"prompt": "late"}, timeout=10)
             assert refused.status_code == 503 and refused.json()["error"] == "overloaded"
+            assert refused.json()["detail"].startswith("cache: the server is shutting down; retry after")
         except httpx.ConnectError:
             pass  # the ingest already finished and the server stopped listening: also a refusal
         writer.join()

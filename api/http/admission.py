@@ -99,11 +99,7 @@ class AdmissionControl:
         why = "draining" if self.draining() else bulkhead.try_acquire(tenant)
         if why is not None:
             self.metrics.shed.labels(bulkhead=name, reason=why).inc()
-            retry_after_s = bulkhead.retry_after_s
-            detail = (f"{name}: the server is shutting down" if why == "draining"
-                      else f"{name}: {why.replace('_', ' ')}; retry after {retry_after_s} s")
-            refused = Overloaded(detail, reason=why, limit=name, retry_after_s=retry_after_s)
-            await self.refusal(scope.get("path", ""), refused)(scope, receive, send)
+            await self.refusal(scope.get("path", ""), bulkhead.overloaded(why))(scope, receive, send)
             return
         try:
             await self.app(scope, receive, send)
