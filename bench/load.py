@@ -489,6 +489,13 @@ def kb_flood(server: tuple[subprocess.Popen[bytes], str], args: argparse.Namespa
     return {"alone": alone, "beside": beside, "flood": flood}
 
 
+def soak_rate(probes: Sequence[Row]) -> float:
+    """80 % of the capacity the probes show (see :func:`soak`): the best of those that shed nothing,
+    else the fewest answers per second of them."""
+    calm = [r.answered_rps for r in probes if "503" not in r.latencies]
+    return 0.8 * (max(calm) if calm else min(r.answered_rps for r in probes))
+
+
 def soak(server: tuple[subprocess.Popen[bytes], str], args: argparse.Namespace,
          stream: Stream) -> tuple[Row, list[Row], list[tuple[float, float]]]:
     """Semantic lookups paced at 80 % of the semantic capacity measured just before; RSS every 5 s.
@@ -504,8 +511,7 @@ def soak(server: tuple[subprocess.Popen[bytes], str], args: argparse.Namespace,
     """
     proc, base = server
     probes = [measure([server], "semantic", stream, clients, args.seconds) for clients in (16, 64)]
-    calm = [r.answered_rps for r in probes if "503" not in r.latencies]
-    rate = 0.8 * (max(calm) if calm else min(r.answered_rps for r in probes))
+    rate = soak_rate(probes)
     row = Row("soak", 64, args.soak)
     samples: list[tuple[float, float]] = []
 

@@ -1,4 +1,5 @@
-"""bench/load.py's rows measure what a lookup costs: no row replays texts the server has just embedded."""
+"""bench/load.py measures what a lookup costs: no row replays texts the server has just embedded, and
+the soak is paced from the capacity the rows before it show."""
 
 from __future__ import annotations
 
@@ -36,3 +37,19 @@ def test_the_retry_mix_replays_the_same_questions_every_row() -> None:
     first, prompts = _sent(stream, 4, 400)
     stream.advance(first)
     assert _sent(stream, 4, 400)[1] == prompts
+
+
+def _row(clients: int, answers: int, shed: int = 0) -> load.Row:
+    row = load.Row("semantic", clients, 10.0)
+    for _ in range(answers):
+        row.add("200", 0.01)
+    for _ in range(shed):
+        row.add("503", 0.001)
+    return row
+
+
+def test_the_soak_paces_at_80_percent_of_the_best_row_that_shed_nothing() -> None:
+    assert load.soak_rate([_row(16, 4_000), _row(64, 5_000)]) == 0.8 * 500
+    # a row that shed is past capacity, however many answers it shows
+    assert load.soak_rate([_row(16, 4_000), _row(64, 6_000, shed=10)]) == 0.8 * 400
+    assert load.soak_rate([_row(16, 4_000, shed=5), _row(64, 6_000, shed=10)]) == 0.8 * 400
