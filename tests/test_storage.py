@@ -98,7 +98,7 @@ def test_concurrent_writers_from_threads_all_land(storage: SQLiteStorage) -> Non
 
 def test_storages_opened_together_on_a_new_file_all_open(tmp_path: Path) -> None:
     # Two servers started at once on a new file: SQLite refuses the WAL switch of one of them at
-    # once while the other makes it (17 % of these rounds failed so before the switch was retried).
+    # once while the other makes it (before the switch was retried, about one round in six failed).
     def open_together(path: Path, count: int = 4) -> list[BaseException]:
         start = threading.Barrier(count)
         failures: list[BaseException] = []
