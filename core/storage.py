@@ -94,10 +94,10 @@ class SQLiteStorage:
     def _enter_wal(self, conn: Connection) -> str:
         """Switch ``conn`` to WAL, waiting out another process that is switching the same new file.
 
-        SQLite answers ``PRAGMA journal_mode = WAL`` with "database is locked" at once, without
-        its busy handler, while another connection holds the lock it needs to make the switch;
-        two servers started together on a new file meet exactly that. The switch is retried for
-        as long as any other write would wait (the busy timeout).
+        SQLite answers ``PRAGMA journal_mode = WAL`` with ``SQLITE_BUSY`` ("database is locked") at
+        once, without its busy handler, while another connection holds the lock it needs to make
+        the switch; two servers started together on a new file meet exactly that. The switch is
+        retried for as long as any other write would wait (the busy timeout).
         """
         deadline = time.monotonic() + self.busy_timeout_ms / 1000
         pause_s = 0.001
@@ -105,7 +105,7 @@ class SQLiteStorage:
             try:
                 return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
             except sqlean.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() + pause_s > deadline:
+                if exc.sqlite_errorcode & 0xFF != sqlean.SQLITE_BUSY or time.monotonic() + pause_s > deadline:
                     raise
             time.sleep(pause_s)
             pause_s = min(pause_s * 2, 0.05)
