@@ -104,10 +104,12 @@ class LookupPath:
         q = self._query(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold)
         trace = _Trace()
         found = self._exact(q, trace)
-        if found is not None or (exact_only and not hits_only):
-            return self._result(q, trace, found if found is not None else _stale(trace), None)
+        if found is not None:
+            return self._result(q, trace, found, None)
         if hits_only:
             return None
+        if exact_only:
+            return self._result(q, trace, _stale(trace), None)
         if self.past_exact is not None and trace.stale is None:
             self.past_exact.refuse_if_full(q.tenant)
         return None
