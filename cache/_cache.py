@@ -40,7 +40,7 @@ from ._feedback import record_feedback
 from ._fuzzy import typo_similarity
 from ._index import VectorIndex
 from ._lookup import LookupPath
-from ._neighbours import STORE_EXACT_SCAN_LIMIT, Neighbours, StoreNeighbours
+from ._neighbours import STORE_EXACT_SCAN_LIMIT, STORE_FUZZY_SCAN_LIMIT, Neighbours, StoreNeighbours
 from ._pg_store import PostgresCacheStore
 from ._recorder import LookupRecorder, QueuedRecorder, StoreRecorder
 from ._rows import NewEntry, context_hash
@@ -108,7 +108,8 @@ class SemanticCache:
             if not isinstance(self.store, PostgresCacheStore):
                 raise ConfigError("vector_index='store' needs PostgreSQL (LASTLINE_DATABASE_URL);"
                                   " on SQLite the cache uses its FAISS index")
-            self.neighbours = StoreNeighbours(self.store, self.model_id, fuzzy_scan_limit=c.fuzzy_scan_limit,
+            self.neighbours = StoreNeighbours(self.store, self.model_id,
+                                              fuzzy_scan_limit=min(c.fuzzy_scan_limit, STORE_FUZZY_SCAN_LIMIT),
                                               exact_scan_limit=min(c.hnsw_threshold, STORE_EXACT_SCAN_LIMIT),
                                               ef_search=c.hnsw_ef_search)
             self.store.ensure_model_index(self.model_id, self.embedder.dim)  # the graph large partitions use

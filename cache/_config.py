@@ -60,10 +60,13 @@ DEFAULT_VALUE_CANDIDATES = 16
 #: rapidfuzz ``ratio`` (0–100) pre-filter of the near-exact layer; a fuzzy hit must also differ
 #: from the cached prompt by in-word typos only (see ``cache/_fuzzy.py`` for why and the numbers).
 DEFAULT_FUZZY_MIN_RATIO = 90.0
-#: Partitions up to this size are scanned by rapidfuzz before any embedding; bigger ones take
-#: fuzzy candidates from the kNN neighbours instead (a lookup never scans a million strings).
-#: Scanning 2,000 short questions costs ≈0.13 ms, 5,000 ≈0.36 ms (a USE encode is ≈1.5 ms).
-DEFAULT_FUZZY_SCAN_LIMIT = 2_000
+#: The most prompts one rapidfuzz scan reads before any embedding: those of the partition whose
+#: length could reach ``fuzzy_min_ratio`` (FAISS index), or the whole partition (kNN in the
+#: database, capped lower: ``_neighbours.STORE_FUZZY_SCAN_LIMIT``). A lookup with more takes fuzzy candidates from its kNN neighbours instead, and then
+#: extracts its values and reads its neighbours' rows on every lookup (≈1 ms CPU), so a lookup
+#: never scans a million strings. Scanning QQP questions costs ≈0.06 ms per thousand (0.47 ms at
+#: 8,000); a short query's encode ≈1.5 ms.
+DEFAULT_FUZZY_SCAN_LIMIT = 8_000
 DEFAULT_MAX_PROMPT_CHARS = settings.DEFAULT_MAX_PROMPT_CHARS  # the service-wide text limit, defined once
 DEFAULT_MAX_RESPONSE_CHARS = 1_000_000
 

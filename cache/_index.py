@@ -30,6 +30,7 @@ import numpy as np
 
 from lastline.hnsw import Selection, exclude_ids, hnsw_graph, one_openmp_thread
 
+from ._config import DEFAULT_FUZZY_SCAN_LIMIT
 from ._fuzzy import length_window
 from ._neighbours import FuzzyChoices, Nearest
 
@@ -40,7 +41,7 @@ PartitionKey = tuple[str, str]
 
 @dataclass
 class PartitionIndex:
-    """The vectors of one (tenant, context) partition, plus their normalized prompts while small.
+    """The vectors of one (tenant, context) partition, plus their normalized prompts while it is flat.
 
     Vectors live only inside FAISS (flat and HNSW-flat both store them and can reconstruct
     them), so a switch to HNSW or a tombstone purge rebuilds from the index itself. Rebuilds are
@@ -108,8 +109,11 @@ class PartitionIndex:
                 lengths.insert(at, len(prompt))
                 ordered.insert(at, seq)
                 texts.insert(at, prompt)
-            if len(self.prompts) > self.fuzzy_scan_limit:
-                self.prompts = None  # too big to scan: fuzzy candidates now come from the kNN
+            if len(self.prompts) > self.hnsw_threshold:
+                # Kept while the search is flat, whose per-lookup cost already grows with the
+                # partition (a prompt costs a tenth of its vector's memory); an HNSW partition's
+                # length windows would pass the scan limit anyway.
+                self.prompts = None  # fuzzy candidates now come from the kNN
                 self.by_length = ([], [], [])
 
     def remove(self, seqs: list[int]) -> int:
@@ -188,7 +192,7 @@ class VectorIndex:
     """All partitions of one model id, behind one lock (FAISS mutation is not thread-safe)."""
 
     def __init__(self, dim: int, *, hnsw_threshold: int, hnsw_m: int = 32, ef_search: int = 64,
-                 ef_construction: int = 80, fuzzy_scan_limit: int = 2000) -> None:
+                 ef_construction: int = 80, fuzzy_scan_limit: int = DEFAULT_FUZZY_SCAN_LIMIT) -> None:
         self.dim = dim
         self._params = dict(
             dim=dim, hnsw_threshold=hnsw_threshold, hnsw_m=hnsw_m, ef_search=ef_search,
@@ -308,7 +312,14 @@ class VectorIndex:
 
     def fuzzy_choices(self, key: PartitionKey, text: str, min_ratio: float) -> FuzzyChoices | None:
         """The partition's normalized prompts that could reach ``min_ratio`` against ``text`` (by
-        length: ``_fuzzy.length_window``) when the partition is small enough to scan, else None."""
+        length: ``_fuzzy.length_window``), or None when they are more than ``fuzzy_scan_limit``
+        (or the partition no longer keeps its prompts): the lookup then takes its fuzzy
+        candidates from the kNN neighbours.
+
+        Why the limit counts the window and not the partition: the scan reads the window only,
+        and the other way costs more than a scan of thousands (the query's values extracted and
+        its neighbours' rows read on every lookup: ``_lookup.py``).
+        """
         lo, hi = length_window(len(text), min_ratio)
         with self.lock:
             part = self._parts.get(key)
@@ -318,6 +329,8 @@ class VectorIndex:
                 return None
             lengths, seqs, texts = part.by_length
             start, end = bisect.bisect_left(lengths, lo), bisect.bisect_right(lengths, hi)
+            if end - start > part.fuzzy_scan_limit:
+                return None
             return FuzzyChoices(seqs[start:end], texts[start:end])
 
     def missing(self, seqs: Iterable[int]) -> set[int]:

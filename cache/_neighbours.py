@@ -17,7 +17,7 @@ import numpy as np
 
 from ._fuzzy import length_window
 
-__all__ = ["STORE_EXACT_SCAN_LIMIT", "FuzzyChoices", "Nearest", "Neighbours", "StoreNeighbours", "VectorSearchStore"]
+__all__ = ["STORE_EXACT_SCAN_LIMIT", "STORE_FUZZY_SCAN_LIMIT", "FuzzyChoices", "Nearest", "Neighbours", "StoreNeighbours", "VectorSearchStore"]
 
 PartitionKey = tuple[str, str]
 #: Partitions up to this size are searched exactly in the database, larger ones through the
@@ -25,6 +25,11 @@ PartitionKey = tuple[str, str]
 #: random unit vectors: ≈110 ms exact, ≈14 ms through HNSW, on a 2-core host at load ≈5), not
 #: FAISS's ≈0.1 µs, so the switch comes far sooner than FAISS's ``hnsw_threshold``.
 STORE_EXACT_SCAN_LIMIT = 2_000
+#: The most prompts a lookup reads from the database for its typo scan. The database has no
+#: length order to read a window from, so it sends the whole partition (up to this size; larger
+#: partitions take fuzzy candidates from the kNN): each lookup reads every row, which is why the
+#: cap stays below FAISS's, whose scan reads a length window of prompts kept in memory.
+STORE_FUZZY_SCAN_LIMIT = 2_000
 
 
 class FuzzyChoices(NamedTuple):

@@ -41,6 +41,17 @@ def test_fuzzy_layer_catches_a_typo_before_any_embedding(cache: SemanticCache) -
     assert res.best_similarity is None  # answered before the kNN ran
 
 
+def test_fuzzy_layer_finds_a_typo_among_the_neighbours_when_its_length_window_is_past_the_scan_limit(
+        storage: SQLiteStorage, embedder: Embedder) -> None:
+    cache = SemanticCache(storage, embedder, CacheConfig(fuzzy_scan_limit=2))
+    entry = cache.put("How do I reset the password of my online banking account?", "Use 'forgot password'.")
+    cache.put("How do I change the address of my online banking account?", "x")
+    cache.put("How do I close the savings part of my online banking account?", "y")
+    res = cache.lookup("How do I reset the pasword of my online banking account?")
+    assert res.hit and res.layer == "fuzzy" and res.entry_id == entry
+    assert res.best_similarity is not None  # no scan: found after the kNN
+
+
 def test_fuzzy_layer_still_applies_the_slot_guard(cache: SemanticCache) -> None:
     cache.put("Please send the monthly invoice to billing@example.com", "Sent.")
     res = cache.lookup("Please send the monthly invoice to billing@exampel.com")  # a typo, and another address

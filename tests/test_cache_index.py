@@ -240,12 +240,29 @@ def test_fuzzy_choices_are_the_prompts_of_the_length_window_through_adds_and_rem
     assert lengths == [len(t) for t in texts]
 
 
-def test_a_partition_past_the_fuzzy_scan_limit_offers_no_choices() -> None:
+def test_a_length_window_past_the_fuzzy_scan_limit_offers_no_choices() -> None:
+    """The limit counts the prompts a scan would read (one length window), not the partition."""
     index = VectorIndex(4, hnsw_threshold=1_000, fuzzy_scan_limit=10)
     key = ("default", "-")
-    index.add(key, list(range(1, 12)), np.ones((11, 4), dtype=np.float32), ["same length"] * 11)
+    prompts = ["same length"] * 11 + ["a much longer prompt than those"] * 3
+    index.add(key, list(range(1, 15)), np.ones((14, 4), dtype=np.float32), prompts)
     assert index.fuzzy_choices(key, "same length", 90.0) is None
-    assert index._parts[key].by_length == ([], [], [])
+    longer = index.fuzzy_choices(key, "a much longer prompt than these", 90.0)
+    assert longer is not None and sorted(longer.seqs) == [12, 13, 14]
+    index.remove([1])  # ten left in the window: scanned again
+    window = index.fuzzy_choices(key, "same length", 90.0)
+    assert window is not None and sorted(window.seqs) == list(range(2, 12))
+
+
+def test_a_partition_keeps_its_prompts_until_it_passes_the_hnsw_threshold() -> None:
+    index = VectorIndex(4, hnsw_threshold=20, fuzzy_scan_limit=5)
+    key = ("default", "-")
+    rng = np.random.default_rng(8)
+    index.add(key, list(range(1, 21)), rng.normal(size=(20, 4)).astype(np.float32), [f"p{i:02d}" for i in range(20)])
+    assert index._parts[key].prompts is not None and index.fuzzy_choices(key, "p00", 90.0) is None
+    index.add(key, [21], rng.normal(size=(1, 4)).astype(np.float32), ["p20"])
+    assert index._parts[key].prompts is None and index._parts[key].by_length == ([], [], [])
+    assert index.fuzzy_choices(key, "a different length", 90.0) is None
 
 
 def test_a_warm_up_reads_the_newest_prompts_of_every_tenant_first(storage: Storage, embedder: Embedder) -> None:
