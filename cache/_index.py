@@ -37,11 +37,17 @@ from ._neighbours import FuzzyChoices, Nearest
 __all__ = ["PartitionIndex", "VectorIndex"]
 
 PartitionKey = tuple[str, str]
+#: A partition keeps its prompts (for the typo scan) up to this many times ``fuzzy_scan_limit``.
+#: A query's length window holds a third (QQP questions) to four fifths (LCQMC's short Chinese
+#: ones) of a partition's prompts, so past this size nearly every window passes the limit too,
+#: and the prompts would cost memory (a tenth of their vectors') and sorted inserts for nothing.
+_PROMPTS_KEPT_PER_SCAN = 4
 
 
 @dataclass
 class PartitionIndex:
-    """The vectors of one (tenant, context) partition, plus their normalized prompts while it is flat.
+    """The vectors of one (tenant, context) partition, plus their normalized prompts while a scan
+    may read them (``_PROMPTS_KEPT_PER_SCAN``).
 
     Vectors live only inside FAISS (flat and HNSW-flat both store them and can reconstruct
     them), so a switch to HNSW or a tombstone purge rebuilds from the index itself. Rebuilds are
@@ -109,10 +115,7 @@ class PartitionIndex:
                 lengths.insert(at, len(prompt))
                 ordered.insert(at, seq)
                 texts.insert(at, prompt)
-            if len(self.prompts) > self.hnsw_threshold:
-                # Kept while the search is flat, whose per-lookup cost already grows with the
-                # partition (a prompt costs a tenth of its vector's memory); an HNSW partition's
-                # length windows would pass the scan limit anyway.
+            if len(self.prompts) > _PROMPTS_KEPT_PER_SCAN * self.fuzzy_scan_limit:
                 self.prompts = None  # fuzzy candidates now come from the kNN
                 self.by_length = ([], [], [])
 

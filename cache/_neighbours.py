@@ -17,7 +17,8 @@ import numpy as np
 
 from ._fuzzy import length_window
 
-__all__ = ["STORE_EXACT_SCAN_LIMIT", "STORE_FUZZY_SCAN_LIMIT", "FuzzyChoices", "Nearest", "Neighbours", "StoreNeighbours", "VectorSearchStore"]
+__all__ = ["STORE_EXACT_SCAN_LIMIT", "STORE_FUZZY_SCAN_LIMIT", "FuzzyChoices", "Nearest", "Neighbours",
+           "StoreNeighbours", "VectorSearchStore"]
 
 PartitionKey = tuple[str, str]
 #: Partitions up to this size are searched exactly in the database, larger ones through the

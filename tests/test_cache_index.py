@@ -254,8 +254,8 @@ def test_a_length_window_past_the_fuzzy_scan_limit_offers_no_choices() -> None:
     assert window is not None and sorted(window.seqs) == list(range(2, 12))
 
 
-def test_a_partition_keeps_its_prompts_until_it_passes_the_hnsw_threshold() -> None:
-    index = VectorIndex(4, hnsw_threshold=20, fuzzy_scan_limit=5)
+def test_a_partition_keeps_its_prompts_until_it_holds_four_times_the_scan_limit() -> None:
+    index = VectorIndex(4, hnsw_threshold=1_000, fuzzy_scan_limit=5)
     key = ("default", "-")
     rng = np.random.default_rng(8)
     index.add(key, list(range(1, 21)), rng.normal(size=(20, 4)).astype(np.float32), [f"p{i:02d}" for i in range(20)])
