@@ -31,7 +31,7 @@ import numpy as np
 from lastline.hnsw import Selection, exclude_ids, hnsw_graph, one_openmp_thread
 
 from ._config import DEFAULT_FUZZY_SCAN_LIMIT
-from ._fuzzy import length_window
+from ._fuzzy import length_window, typo_key
 from ._neighbours import FuzzyChoices, Nearest
 
 __all__ = ["PartitionIndex", "VectorIndex"]
@@ -67,6 +67,9 @@ class PartitionIndex:
     #: ``prompts`` in order of length as three aligned lists (lengths, seqs, texts), so a fuzzy scan
     #: reads one length window as list slices.
     by_length: tuple[list[int], list[int], list[str]] = field(init=False, default_factory=lambda: ([], [], []))
+    #: The ids of ``prompts`` filed under their ``_fuzzy.typo_key`` (those without a Latin word of
+    #: ≥ 4 letters), so a query without one gets its only possible typo-level matches in one read.
+    by_typo_key: dict[str, list[int]] = field(init=False, default_factory=dict)
     tombstones: set[int] = field(init=False, default_factory=set)
     rebuilding: bool = field(init=False, default=False)
 
@@ -115,9 +118,13 @@ class PartitionIndex:
                 lengths.insert(at, len(prompt))
                 ordered.insert(at, seq)
                 texts.insert(at, prompt)
+                key = typo_key(prompt)
+                if key is not None:
+                    self.by_typo_key.setdefault(key, []).append(seq)
             if len(self.prompts) > _PROMPTS_KEPT_PER_SCAN * self.fuzzy_scan_limit:
                 self.prompts = None  # fuzzy candidates now come from the kNN
                 self.by_length = ([], [], [])
+                self.by_typo_key = {}
 
     def remove(self, seqs: list[int]) -> int:
         gone = [seq for seq in seqs if seq in self.live]
@@ -129,6 +136,12 @@ class PartitionIndex:
                     lengths, ordered, texts = self.by_length
                     at = ordered.index(seq, bisect.bisect_left(lengths, len(prompt)))
                     del lengths[at], ordered[at], texts[at]
+                    filed_under = typo_key(prompt)
+                    if filed_under is not None:
+                        filed = self.by_typo_key[filed_under]
+                        filed.remove(seq)
+                        if not filed:
+                            del self.by_typo_key[filed_under]
         if not gone:
             return 0
         if self.hnsw:
@@ -317,19 +330,24 @@ class VectorIndex:
         """The partition's normalized prompts that could reach ``min_ratio`` against ``text`` (by
         length: ``_fuzzy.length_window``), or None when they are more than ``fuzzy_scan_limit``
         (or the partition no longer keeps its prompts): the lookup then takes its fuzzy
-        candidates from the kNN neighbours.
+        candidates from the kNN neighbours. For a ``text`` without a Latin word of ≥ 4 letters,
+        only the prompts filed under its ``_fuzzy.typo_key``: no other can be a typo-level match.
 
         Why the limit counts the window and not the partition: the scan reads the window only,
         and the other way costs more than a scan of thousands (the query's values extracted and
         its neighbours' rows read on every lookup: ``_lookup.py``).
         """
         lo, hi = length_window(len(text), min_ratio)
+        filed_under = typo_key(text)
         with self.lock:
             part = self._parts.get(key)
             if part is None:
                 return FuzzyChoices([], [])
             if part.prompts is None:
                 return None
+            if filed_under is not None:  # only prompts of the same tokens can match (``typo_key``)
+                filed = list(part.by_typo_key.get(filed_under, ()))
+                return FuzzyChoices(filed, [part.prompts[seq] for seq in filed])
             lengths, seqs, texts = part.by_length
             start, end = bisect.bisect_left(lengths, lo), bisect.bisect_right(lengths, hi)
             if end - start > part.fuzzy_scan_limit:

@@ -41,6 +41,13 @@ def test_fuzzy_layer_catches_a_typo_before_any_embedding(cache: SemanticCache) -
     assert res.best_similarity is None  # answered before the kNN ran
 
 
+def test_fuzzy_layer_serves_a_chinese_question_with_its_spaces_moved_before_any_embedding(cache: SemanticCache) -> None:
+    entry = cache.put("qq 12怎么充值", "在设置里充值。")
+    cache.put("qq12怎么充值不了", "x")
+    res = cache.lookup("qq12怎么充值")
+    assert res.hit and res.layer == "fuzzy" and res.entry_id == entry and res.best_similarity is None
+
+
 def test_fuzzy_layer_finds_a_typo_among_the_neighbours_when_its_length_window_is_past_the_scan_limit(
         storage: SQLiteStorage, embedder: Embedder) -> None:
     cache = SemanticCache(storage, embedder, CacheConfig(fuzzy_scan_limit=2))

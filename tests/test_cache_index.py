@@ -13,7 +13,7 @@ from rapidfuzz import fuzz
 
 from lastline import Embedder, PostgresStorage, SQLiteStorage, normalize_text
 from lastline.cache import CacheConfig, SemanticCache
-from lastline.cache._fuzzy import length_window
+from lastline.cache._fuzzy import length_window, typo_key, typo_similarity
 from lastline.cache._index import PartitionIndex, VectorIndex
 
 pytest_plugins = ["_storages"]  # the reopen fixture
@@ -217,6 +217,54 @@ def test_a_text_outside_the_length_window_never_reaches_the_fuzzy_ratio(a: str, 
         assert lo <= len(b) <= hi
 
 
+#: Characters of Chinese and English questions: CJK, Latin letters, digits, spaces and punctuation.
+_MIXED = st.text(alphabet=st.sampled_from("借款花呗还不了吗qQvip ab abcd iphone0125  ,?？。-"), max_size=24)
+
+
+@st.composite
+def _near(draw: st.DrawFn) -> tuple[str, str]:
+    """A text and a variant of it: whitespace moved, a character changed, or another text."""
+    a = normalize_text(draw(_MIXED)) or "借款"
+    how = draw(st.sampled_from(["spaces", "edit", "other"]))
+    if how == "spaces":
+        at = draw(st.integers(0, len(a)))
+        b = (a[:at] + " " + a[at:]) if draw(st.booleans()) else a.replace(" ", "", 1)
+    elif how == "edit":
+        at = draw(st.integers(0, len(a) - 1))
+        b = a[:at] + draw(st.sampled_from("借还qv1 a")) + a[at + 1:]
+    else:
+        b = draw(_MIXED)
+    return a, normalize_text(b) or "还款"
+
+
+@given(_near(), st.sampled_from([80.0, 90.0, 95.0]))
+@settings(max_examples=500, deadline=None)
+def test_a_typo_level_match_of_a_text_with_a_typo_key_shares_it(pair: tuple[str, str], min_ratio: float) -> None:
+    """The typo key is complete: a query with one finds every prompt that could be its typo-level match."""
+    a, b = pair
+    if typo_key(a) is not None and typo_similarity(a, b, min_ratio) is not None:
+        assert typo_key(b) == typo_key(a)
+
+
+def test_a_query_without_a_latin_word_gets_the_prompts_of_its_typo_key_through_adds_and_removes() -> None:
+    index = VectorIndex(4, hnsw_threshold=1_000, fuzzy_scan_limit=100)
+    key = ("default", "-")
+    rng = np.random.default_rng(9)
+    prompts = {1: "qq 12怎么办", 2: "qq12怎么办", 3: "qq1 2怎么办", 4: "qq12怎么 办理", 5: "iphone 12怎么办"}
+    index.add(key, list(prompts), rng.normal(size=(5, 4)).astype(np.float32), list(prompts.values()))
+
+    def filed(text: str) -> set[int] | None:
+        choices = index.fuzzy_choices(key, text, 90.0)
+        return None if choices is None else set(choices.seqs)
+
+    assert filed("qq12 怎么办") == {1, 2, 3}
+    index.remove([2])
+    assert filed("qq12 怎么办") == {1, 3}
+    index.remove([1, 3])
+    assert filed("qq12 怎么办") == set() and filed("qq12怎么办理") == {4}
+    assert filed("iphone 12怎么办") == {4, 5}  # a Latin word: the length window, scanned
+
+
 def test_fuzzy_choices_are_the_prompts_of_the_length_window_through_adds_and_removes() -> None:
     index = VectorIndex(4, hnsw_threshold=1_000, fuzzy_scan_limit=100)
     key = ("default", "-")
@@ -258,9 +306,10 @@ def test_a_partition_keeps_its_prompts_until_it_holds_four_times_the_scan_limit(
     index = VectorIndex(4, hnsw_threshold=1_000, fuzzy_scan_limit=5)
     key = ("default", "-")
     rng = np.random.default_rng(8)
-    index.add(key, list(range(1, 21)), rng.normal(size=(20, 4)).astype(np.float32), [f"p{i:02d}" for i in range(20)])
-    assert index._parts[key].prompts is not None and index.fuzzy_choices(key, "p00", 90.0) is None
-    index.add(key, [21], rng.normal(size=(1, 4)).astype(np.float32), ["p20"])
+    prompts = [f"prompt {i:02d}" for i in range(21)]
+    index.add(key, list(range(1, 21)), rng.normal(size=(20, 4)).astype(np.float32), prompts[:20])
+    assert index._parts[key].prompts is not None and index.fuzzy_choices(key, "prompt 00", 90.0) is None
+    index.add(key, [21], rng.normal(size=(1, 4)).astype(np.float32), prompts[20:])
     assert index._parts[key].prompts is None and index._parts[key].by_length == ([], [], [])
     assert index.fuzzy_choices(key, "a different length", 90.0) is None
 
