@@ -4,7 +4,8 @@ Past ``fuzzy_scan_limit`` prompts, a lookup takes its fuzzy (typo) candidates fr
 neighbours instead of scanning, and then extracts its values and reads its neighbours' rows on every
 lookup. The limit counts the prompts of the query's length window (``cache/_index.py``); this bench
 fills one partition past the old limit (2,000 per partition) and runs the same lookups through two
-caches on the same file: the shipped limit, and ``fuzzy_scan_limit=0`` (never a scan: the kNN path).
+caches on the same file: the shipped limit, and ``fuzzy_scan_limit=0`` (never a scan: the kNN path);
+or, with ``--other hnsw``, the partition searched through HNSW instead of exhaustively.
 
 Per set: stored questions (the first distinct ``question1`` of QQP validation, of LCQMC dev: at
 most half of them), then lookups of four kinds: the labelled pair's ``question2`` (paraphrase or not),
@@ -15,7 +16,7 @@ lookup (thread time, in-process) on as many other lookups of the same kinds, shu
 blocks of 100 to each side in turn, so that drift on a shared host falls on both sides alike (each
 text is embedded once, on one side).
 
-Run: ``python bench/crowded_scan.py [--stored 7000] [--lookups 500] [--write]``.
+Run: ``python bench/crowded_scan.py [--stored 7000] [--lookups 500] [--other knn|hnsw] [--write]``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ from lastline.cache._fuzzy import length_window
 
 SECTION = "### A crowded partition: typo scan or kNN candidates (`bench/crowded_scan.py`)"
 KINDS = ("pair question2", "typo of stored", "typo of unstored", "unstored")
+#: The cache the shipped one is set against (``--other``): what it is called, and its configuration.
+OTHERS = {
+    "knn": (f"`fuzzy_scan_limit` 0 (fuzzy candidates from the {CacheConfig().knn_k} nearest neighbours)",
+            "kNN candidates", CacheConfig(fuzzy_scan_limit=0)),
+    "hnsw": ("`hnsw_threshold` 1,000 (the partition searched through HNSW, not exhaustively)",
+             "HNSW", CacheConfig(hnsw_threshold=1_000)),
+}
 BLOCK = 100
 
 
@@ -99,18 +107,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--stored", type=int, default=7_000, help="entries in the one partition")
     parser.add_argument("--lookups", type=int, default=500, help="lookups of each kind (as many more are timed)")
+    parser.add_argument("--other", choices=sorted(OTHERS), default="knn", help="the cache set against the shipped one")
     parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
     args = parser.parse_args()
+    described, other_name, other_config = OTHERS[args.other]
     embedder = get_embedder("use", 1)
     out = Section(SECTION)
-    out(f"One partition per set, `fuzzy_scan_limit` {DEFAULT_FUZZY_SCAN_LIMIT:,} (shipped) against 0 (fuzzy "
-        f"candidates from the {CacheConfig().knn_k} nearest neighbours), fallback mode, shipped thresholds. "
+    out(f"One partition per set, the shipped configuration (`fuzzy_scan_limit` {DEFAULT_FUZZY_SCAN_LIMIT:,}) "
+        f"against {described}, fallback mode, shipped thresholds. "
         f"Decisions: {args.lookups} lookups of each kind ({', '.join(KINDS)}) through both caches. CPU: "
         f"{args.lookups} other lookups of each kind, shuffled, in blocks of {BLOCK} to each side in turn.")
     out()
     out("| set | entries | length window: share of the partition (median, p90) | prompts scanned (median, p90; "
-        "lookups past the limit) | lookups | decisions that differ | hits exact / fuzzy / semantic, scan "
-        "| the same, kNN candidates | CPU ms per lookup, scan | kNN |")
+        "lookups past the limit) | lookups | decisions that differ | hits exact / fuzzy / semantic, shipped "
+        f"| the same, {other_name} | CPU ms per lookup, shipped | {other_name} |")
     out("|---|---:|---|---|---:|---:|---|---|---:|---:|")
     differing: list[str] = []
     for name, (stored, paired, unstored) in _sets(args.stored).items():
@@ -120,7 +130,7 @@ def main() -> None:
             scan = SemanticCache(storage, embedder)
             for i in range(0, len(stored), 500):
                 scan.put_many([{"prompt": q, "response": f"answer to: {q}"} for q in stored[i: i + 500]])
-            knn = SemanticCache(storage, embedder, CacheConfig(fuzzy_scan_limit=0))
+            other = SemanticCache(storage, embedder, other_config)
             partition = next(iter(scan.index._parts))  # the one (tenant, context) every entry is in
             kept = scan.index._parts[partition].prompts or {}
             lengths = sorted(len(prompt) for prompt in kept.values())
@@ -133,16 +143,16 @@ def main() -> None:
             read = sorted(len(choices.texts) if choices is not None else -1 for choices in (
                 scan.index.fuzzy_choices(partition, normalize_text(t), DEFAULT_FUZZY_MIN_RATIO) for _, t in decided))
             a = [_decision(scan, t) for _, t in decided]
-            b = [_decision(knn, t) for _, t in decided]
+            b = [_decision(other, t) for _, t in decided]
             for (kind, text), x, y in zip(decided, a, b, strict=True):
                 if x != y:
                     served = scan.get(x[1]) if x[1] else None
                     differing.append(f"| {name} | {kind} | {text} | {x[2] or 'miss'} | {y[2] or 'miss'} | "
                                      f"{served['prompt'] if served else '—'} |")
-            cpu = {"scan": 0.0, "knn": 0.0}
-            count = {"scan": 0, "knn": 0}
+            cpu = {"scan": 0.0, "other": 0.0}
+            count = {"scan": 0, "other": 0}
             for at in range(0, len(timed), BLOCK):
-                side, cache = ("scan", scan) if (at // BLOCK) % 2 == 0 else ("knn", knn)
+                side, cache = ("scan", scan) if (at // BLOCK) % 2 == 0 else ("other", other)
                 block = [t for _, t in timed[at: at + BLOCK]]
                 started = time.thread_time()
                 for text in block:
@@ -158,12 +168,13 @@ def main() -> None:
         out(f"| {name} | {len(lengths):,} | {windows[len(windows) // 2]:.0%}, {windows[int(0.9 * len(windows))]:.0%} "
             f"| {read[len(read) // 2]:,}, {read[int(0.9 * len(read))]:,} ({sum(n < 0 for n in read)}) "
             f"| {len(decided):,} | {sum(x != y for x, y in zip(a, b, strict=True))} | {layers(a)} | {layers(b)} "
-            f"| {1000 * cpu['scan'] / max(1, count['scan']):.2f} | {1000 * cpu['knn'] / max(1, count['knn']):.2f} |")
+            f"| {1000 * cpu['scan'] / max(1, count['scan']):.2f} "
+            f"| {1000 * cpu['other'] / max(1, count['other']):.2f} |")
     out()
     if differing:
         out("Lookups decided differently:")
         out()
-        out("| set | kind | lookup | scan | kNN candidates | entry served with the scan |")
+        out(f"| set | kind | lookup | shipped | {other_name} | entry served, shipped |")
         out("|---|---|---|---|---|---|")
         for line in differing:
             out(line)
