@@ -50,8 +50,12 @@ DEFAULT_TTL_S: float | None = 7 * 24 * 3600.0
 #: Per-tenant caps; the least recently used entries go first when either is exceeded.
 DEFAULT_MAX_ENTRIES = 1_000_000
 DEFAULT_MAX_BYTES = 2_000_000_000
-#: A partition's FAISS index switches from exact flat search to HNSW past this many vectors.
-DEFAULT_HNSW_THRESHOLD = 20_000
+#: A partition's FAISS index switches from exact flat search to HNSW past this many vectors. A flat
+#: search reads every vector; past about ten thousand, the graph costs less even though a lookup
+#: after an approximate search always extracts its values (``bench/crowded_scan.py --other hnsw``:
+#: CPU per QQP lookup −2 % at 5,906 entries, −10 % at 10,000, −15 to −19 % at 15,000; no decision of
+#: 2,000 lookups changed at any of them).
+DEFAULT_HNSW_THRESHOLD = 10_000
 #: Neighbours fetched per semantic lookup: the guard may reject the first ones.
 DEFAULT_KNN_K = 8
 #: Entries sharing the query's values (amounts, IDs, dates…) looked at besides the kNN neighbours
