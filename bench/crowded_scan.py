@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import bisect
-import csv
 import random
 import sys
 import tempfile
@@ -33,8 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _cache_common import CACHE_DATA
-from _common import Section
+from _common import Section, read_pairs
 
 from lastline import get_embedder, normalize_text, open_storage
 from lastline.cache import CacheConfig, SemanticCache
@@ -55,16 +53,16 @@ COMPARISONS = {
 BLOCK = 100
 
 
-def _questions(name: str, column: str) -> list[tuple[str, str]]:
-    """(question1, question2) rows with a distinct, non-empty normalized ``column``."""
+def _questions(name: str) -> list[tuple[str, str]]:
+    """(question1, question2) of a pair file whose normalized ``question1`` is distinct and both non-empty."""
     out: list[tuple[str, str]] = []
     seen: set[str] = set()
-    with open(CACHE_DATA / name, newline="", encoding="utf-8") as handle:
-        for row in csv.DictReader(handle):
-            key = normalize_text(row[column])
-            if key and normalize_text(row["question2"]) and key not in seen:
-                seen.add(key)
-                out.append((row["question1"].strip(), row["question2"].strip()))
+    first, second, _ = read_pairs(name)
+    for q1, q2 in zip(first, second, strict=True):
+        key = normalize_text(q1)
+        if key and normalize_text(q2) and key not in seen:
+            seen.add(key)
+            out.append((q1.strip(), q2.strip()))
     return out
 
 
@@ -84,12 +82,12 @@ def _sets(stored_n: int) -> dict[str, tuple[list[str], list[tuple[str, str]], li
     out = {}
     sets = (("qqp_val (en)", "qqp_val.csv", "qqp_train.csv"), ("lcqmc_dev (zh)", "lcqmc_dev.csv", None))
     for name, file, more in sets:
-        pairs = _questions(file, "question1")
+        pairs = _questions(file)
         stored_pairs = pairs[: min(len(pairs) // 2, stored_n)]  # the rest: unstored questions
         stored = [q1 for q1, _ in stored_pairs]
         if more is not None and len(stored) < stored_n:  # filled up with questions of another split
             seen = {normalize_text(q) for pair in pairs for q in pair}
-            extra = [q1 for q1, _ in _questions(more, "question1") if normalize_text(q1) not in seen]
+            extra = [q1 for q1, _ in _questions(more) if normalize_text(q1) not in seen]
             stored += extra[: stored_n - len(stored)]
         out[name] = (stored, [(q2, q1) for q1, q2 in stored_pairs], [q1 for q1, _ in pairs[len(stored_pairs):]])
     return out
