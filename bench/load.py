@@ -502,8 +502,8 @@ def soak(server: tuple[subprocess.Popen[bytes], str], args: argparse.Namespace,
 
     Capacity is measured in the state the soak runs in, not taken from the semantic rows at the
     start of the run: by the soak the insert rows have stored thousands of entries more, and a
-    lookup in the fuller cache costs more (past 2,000 entries every lookup reads its nearest
-    entries and extracts the query's values; the exhaustive kNN scan grows with the cache).
+    lookup in the fuller cache costs more (its exhaustive kNN search and its typo scan grow with
+    the cache: docs/reliability.md, "What the soak measured").
     Paced from the early rows, a soak asked for more than the machine then had and soaked the
     shedding. The capacity is the most answers per second a row of 16 or 64 clients reached without
     the server refusing a request: a level that sheds is past it by definition, though it can show
