@@ -68,9 +68,9 @@ DEFAULT_FUZZY_MIN_RATIO = 90.0
 #: length could reach ``fuzzy_min_ratio`` (FAISS index), or the whole partition (kNN in the
 #: database, capped lower: ``_neighbours.STORE_FUZZY_SCAN_LIMIT``). A lookup with more takes
 #: its fuzzy candidates from its kNN neighbours instead, and then extracts its values and reads
-#: its neighbours' rows every time: at 7,000 QQP entries ≈0.3 ms CPU more per lookup than a
-#: window scan. Scanning QQP questions costs ≈0.06 ms per thousand (0.47 ms at 8,000); a short
-#: query's encode ≈1.5 ms. A lookup never scans a million strings.
+#: its neighbours' rows every time: at 6,000–7,000 QQP entries 0.3–0.7 ms CPU more per lookup
+#: than a window scan, whose median reads 2,317 prompts there (``bench/crowded_scan.py``). A
+#: lookup never scans a million strings.
 DEFAULT_FUZZY_SCAN_LIMIT = 8_000
 DEFAULT_MAX_PROMPT_CHARS = settings.DEFAULT_MAX_PROMPT_CHARS  # the service-wide text limit, defined once
 DEFAULT_MAX_RESPONSE_CHARS = 1_000_000
