@@ -25,6 +25,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -39,10 +40,11 @@ from ._config import DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES, CacheConfig, Lookup
 from ._feedback import record_feedback
 from ._fuzzy import typo_similarity
 from ._index import VectorIndex
-from ._lookup import LookupPath
+from ._lookup import LookupPath, LookupSteps
 from ._neighbours import STORE_EXACT_SCAN_LIMIT, STORE_FUZZY_SCAN_LIMIT, Neighbours, StoreNeighbours
 from ._pg_store import PostgresCacheStore
 from ._recorder import LookupRecorder, QueuedRecorder, StoreRecorder
+from ._rounds import LookupRounds
 from ._rows import NewEntry, context_hash
 from ._stats import build_stats
 from ._store_api import CacheStore
@@ -121,6 +123,8 @@ class SemanticCache:
         self._lookup = LookupPath(store=self.store, index=self.neighbours, embedder=embedder, guard=self.guard,
                                   thresholds=self.thresholds, recorder=self.recorder, config=self.config,
                                   past_exact=past_exact)
+        #: The thread :meth:`submit_lookup` queues to; it starts with the first lookup queued.
+        self.rounds = LookupRounds(embedder.encode, before_round=self.sync)
         self.rebuild()
 
     # -- index ---------------------------------------------------------------------------------
@@ -300,6 +304,40 @@ class SemanticCache:
         self.sync()
         return self._lookup.run(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold,
                                 exact_only=exact_only)
+
+    def submit_lookup(self, prompt: str, *, tenant: str = "default", context: Any = None,
+                      mode: Mode = "intercept", threshold: float | None = None,
+                      exact_only: bool = False) -> Future[LookupResult]:
+        """:meth:`lookup` on the cache's lookup thread, whose rounds share one model call (``_rounds.py``).
+
+        For a server's concurrent lookups when reads stay in this process (:attr:`reads_locally`):
+        a lookup whose reads leave it (PostgreSQL) would hold the round on each round trip, so those
+        go through :meth:`lookup` on a thread of their own. The future gets what :meth:`lookup`
+        would return or raise.
+
+        The lookup's ``past_exact`` slot is taken here, before it queues, and freed when its future is
+        done: so the slots bound the queue too, and the caller's :meth:`first_look` refuses at once
+        what would find every slot taken. A slot taken meanwhile by another thread leaves the lookup
+        to try again in its round, where it is refused (or served stale) as :meth:`lookup` would be.
+        """
+        def steps(slot_held: bool) -> LookupSteps:
+            return self._lookup.steps(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold,
+                                      exact_only=exact_only, slot_held=slot_held)
+
+        slots = self._lookup.past_exact
+        if slots is None or slots.try_acquire(tenant) is not None:
+            return self.rounds.submit(steps(False))
+        try:
+            future = self.rounds.submit(steps(True))
+        except BaseException:
+            slots.release(tenant)
+            raise
+        future.add_done_callback(lambda _: slots.release(tenant))
+        return future
+
+    def close(self) -> None:
+        """Finish the lookups queued by :meth:`submit_lookup` and stop their thread (the storage stays open)."""
+        self.rounds.close()
 
     def first_look(self, prompt: str, *, tenant: str = "default", context: Any = None, mode: Mode = "intercept",
                    threshold: float | None = None, exact_only: bool = False,

@@ -12,6 +12,7 @@ below it (only reachable in fallback mode or with a looser per-call threshold); 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,9 +33,35 @@ from ._tenant_thresholds import Thresholds
 from ._values import values_key
 from .slot_guard import SlotGuard
 
-__all__ = ["LookupPath"]
+__all__ = ["LookupPath", "LookupSteps", "drive"]
 
 _FUZZY_LIMIT = 10
+
+#: One lookup as steps: it yields the normalized text whose vector it needs, is sent that vector,
+#: and returns its result. Why steps: the caller decides how vectors are made — one model call per
+#: lookup (:meth:`LookupPath.run`), or one for every lookup of a round (``cache/_rounds.py``).
+LookupSteps = Generator[str, np.ndarray, LookupResult]
+_Decision = tuple[tuple[EntryRow, str, float, bool] | None, float | None]
+
+
+def drive(steps: LookupSteps, encode: Callable[[str], np.ndarray]) -> LookupResult:
+    """Run ``steps`` to its result, each vector it asks for from ``encode``.
+
+    An error of ``encode`` is raised inside the steps, so they release what they hold (the
+    ``past_exact`` slot) before it reaches the caller.
+    """
+    try:
+        text = next(steps)
+        while True:
+            try:
+                vector = encode(text)
+            except BaseException as exc:
+                text = steps.throw(exc)
+            else:
+                text = steps.send(vector)
+    except StopIteration as done:
+        result: LookupResult = done.value
+        return result
 
 
 @dataclass
@@ -83,9 +110,21 @@ class LookupPath:
 
     def run(self, prompt: str, *, tenant: str, context: Any, mode: Mode, threshold: float | None,
             exact_only: bool) -> LookupResult:
+        """One lookup, with a model call of its own (shared with concurrent callers by the embedder)."""
+        steps = self.steps(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold,
+                           exact_only=exact_only)
+        return drive(steps, lambda text: self.embedder.encode([text])[0])
+
+    def steps(self, prompt: str, *, tenant: str, context: Any, mode: Mode, threshold: float | None,
+              exact_only: bool, slot_held: bool = False) -> LookupSteps:
+        """The lookup as :data:`LookupSteps`: nothing runs until the first ``next``.
+
+        ``slot_held``: the caller took a ``past_exact`` slot for this lookup and releases it once the
+        lookup is over (the steps neither take nor release one).
+        """
         q = self._query(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold)
         trace = _Trace()
-        found, best = self._decide(q, trace, exact_only)
+        found, best = yield from self._decide(q, trace, exact_only, slot_held)
         return self._result(q, trace, found, best)
 
     def first_look(self, prompt: str, *, tenant: str, context: Any, mode: Mode, threshold: float | None,
@@ -142,16 +181,16 @@ class LookupPath:
         trace.no_exact_row = row is None
         return None
 
-    def _decide(self, q: _Query, trace: _Trace, exact_only: bool
-                ) -> tuple[tuple[EntryRow, str, float, bool] | None, float | None]:
+    def _decide(self, q: _Query, trace: _Trace, exact_only: bool, slot_held: bool = False
+                ) -> Generator[str, np.ndarray, _Decision]:
         """The served entry (row, layer, similarity, stale) or None, and the best cosine seen."""
         found = self._exact(q, trace)
         if found is not None:
             return found, None
         if exact_only:
             return _stale(trace), None
-        if self.past_exact is None:
-            return self._past_exact(q, trace)
+        if self.past_exact is None or slot_held:
+            return (yield from self._past_exact(q, trace))
         try:
             self.past_exact.acquire(q.tenant)
         except Overloaded:
@@ -159,12 +198,11 @@ class LookupPath:
                 return _stale(trace), None
             raise
         try:
-            return self._past_exact(q, trace)
+            return (yield from self._past_exact(q, trace))
         finally:
             self.past_exact.release(q.tenant)
 
-    def _past_exact(self, q: _Query, trace: _Trace
-                    ) -> tuple[tuple[EntryRow, str, float, bool] | None, float | None]:
+    def _past_exact(self, q: _Query, trace: _Trace) -> Generator[str, np.ndarray, _Decision]:
         """Layers 2 and 3, once the exact key had nothing fresh to serve."""
         key = (q.tenant, q.ctx)
         # 2. fuzzy among a small partition's prompts, before any embedding
@@ -181,7 +219,7 @@ class LookupPath:
         if self.index.is_empty(key):
             trace.empty = trace.no_exact_row
             return _stale(trace), None
-        vector = self.embedder.encode([q.norm])[0]
+        vector = yield q.norm
         nearest = self.index.nearest(key, vector, self.config.knn_k)
         neighbours = nearest.hits
         if choices is None or _unseen_may_pass(nearest, self.config.knn_k, q.threshold):

@@ -18,12 +18,13 @@ instead, which run at a lower CPU priority (``docs/reliability.md``).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-__all__ = ["in_thread", "install_executor"]
+__all__ = ["in_thread", "install_executor", "settled"]
 
 T = TypeVar("T")
 
@@ -38,9 +39,17 @@ def install_executor(loop: asyncio.AbstractEventLoop, threads: int) -> ThreadPoo
 async def in_thread(fn: Callable[..., T], *args: Any, executor: Executor | None = None, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)`` in ``executor`` (default: the loop's); on cancellation, wait for it before
     re-raising."""
-    future = asyncio.get_running_loop().run_in_executor(executor, functools.partial(fn, *args, **kwargs))
+    return await settled(asyncio.get_running_loop().run_in_executor(executor, functools.partial(fn, *args, **kwargs)))
+
+
+async def settled(future: asyncio.Future[T] | concurrent.futures.Future[T]) -> T:
+    """The result of work another thread runs; on cancellation, wait for the work to end before re-raising.
+
+    Why wait: the request holds its bulkhead slot until then, so work in flight never outnumbers slots.
+    """
+    waited = asyncio.wrap_future(future)
     try:
-        return await asyncio.shield(future)
+        return await asyncio.shield(waited)
     except asyncio.CancelledError:
-        await asyncio.wait([future])
+        await asyncio.wait([waited])
         raise

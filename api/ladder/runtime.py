@@ -159,7 +159,10 @@ class Runtime:
             self.writer.flush()
 
     def close(self) -> None:
-        """Flush the writer, stop the tier threads and the KB's worker, checkpoint the WAL, close storage."""
+        """Stop the cache's lookup thread, flush the writer, stop the tier threads and the KB's worker,
+        checkpoint the WAL, close storage."""
+        if "cache" in vars(self):
+            self.cache.close()  # its last lookups record into the writer
         if "writer" in vars(self):
             self.writer.close()
         for bulkhead in vars(self).get("bulkheads", {}).values():

@@ -2,10 +2,11 @@
 
 Thin on purpose: every check and decision lives in :class:`lastline.cache.SemanticCache`; this
 module maps JSON to its calls, the tenant from the API key, and its errors to ``{error, detail}``.
-The cache call runs in a thread (FastAPI's pool for sync endpoints; the lookup, the hot path, in
-the loop's executor: ``http/threads.py``), so one slow encode never blocks the event loop. The
-lookup looks at its exact key on the loop first (one indexed read of the embedded file): exact hits,
-and refusals for want of a ``semantic`` slot, never wait for a thread.
+The cache call runs off the event loop, so one slow encode never blocks it: FastAPI's pool for sync
+endpoints, and for the lookup, the hot path, the cache's lookup rounds (one thread whose rounds share
+a model call: ``cache/_rounds.py``), or the loop's executor when the store's reads leave the process
+(``http/threads.py``). The lookup looks at its exact key on the loop first (one indexed read of the
+embedded file): exact hits, and refusals for want of a ``semantic`` slot, never wait for a thread.
 """
 
 from __future__ import annotations
@@ -22,10 +23,9 @@ from lastline import InvalidInput, NotFound, Overloaded
 from lastline.cache import Language, LookupResult, Mode
 
 from ...ladder.ladder import Context, ThresholdOverride
-from ...ladder.runtime import Runtime
 from ...ladder.text_limits import check_text_lengths
 from ..deps import RuntimeDep, StrictBody, TenantDep
-from ..threads import in_thread
+from ..threads import in_thread, settled
 
 __all__ = ["router"]
 
@@ -104,21 +104,24 @@ async def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> Resp
     """Exact → fuzzy → semantic, slot guard and age check; a miss says why in ``reason``."""
     check_text_lengths(runtime.settings, prompt=body.prompt)
     started = time.perf_counter()
-    first = _ask(runtime.cache.first_look, body, runtime, tenant)  # on the loop: what the exact key decides
-    res: LookupResult = (
-        first if first is not None else await in_thread(_ask, runtime.cache.lookup, body, runtime, tenant))
+    cache = runtime.cache
+    try:
+        first = _ask(cache.first_look, body, tenant)  # on the loop: what the exact key decides
+        # The rest in the cache's lookup rounds, or on a thread when the store's reads leave the process.
+        res: LookupResult = first if first is not None else await (
+            settled(_ask(cache.submit_lookup, body, tenant)) if cache.reads_locally
+            else in_thread(_ask, cache.lookup, body, tenant))
+    except Overloaded as refused:  # admitted at the door, but every slot past the exact key is taken
+        runtime.metrics.shed.labels(bulkhead=str(refused.extra.get("limit")), reason=refused.reason).inc()
+        raise
     runtime.metrics.count_lookup(hit=res.hit, layer=res.layer, exact_only=body.exact_only,
                                  duration_s=time.perf_counter() - started, endpoint="cache")
     return Response(_LOOKUP_JSON.dump_json(res, by_alias=True), media_type="application/json")
 
 
-def _ask(cache_call: Callable[..., T], body: LookupIn, runtime: Runtime, tenant: str) -> T:
-    try:
-        return cache_call(body.prompt, tenant=tenant, context=body.context, mode=body.mode,
-                          threshold=body.threshold, exact_only=body.exact_only)
-    except Overloaded as refused:  # admitted at the door, but every slot past the exact key is taken
-        runtime.metrics.shed.labels(bulkhead=str(refused.extra.get("limit")), reason=refused.reason).inc()
-        raise
+def _ask(cache_call: Callable[..., T], body: LookupIn, tenant: str) -> T:
+    return cache_call(body.prompt, tenant=tenant, context=body.context, mode=body.mode,
+                      threshold=body.threshold, exact_only=body.exact_only)
 
 
 @router.get("/entries/{entry_id}", responses={404: {"description": "No such entry for this tenant."}})
