@@ -2,10 +2,10 @@
 
 Why: a lookup past its exact key is mostly the model's call and a little Python on either side of
 it. Run on a thread each, concurrent lookups did share model calls (the embedder's micro-batcher),
-but their threads spent the difference passing the interpreter lock and waking one another. In
-process, 2,000 QQP entries, held-out paraphrases: 16 threads of whole lookups cost 1.48–1.55 ms of
-CPU per lookup (calls of ≈7 texts); the same lookups run seven at a time on one thread, their texts
-in one call, 1.04–1.06 ms. So a round takes every queued lookup (up to ``max_round``), runs each to
+but their threads spent the difference passing the interpreter lock and waking one another.
+``bench/lookup_rounds.py`` (in process, 2,000 QQP entries, 16 client threads): 1.62 ms of CPU per
+lookup on a thread each (model calls of 6.6 texts), 0.98 ms in rounds (14.2 texts per call), with
+the same decisions. So a round takes every queued lookup (up to ``max_round``), runs each to
 the vector it needs (:data:`~lastline.cache._lookup.LookupSteps`), encodes those texts in one call
 and finishes each lookup. No round waits for company: the lookups that arrive while one runs form
 the next, so rounds grow with the load and a lone lookup never waits.

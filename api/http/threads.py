@@ -4,9 +4,10 @@ Why not FastAPI's sync endpoints (anyio's ``to_thread.run_sync``): each hop ther
 library, takes a capacity-limiter token inside a shielded cancel scope and wakes a worker through
 a queue — ≈140 µs of CPU per call against ≈50 µs for asyncio's ``run_in_executor`` (uvloop, 16
 concurrent callers, a 2-core host at load 9), and in a profile of exact-hit lookups at 16 clients
-the hop was a quarter of the interpreter lock's time. The hot endpoints (``POST /v1/cache/lookup``,
-and the ladder's faces, ``POST /v1/fallback`` and ``POST /v1/chat/completions``) hop this way; the
-rest keep FastAPI's pool.
+the hop was a quarter of the interpreter lock's time. The hot endpoints (the ladder's faces,
+``POST /v1/fallback`` and ``POST /v1/chat/completions``, and ``POST /v1/cache/lookup`` on PostgreSQL)
+hop this way; the rest keep FastAPI's pool. On SQLite a lookup's work goes to the cache's lookup
+rounds instead, and :func:`settled` awaits it the same way.
 
 The executor has as many threads as the bulkheads have slots (``create_app`` sizes it beside
 anyio's limiter), so an admitted request never waits for a thread. Like anyio, a cancelled caller
@@ -45,7 +46,7 @@ async def in_thread(fn: Callable[..., T], *args: Any, executor: Executor | None 
 async def settled(future: asyncio.Future[T] | concurrent.futures.Future[T]) -> T:
     """The result of work another thread runs; on cancellation, wait for the work to end before re-raising.
 
-    Why wait: the request holds its bulkhead slot until then, so work in flight never outnumbers slots.
+    Why wait: the request keeps its bulkhead slot until then, so work in flight never outnumbers slots.
     """
     waited = asyncio.wrap_future(future)
     try:
