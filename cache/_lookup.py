@@ -33,7 +33,7 @@ from ._tenant_thresholds import Thresholds
 from ._values import values_key
 from .slot_guard import SlotGuard
 
-__all__ = ["LookupPath", "LookupSteps", "drive"]
+__all__ = ["LookupPath", "LookupSteps"]
 
 _FUZZY_LIMIT = 10
 
