@@ -19,7 +19,6 @@ Run: ``python bench/lookup_rounds.py [--clients 1,16] [--blocks 4] [--per-block 
 from __future__ import annotations
 
 import argparse
-import resource
 import sys
 import tempfile
 import threading
@@ -35,11 +34,6 @@ from lastline.cache import LookupResult, SemanticCache
 SECTION = "### Concurrent lookups: a thread each or rounds (`bench/lookup_rounds.py`)"
 STORED = 2_000
 SIDES = ("a thread each", "rounds")
-
-
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def _decision(res: LookupResult) -> tuple[bool, str | None, str | None]:
@@ -115,9 +109,9 @@ def main() -> None:
                 texts = lookups[at: at + args.per_block]
                 at += args.per_block
                 model = (embedder.stats.calls, embedder.stats.texts)
-                cpu, wall = _cpu(), time.perf_counter()
+                cpu, wall = time.process_time(), time.perf_counter()
                 _run_clients(asks[side], texts, clients)
-                cpus[side].append(1000 * (_cpu() - cpu) / len(texts))
+                cpus[side].append(1000 * (time.process_time() - cpu) / len(texts))
                 rates[side].append(len(texts) / (time.perf_counter() - wall))
                 calls[side][0] += embedder.stats.calls - model[0]
                 calls[side][1] += embedder.stats.texts - model[1]
