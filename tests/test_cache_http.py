@@ -85,6 +85,9 @@ def test_stats_report_layers_hit_rate_and_calibration(live_server: LiveServer) -
         ("/v1/cache/entries", {"prompt": "q", "response": "x", "ttl_s": "soon"}, 422),
         ("/v1/cache/entries", {"prompt": "q"}, 422),
         ("/v1/cache/lookup", {"prompt": ""}, 422),
+        # blank past the loop's first look (2,000 characters): refused from the lookup rounds (SQLite)
+        # or the request thread (PostgreSQL)
+        ("/v1/cache/lookup", {"prompt": " \n" * 1_500}, 422),
         ("/v1/cache/lookup", {"prompt": "q", "threshold": 1.2}, 422),
         ("/v1/cache/lookup", {"prompt": "q", "threshold": -0.5}, 422),
         ("/v1/cache/lookup", {"prompt": "q", "mode": "sometimes"}, 422),
