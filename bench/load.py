@@ -19,6 +19,10 @@ Fixed mixes, each at rising concurrency:
                   texts never answers: every lookup pays its encode);
 - ``retry``       the same, over 200 of those questions again and again: agents retrying the same
                   chains in an outage (the embedder's memo answers after the first round);
+- ``mixed``       the failover flood as it comes: agents replaying questions the cache holds beside
+                  agents asking new ones (``exact`` and ``semantic`` bodies in turn, so with an even
+                  number of clients half send only the one kind and half only the other); the report
+                  gives the p99 of its hits (the replayed questions) and of its other answers;
 - ``chat``        ``POST /v1/chat/completions`` (model ``lastline``) with a stored question as the one user
                   message: the OpenAI face of a fallback chain, answered by the ladder's exact cache hit;
 - ``fallback_kb`` ``POST /v1/fallback`` with a BQ query: cache miss, no rule, answered by the KB (or 404);
@@ -73,16 +77,16 @@ REPLICAS_SECTION = "## Under load: replicas on one PostgreSQL"
 LEVELS = (1, 16, 64, 256)
 BURST_FACTOR = 5
 CLIENT_TIMEOUT_S = 30.0
-MIXES = ("bare", "exact", "semantic", "retry", "chat", "fallback_kb", "insert", "kb_search")
+MIXES = ("bare", "exact", "semantic", "mixed", "retry", "chat", "fallback_kb", "insert", "kb_search")
 #: Training questions the insert mix may store (the semantic mix looks up the ones after them).
 INSERTED = 40_000
 #: Distinct questions the ``retry`` mix cycles through.
 RETRY_QUESTIONS = 200
 #: Mixes whose cost is the writes or the KB: fewer levels keep the run bounded.
 SHORT_MIXES = {"fallback_kb": (1, 16, 64), "insert": (1, 16, 64), "kb_search": (1, 16, 64)}
-BURST_MIXES = ("bare", "exact", "semantic", "chat")
+BURST_MIXES = ("bare", "exact", "semantic", "mixed", "chat")
 #: Mixes whose answers say hit or miss (the hits column), and what a hit's body holds (spaces removed).
-HIT_MARKERS = {"exact": b'"hit":true', "semantic": b'"hit":true', "retry": b'"hit":true',
+HIT_MARKERS = {"exact": b'"hit":true', "semantic": b'"hit":true', "mixed": b'"hit":true', "retry": b'"hit":true',
                "chat": b'"source":"cache"'}
 
 
@@ -194,6 +198,11 @@ def bodies_for(mix: str, entries: int) -> tuple[str, list[dict[str, object]]]:
     if mix == "semantic":  # training questions past the ones the insert mix stores
         fresh = [{"prompt": q, "mode": "fallback"} for q in fresh_questions(INSERTED + 60_000)[INSERTED:]]
         return "/v1/cache/lookup", [{"prompt": q2, "mode": "fallback"} for _, q2, _ in pairs] + fresh
+    if mix == "mixed":
+        _, replayed = bodies_for("exact", entries)
+        _, new = bodies_for("semantic", entries)
+        turns = ((replayed[i % len(replayed)], fresh) for i, fresh in enumerate(new))
+        return "/v1/cache/lookup", [body for turn in turns for body in turn]
     if mix == "retry":
         return "/v1/cache/lookup", [{"prompt": q2, "mode": "fallback"} for _, q2, _ in pairs[:RETRY_QUESTIONS]]
     if mix == "chat":
@@ -241,6 +250,9 @@ class Row:
     seconds: float
     latencies: dict[str, list[float]] = field(default_factory=dict)
     hits: int = 0
+    #: Answers' latencies split by hit (``mixed``: the replayed questions, nearly all) and the others.
+    hit_latencies: list[float] = field(default_factory=list)
+    other_latencies: list[float] = field(default_factory=list)
     rss_mb: float = 0.0
     #: Server CPU (user + system, the server process and its workers, from /proc) per answered
     #: request over the row: robust to a loaded machine, where wall-clock figures are not.
@@ -323,12 +335,16 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
                 conn = _close(conn)
                 await asyncio.sleep(0.01)
                 continue
-            row.add(str(status), time.perf_counter() - t0)
+            latency = time.perf_counter() - t0
+            row.add(str(status), latency)
             if conn[1].is_closing():  # the server handed the connection back: open another
                 conn = None
             i += clients
             if hit_marker and status == 200 and hit_marker in body.replace(b" ", b""):
                 row.hits += 1
+                row.hit_latencies.append(latency)
+            elif hit_marker and status in (200, 404):
+                row.other_latencies.append(latency)
         _close(conn)
 
     await asyncio.gather(*(client(k) for k in range(clients)))
@@ -390,9 +406,12 @@ def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, st
         row.gc_ms_per_s = 1000 * sum(b - a for a, b in zip(gc0, gc1, strict=True)) / seconds  # type: ignore[operator]
     row.rss_mb = sum(rss_mb(proc.pid) for proc, _ in servers)
     row.load = (load0, os.getloadavg()[0])
+    split = (f"  p99 hits {p99_of(row.hit_latencies):.1f} others {p99_of(row.other_latencies):.1f}"
+             if mix == "mixed" else "")
     print(f"{mix:12s} c={clients:5d} {row.rps:8.0f} req/s  p50 {row.pct(0.5):7.1f}  p99 {row.pct(0.99):8.1f}"
           f"  max {row.pct(1.0):8.1f} ms  cpu {row.cpu_ms:5.2f} ms/answer  gc {row.gc_ms_per_s} ms/s  {row.statuses()}"
           f"  rss {row.rss_mb:.0f} MB"
+          f"{split}"
           f"  load {row.load[1]:.1f}",
           file=sys.stderr)
     return row
@@ -543,6 +562,11 @@ def section_of(args: argparse.Namespace) -> str:
     return REPLICAS_SECTION if args.postgres else SECTION
 
 
+def p99_of(latencies: Sequence[float]) -> float:
+    values = sorted(latencies)
+    return 1000 * values[min(len(values) - 1, int(0.99 * len(values)))] if values else float("nan")
+
+
 def render(res: Run, args: argparse.Namespace) -> str:
     bare = {r.clients: r.rps for r in res.rows if r.mix == "bare"}
     flags = (f"{f' --soak {args.soak:g}' if args.soak else ''}{f' --workers {args.workers}' if args.workers else ''}"
@@ -581,6 +605,13 @@ def render(res: Run, args: argparse.Namespace) -> str:
             f"{_f(r.pct(0.99, r.answered()))} | {_f(r.pct(0.99, ['503']))} | {_f(r.pct(1.0))} | {r.cpu_ms:.2f} | "
             f"{'' if r.gc_ms_per_s is None else f'{r.gc_ms_per_s:.2f}'} | {hits} | "
             f"{r.statuses()} | {r.rss_mb:.0f} |")
+    mixed = [r for r in res.rows if r.mix == "mixed" and r.hit_latencies]
+    if mixed:
+        lines += ["", "`mixed`: the p99 of its hits (replayed questions) and of its other answers (new questions, "
+                  "past the exact key):", ""]
+        lines += [f"- {r.clients} clients: hits {_f(p99_of(r.hit_latencies))} ms, "
+                  f"other answers {_f(p99_of(r.other_latencies))} ms"
+                  for r in mixed]
     if res.flood:
         a, b, k = res.flood["alone"], res.flood["beside"], res.flood["flood"]
         lines += [

@@ -53,3 +53,25 @@ def test_the_soak_paces_at_80_percent_of_the_best_row_that_shed_nothing() -> Non
     # a row that shed is past capacity, however many answers it shows
     assert load.soak_rate([_row(16, 4_000), _row(64, 6_000, shed=10)]) == 0.8 * 400
     assert load.soak_rate([_row(16, 4_000, shed=5), _row(64, 6_000, shed=10)]) == 0.8 * 400
+
+
+def test_the_mixed_flood_replays_stored_questions_beside_new_ones_that_never_repeat() -> None:
+    stream = load.Stream("mixed", 200)
+    stored = {q1 for q1, _, _ in load.qqp_pairs(200)}
+    bodies = stream.bodies()
+    replayed, new = bodies[0::2], bodies[1::2]
+    assert all(b["prompt"] in stored and "mode" not in b for b in replayed)
+    assert all(b["mode"] == "fallback" for b in new)
+    # the new questions are the semantic mix's (QQP repeats a few texts of its own): not the memo's
+    assert len({b["prompt"] for b in new}) > 0.95 * len(new) > 10_000
+    row, prompts = _sent(stream, 16, 1_600)
+    stream.advance(row)
+    new_ids = set(map(id, new))
+    sent_new = new_ids & set(prompts)
+    assert len(sent_new) == 800
+    assert not sent_new & set(map(id, stream.bodies()[:1_600]))  # the next row asks other new questions
+
+
+def test_the_p99_of_a_split_is_taken_over_its_own_latencies() -> None:
+    assert load.p99_of([0.001 * k for k in range(1, 101)]) == 100.0
+    assert load.p99_of([]) != load.p99_of([])  # nan: no answer of that kind
