@@ -124,7 +124,7 @@ class SemanticCache:
                                   thresholds=self.thresholds, recorder=self.recorder, config=self.config,
                                   past_exact=past_exact)
         #: The thread :meth:`submit_lookup` queues to; it starts with the first lookup queued.
-        self.rounds = LookupRounds(embedder.encode, before_round=self.sync)
+        self.rounds = LookupRounds(embedder.encode, self.neighbours.nearest_many, before_round=self.sync)
         self.rebuild()
 
     # -- index ---------------------------------------------------------------------------------

@@ -193,15 +193,25 @@ class PartitionIndex:
             self._params = exclude_ids(np.fromiter(self.tombstones, dtype=np.int64), self.ef_search)
         return self._params.params
 
-    def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """Up to ``k`` live (id, cosine) pairs, best first."""
+    def search(self, queries: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
+        """For each row of ``queries``, up to ``k`` live (id, cosine) pairs, best first.
+
+        Several queries per FAISS call, fewer than its BLAS threshold in each: a flat search then
+        compares each query with the vectors exactly as a search of that query alone does (the same
+        scores, so the same decisions), while the call's fixed cost is paid once.
+        """
         if not self.live:
-            return []
+            return [[] for _ in range(len(queries))]
         params = self._search_params()
         want = min(self.index.ntotal, k)
-        scores, ids = self.index.search(query.reshape(1, -1), want, params=params)
-        return [(seq, float(score)) for seq, score in zip(ids[0].tolist(), scores[0].tolist(), strict=True)
-                if seq >= 0 and seq in self.live]
+        step = max(1, faiss.cvar.distance_compute_blas_threshold - 1)
+        found: list[list[tuple[int, float]]] = []
+        for start in range(0, len(queries), step):
+            scores, ids = self.index.search(queries[start : start + step], want, params=params)
+            found += [[(seq, float(score)) for seq, score in zip(row_ids, row_scores, strict=True)
+                       if seq >= 0 and seq in self.live]
+                      for row_ids, row_scores in zip(ids.tolist(), scores.tolist(), strict=True)]
+        return found
 
 
 class VectorIndex:
@@ -296,17 +306,22 @@ class VectorIndex:
         return self.nearest(key, query, k).hits
 
     def nearest(self, key: PartitionKey, query: np.ndarray, k: int) -> Nearest:
-        """Up to ``k`` (seq, cosine) best first; exhaustive when the partition is flat (exact search).
+        """Up to ``k`` (seq, cosine) best first; exhaustive when the partition is flat (exact search)."""
+        return self.nearest_many(key, query, k)[0]
+
+    def nearest_many(self, key: PartitionKey, queries: np.ndarray, k: int) -> list[Nearest]:
+        """:meth:`nearest` for each row of ``queries``, in few FAISS calls (``PartitionIndex.search``).
 
         Asked under the lock of the search itself: a rebuild may switch a partition between flat
         and HNSW at any moment in between.
         """
         one_openmp_thread()
+        rows = np.ascontiguousarray(queries, dtype=np.float32).reshape(-1, self.dim)
         with self.lock:
             part = self._parts.get(key)
             if part is None:
-                return Nearest([], exhaustive=True)
-            return Nearest(part.search(np.asarray(query, dtype=np.float32), k), exhaustive=not part.hnsw)
+                return [Nearest([], exhaustive=True) for _ in range(len(rows))]
+            return [Nearest(hits, exhaustive=not part.hnsw) for hits in part.search(rows, k)]
 
     def cosines(self, key: PartitionKey, query: np.ndarray, seqs: Iterable[int]) -> list[tuple[int, float]]:
         """(id, cosine to ``query``) of those ``seqs`` live in the partition, best first.

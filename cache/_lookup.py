@@ -25,7 +25,7 @@ from lastline.admission import Bulkhead
 from . import _validate as v
 from ._config import CacheConfig, LookupResult, Mode
 from ._fuzzy import typo_similarity
-from ._neighbours import Nearest, Neighbours
+from ._neighbours import Nearest, Neighbours, PartitionKey
 from ._recorder import LookupRecorder, new_lookup_id
 from ._rows import EntryRow, LookupRecord, context_hash
 from ._store_api import CacheStore
@@ -33,32 +33,54 @@ from ._tenant_thresholds import Thresholds
 from ._values import values_key
 from .slot_guard import SlotGuard
 
-__all__ = ["LookupPath", "LookupSteps"]
+__all__ = ["Ask", "Encode", "LookupPath", "LookupSteps", "Search"]
 
 _FUZZY_LIMIT = 10
 
-#: One lookup as steps: it yields the normalized text whose vector it needs, is sent that vector,
-#: and returns its result. Why steps: the caller decides how vectors are made — one model call per
-#: lookup (:meth:`LookupPath.run`), or one for every lookup of a round (``cache/_rounds.py``).
-LookupSteps = Generator[str, np.ndarray, LookupResult]
+
+@dataclass(frozen=True)
+class Encode:
+    """A lookup's ask for the vector of ``text`` (its normalized prompt); answered with the vector."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Search:
+    """A lookup's ask for the ``k`` entries of ``partition`` nearest ``vector``; answered with a
+    :class:`~lastline.cache._neighbours.Nearest`."""
+
+    partition: PartitionKey
+    vector: np.ndarray
+    k: int
+
+
+Ask = Encode | Search
+#: One lookup as steps: it yields what it needs (:data:`Ask`), is sent the answer, and returns its
+#: result. Why steps: the caller decides how the asks are answered — one at a time for one lookup
+#: (:meth:`LookupPath.run`), or in one model call and one search per partition for every lookup of a
+#: round (``cache/_rounds.py``).
+LookupSteps = Generator[Ask, Any, LookupResult]
 _Decision = tuple[tuple[EntryRow, str, float, bool] | None, float | None]
 
 
-def drive(steps: LookupSteps, encode: Callable[[str], np.ndarray]) -> LookupResult:
-    """Run ``steps`` to its result, each vector it asks for from ``encode``.
+def drive(steps: LookupSteps, encode: Callable[[str], np.ndarray], search: Callable[[Search], Nearest]
+          ) -> LookupResult:
+    """Run ``steps`` to its result, answering each :class:`Encode` with ``encode`` and each
+    :class:`Search` with ``search``.
 
-    An error of ``encode`` is raised inside the steps, so they release what they hold (the
+    An error of either is raised inside the steps, so they release what they hold (the
     ``past_exact`` slot) before it reaches the caller.
     """
     try:
-        text = next(steps)
+        ask = next(steps)
         while True:
             try:
-                vector = encode(text)
+                answer: object = encode(ask.text) if isinstance(ask, Encode) else search(ask)
             except BaseException as exc:
-                text = steps.throw(exc)
+                ask = steps.throw(exc)
             else:
-                text = steps.send(vector)
+                ask = steps.send(answer)
     except StopIteration as done:
         result: LookupResult = done.value
         return result
@@ -113,7 +135,8 @@ class LookupPath:
         """One lookup, with a model call of its own (shared with concurrent callers by the embedder)."""
         steps = self.steps(prompt, tenant=tenant, context=context, mode=mode, threshold=threshold,
                            exact_only=exact_only)
-        return drive(steps, lambda text: self.embedder.encode([text])[0])
+        return drive(steps, lambda text: self.embedder.encode([text])[0],
+                     lambda ask: self.index.nearest(ask.partition, ask.vector, ask.k))
 
     def steps(self, prompt: str, *, tenant: str, context: Any, mode: Mode, threshold: float | None,
               exact_only: bool, slot_held: bool = False) -> LookupSteps:
@@ -182,7 +205,7 @@ class LookupPath:
         return None
 
     def _decide(self, q: _Query, trace: _Trace, exact_only: bool, slot_held: bool = False
-                ) -> Generator[str, np.ndarray, _Decision]:
+                ) -> Generator[Ask, Any, _Decision]:
         """The served entry (row, layer, similarity, stale) or None, and the best cosine seen."""
         found = self._exact(q, trace)
         if found is not None:
@@ -202,7 +225,7 @@ class LookupPath:
         finally:
             self.past_exact.release(q.tenant)
 
-    def _past_exact(self, q: _Query, trace: _Trace) -> Generator[str, np.ndarray, _Decision]:
+    def _past_exact(self, q: _Query, trace: _Trace) -> Generator[Ask, Any, _Decision]:
         """Layers 2 and 3, once the exact key had nothing fresh to serve."""
         key = (q.tenant, q.ctx)
         # 2. fuzzy among a small partition's prompts, before any embedding
@@ -219,8 +242,8 @@ class LookupPath:
         if self.index.is_empty(key):
             trace.empty = trace.no_exact_row
             return _stale(trace), None
-        vector = yield q.norm
-        nearest = self.index.nearest(key, vector, self.config.knn_k)
+        vector: np.ndarray = yield Encode(q.norm)
+        nearest: Nearest = yield Search(key, vector, self.config.knn_k)
         neighbours = nearest.hits
         if choices is None or _unseen_may_pass(nearest, self.config.knn_k, q.threshold):
             neighbours = sorted([*neighbours, *self._value_candidates(q, vector, neighbours)], key=lambda n: -n[1])

@@ -72,6 +72,10 @@ class Neighbours(Protocol):
         """:meth:`search`, saying whether it was exhaustive (read under the same lock as the search)."""
         ...
 
+    def nearest_many(self, key: PartitionKey, queries: np.ndarray, k: int) -> list[Nearest]:
+        """:meth:`nearest` for each row of ``queries`` (a round of lookups: ``_rounds.py``)."""
+        ...
+
     def cosines(self, key: PartitionKey, query: np.ndarray, seqs: Iterable[int]) -> list[tuple[int, float]]:
         """(seq, cosine) of those ``seqs`` that are vectors of the partition, best first."""
         ...
@@ -122,6 +126,11 @@ class StoreNeighbours:
         # The store picks exact or HNSW search by the partition's size itself; never claiming
         # exhaustive keeps every lookup over the database on the full candidate path.
         return Nearest(self.search(key, query, k), exhaustive=False)
+
+    def nearest_many(self, key: PartitionKey, queries: np.ndarray, k: int) -> list[Nearest]:
+        # One query per round trip: the server runs lookups over the database on threads of their
+        # own, not in rounds (``SemanticCache.reads_locally``), so this serves other callers only.
+        return [self.nearest(key, query, k) for query in queries]
 
     def cosines(self, key: PartitionKey, query: np.ndarray, seqs: Iterable[int]) -> list[tuple[int, float]]:
         return self.store.cosines(key[0], key[1], self.model_id, query, seqs)

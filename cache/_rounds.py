@@ -1,4 +1,5 @@
-"""Lookups in rounds on one thread: every lookup queued when a round starts shares its model call.
+"""Lookups in rounds on one thread: every lookup queued when a round starts shares its model call
+and its kNN search.
 
 Why: a lookup past its exact key is mostly the model's call and a little Python on either side of
 it. Run on a thread each, concurrent lookups did share model calls (the embedder's micro-batcher),
@@ -6,9 +7,17 @@ but their threads spent the difference passing the interpreter lock and waking o
 ``bench/lookup_rounds.py`` (in process, 2,000 QQP entries, 16 client threads): 1.62 ms of CPU per
 lookup on a thread each (model calls of 6.6 texts), 0.98 ms in rounds (14.2 texts per call), with
 the same decisions. So a round takes every queued lookup (up to ``max_round``), runs each to
-the vector it needs (:data:`~lastline.cache._lookup.LookupSteps`), encodes those texts in one call
-and finishes each lookup. No round waits for company: the lookups that arrive while one runs form
-the next, so rounds grow with the load and a lone lookup never waits.
+the vector it needs (:data:`~lastline.cache._lookup.LookupSteps`), encodes those texts in one call,
+searches each partition once for all of their vectors, and finishes each lookup. The one search
+gives each vector the scores a search of its own gives (``PartitionIndex.search``); in process it
+costs no less CPU (the same bench, 1.06 → 1.08 ms per lookup at 2,000 entries, 1.57 → 1.58 at
+8,000), but a search releases the interpreter lock, and in a server every release lets the event
+loop take the lock for up to a switch interval while the round waits. Measured from outside
+(``bench/load.py``, three alternating runs per side): semantic lookups at 64 clients 1.31–1.48 ms
+of server CPU per answer against 1.44–1.55, and none shed against some in two of three runs; in the
+``mixed`` flood at 256 clients the p99 of the new questions' answers 569–664 ms against 697–829.
+No round waits for company: the lookups that arrive while one runs form the next, so rounds grow
+with the load and a lone lookup never waits.
 
 What bounds the queue: its callers. The server puts a lookup here only once the ``cache`` bulkhead has
 admitted its request (64 per process by default, ``docs/reliability.md``), the same bound the
@@ -24,11 +33,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import numpy as np
 
 from ._config import LookupResult
-from ._lookup import LookupSteps
+from ._lookup import Ask, Encode, LookupSteps, Search
+from ._neighbours import Nearest, PartitionKey
 
 __all__ = ["DEFAULT_MAX_ROUND", "LookupRounds", "RoundStats"]
 
@@ -38,13 +49,16 @@ DEFAULT_MAX_ROUND = 64
 
 @dataclass
 class RoundStats:
-    """What the rounds did: ``lookups`` in ``rounds``, ``texts`` encoded in ``encode_calls``."""
+    """What the rounds did: ``lookups`` in ``rounds``, ``texts`` encoded in ``encode_calls``,
+    ``searched`` vectors in ``search_calls``."""
 
     rounds: int = 0
     lookups: int = 0
     largest: int = 0
     encode_calls: int = 0
     texts: int = 0
+    search_calls: int = 0
+    searched: int = 0
 
 
 @dataclass
@@ -57,18 +71,21 @@ class LookupRounds:
     """One thread running queued lookups round by round (see the module docstring).
 
     ``encode`` makes the vectors of a round's texts (the cache's embedder: its memo answers what it
-    encoded before); ``before_round`` runs first in each round (the cache's catch-up with other
-    processes' writes, once per round instead of once per lookup). The thread starts with the first
-    lookup and stops at :meth:`close`, after the lookups already queued.
+    encoded before); ``search`` finds the nearest entries of one partition for several vectors (the
+    cache's ``Neighbours.nearest_many``); ``before_round`` runs first in each round (the cache's
+    catch-up with other processes' writes, once per round instead of once per lookup). The thread
+    starts with the first lookup and stops at :meth:`close`, after the lookups already queued.
     """
 
-    def __init__(self, encode: Callable[[Sequence[str]], np.ndarray], *,
+    def __init__(self, encode: Callable[[Sequence[str]], np.ndarray],
+                 search: Callable[[PartitionKey, np.ndarray, int], list[Nearest]], *,
                  before_round: Callable[[], object] | None = None, max_round: int = DEFAULT_MAX_ROUND) -> None:
         if max_round < 1:
             raise ValueError("max_round must be ≥ 1")
         self.max_round = max_round
         self.stats = RoundStats()
         self._encode = encode
+        self._search = search
         self._before_round = before_round
         self._queue: deque[_Pending] = deque()
         self._lock = threading.Lock()
@@ -121,17 +138,38 @@ class LookupRounds:
         self.stats.largest = max(self.stats.largest, len(live))
         if self._before_round is not None:
             self._before_round()
-        asking: list[tuple[_Pending, str]] = []
+        asking: list[tuple[_Pending, Ask]] = []
         for p in live:
             _advance(p, partial(next, p.steps), asking)
-        while asking:
-            vectors = self._encoded([text for _, text in asking])
+        while asking:  # each pass answers every ask of its kind at once: the encodes, then the searches
             now, asking = asking, []
-            for i, (p, text) in enumerate(now):
-                if vectors is not None:
-                    _advance(p, partial(p.steps.send, vectors[i]), asking)
-                else:  # the shared call failed: each text alone, so one bad text fails only its lookup
-                    self._alone(p, text, asking)
+            encodes = [(p, ask) for p, ask in now if isinstance(ask, Encode)]
+            if encodes:
+                self._answer(encodes, [ask.text for _, ask in encodes], self._encoded, self._encode_one, asking)
+            searches: dict[tuple[PartitionKey, int], list[tuple[_Pending, Search]]] = {}
+            for p, ask in now:
+                if isinstance(ask, Search):
+                    searches.setdefault((ask.partition, ask.k), []).append((p, ask))
+            for (partition, k), group in searches.items():
+                self._answer(group, [ask.vector for _, ask in group], partial(self._searched, partition, k),
+                             partial(self._search_one, partition, k), asking)
+
+    def _answer(self, group: Sequence[tuple[_Pending, Any]], inputs: list[Any],
+                together: Callable[[list[Any]], Sequence[object] | np.ndarray | None], alone: Callable[[Any], object],
+                asking: list[tuple[_Pending, Ask]]) -> None:
+        """Answer ``group``'s asks from one call over their ``inputs``; if it failed, each alone, so
+        one bad input fails only its own lookup."""
+        answers = together(inputs)
+        for i, (p, _) in enumerate(group):
+            if answers is not None:
+                _advance(p, partial(p.steps.send, answers[i]), asking)
+                continue
+            try:
+                answer = alone(inputs[i])
+            except BaseException as exc:
+                _advance(p, partial(p.steps.throw, exc), asking)
+            else:
+                _advance(p, partial(p.steps.send, answer), asking)
 
     def _encoded(self, texts: list[str]) -> np.ndarray | None:
         """The rows of ``texts`` from one call, or None when that call failed."""
@@ -142,22 +180,30 @@ class LookupRounds:
         except Exception:  # the texts are encoded again one by one, where each error reaches its lookup
             return None
 
-    def _alone(self, p: _Pending, text: str, asking: list[tuple[_Pending, str]]) -> None:
+    def _encode_one(self, text: str) -> np.ndarray:
+        vector: np.ndarray = self._encode([text])[0]
+        return vector
+
+    def _searched(self, partition: PartitionKey, k: int, vectors: list[np.ndarray]) -> list[Nearest] | None:
+        """The nearest entries of each vector from one search of ``partition``, or None when it failed."""
+        self.stats.search_calls += 1
+        self.stats.searched += len(vectors)
         try:
-            vector = self._encode([text])[0]
-        except BaseException as exc:
-            _advance(p, partial(p.steps.throw, exc), asking)
-        else:
-            _advance(p, partial(p.steps.send, vector), asking)
+            return self._search(partition, np.stack(vectors), k)
+        except Exception:  # searched again one by one, where each error reaches its lookup
+            return None
+
+    def _search_one(self, partition: PartitionKey, k: int, vector: np.ndarray) -> Nearest:
+        return self._search(partition, vector[None, :], k)[0]
 
 
-def _advance(p: _Pending, step: Callable[[], str], asking: list[tuple[_Pending, str]]) -> None:
-    """Run one step of ``p``: its result or error goes to its future, a text it asks for to ``asking``."""
+def _advance(p: _Pending, step: Callable[[], Ask], asking: list[tuple[_Pending, Ask]]) -> None:
+    """Run one step of ``p``: its result or error goes to its future, what it asks for to ``asking``."""
     try:
-        text = step()
+        ask = step()
     except StopIteration as done:
         p.future.set_result(done.value)
     except BaseException as exc:
         p.future.set_exception(exc)
     else:
-        asking.append((p, text))
+        asking.append((p, ask))

@@ -60,6 +60,26 @@ def test_hnsw_partition_skips_tombstones_in_search_and_purges_them() -> None:
     assert not part.hnsw and len(part) == 40 and index.search(key, vecs[80], 1)[0][0] == 80
 
 
+@pytest.mark.parametrize("hnsw_threshold", [1_000_000, 50], ids=["flat", "hnsw"])
+def test_one_search_for_many_vectors_finds_what_a_search_for_each_finds(hnsw_threshold: int) -> None:
+    """``nearest_many`` (a round of lookups) returns, vector by vector, what ``nearest`` returns: the
+    same entries and the same scores to the last bit, so a lookup decides alike in a round or alone;
+    tombstones are skipped as well, and a missing partition answers every vector with nothing."""
+    rng = np.random.default_rng(5)
+    vecs = _unit(rng, 400, 32)
+    index = VectorIndex(32, hnsw_threshold=hnsw_threshold, hnsw_m=16, fuzzy_scan_limit=10)
+    key = ("t", "-")
+    index.add(key, list(range(400)), vecs, ["p"] * 400)
+    index.remove([5, 17, 230])
+    queries = np.vstack([vecs[:70], _unit(rng, 30, 32)])  # stored vectors (deleted ones too) and others
+    many = index.nearest_many(key, queries, 8)
+    assert many == [index.nearest(key, q, 8) for q in queries]
+    assert all(n.exhaustive == (hnsw_threshold > 400) and len(n.hits) == 8 for n in many)
+    assert many[3].hits[0] == (3, pytest.approx(1.0, abs=1e-5))
+    assert all(seq not in (5, 17, 230) for n in many for seq, _ in n.hits)
+    assert index.nearest_many(("t", "other"), queries[:3], 8) == [index.nearest(("t", "other"), queries[0], 8)] * 3
+
+
 def test_rebuild_replays_writes_made_while_it_was_building() -> None:
     rng = np.random.default_rng(4)
     vecs = _unit(rng, 40, 8)
@@ -71,8 +91,8 @@ def test_rebuild_replays_writes_made_while_it_was_building() -> None:
     part.remove([3])
     part.install(ids, snap, hnsw=True, built=built)
     assert part.hnsw and part.tombstones == {3} and part.index.ntotal == 30
-    assert part.search(vecs[25], 1)[0][0] == 25
-    assert all(seq != 3 for seq, _ in part.search(vecs[3], 5))
+    assert part.search(vecs[25:26], 1)[0][0][0] == 25
+    assert all(seq != 3 for seq, _ in part.search(vecs[3:4], 5)[0])
 
 
 def test_flat_partition_removes_ids_in_place() -> None:

@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 from _cache_questions import PARAPHRASES, QUESTIONS
 
-from lastline import Embedder, InvalidInput, Overloaded, open_storage
+from lastline import Embedder, InvalidInput, Overloaded, normalize_text, open_storage
 from lastline.admission import Bulkhead
 from lastline.cache import LookupResult, SemanticCache
+from lastline.cache._neighbours import Nearest, PartitionKey
 from lastline.cache._rounds import LookupRounds
 
 #: Lookups that all need a vector: paraphrases (hits), a typo, a changed value, unrelated questions.
@@ -73,12 +74,16 @@ class _Gate:
         self._open.set()
 
 
-def _held_rounds(cache: SemanticCache, encode: Callable[[Sequence[str]], np.ndarray] | None = None
-                 ) -> tuple[LookupRounds, _Gate]:
+Search = Callable[[PartitionKey, np.ndarray, int], list[Nearest]]
+
+
+def _held_rounds(cache: SemanticCache, encode: Callable[[Sequence[str]], np.ndarray] | None = None,
+                 search: Search | None = None) -> tuple[LookupRounds, _Gate]:
     """Give ``cache`` rounds whose first round waits at a gate; the first lookup must be queued next."""
     gate = _Gate()
     cache.rounds.close()
-    cache.rounds = LookupRounds(encode or cache.embedder.encode, before_round=gate)
+    cache.rounds = LookupRounds(encode or cache.embedder.encode, search or cache.neighbours.nearest_many,
+                                before_round=gate)
     return cache.rounds, gate
 
 
@@ -113,6 +118,54 @@ def test_a_round_takes_every_queued_lookup_and_encodes_their_texts_in_one_call(
     assert typos == 1
     assert stats.encode_calls == 2 and stats.texts == len(PAST_EXACT) - typos + 1
     assert model_calls.stats.calls - calls_before == 2
+    assert stats.search_calls == 2 and stats.searched == stats.texts  # one search per round: one partition
+
+
+def test_a_round_searches_each_partition_once_for_all_of_its_lookups(cache: SemanticCache) -> None:
+    """Two tenants' lookups in one round: one search per partition, each lookup deciding as alone."""
+    cache.put_many([{"prompt": q, "response": f"other {i}"} for i, q in enumerate(QUESTIONS)], tenant="other")
+    asked = [(tenant, q) for q in PARAPHRASES for tenant in ("default", "other")]
+    expected = [_decision(cache.lookup(q, tenant=tenant)) for tenant, q in asked]
+    searched: list[tuple[PartitionKey, int]] = []
+
+    def search(partition: PartitionKey, vectors: np.ndarray, k: int) -> list[Nearest]:
+        searched.append((partition, len(vectors)))
+        return cache.neighbours.nearest_many(partition, vectors, k)
+
+    rounds, gate = _held_rounds(cache, search=search)
+    first = _first_queued(cache, gate)
+    queued = [cache.submit_lookup(q, tenant=tenant) for tenant, q in asked]
+    gate.open()
+    assert [_decision(f.result(30)) for f in queued] == expected
+    assert sum(hit for hit, *_ in expected) >= 6  # hits in both partitions to compare
+    first.result(30)
+    assert searched[0] == (("default", "-"), 1)  # the first round: the first lookup alone
+    assert sorted(searched[1:]) == [(("default", "-"), len(PARAPHRASES)), (("other", "-"), len(PARAPHRASES))]
+    assert (rounds.stats.search_calls, rounds.stats.searched) == (3, 2 * len(PARAPHRASES) + 1)
+
+
+def test_a_failed_search_is_tried_again_per_lookup_and_fails_only_its_own(cache: SemanticCache) -> None:
+    expected = [_decision(cache.lookup(q)) for q in PARAPHRASES]
+    poisoned = cache.embedder.encode([normalize_text(PARAPHRASES[1])])[0]
+
+    def search(partition: PartitionKey, vectors: np.ndarray, k: int) -> list[Nearest]:
+        if any(np.allclose(v, poisoned, atol=1e-5) for v in vectors):  # the batch moves a vector by ≈1e-7
+            raise RuntimeError("the index failed on this vector")
+        return cache.neighbours.nearest_many(partition, vectors, k)
+
+    _, gate = _held_rounds(cache, search=search)
+    first = _first_queued(cache, gate)
+    queued = [cache.submit_lookup(q) for q in PARAPHRASES]
+    gate.open()
+    for i, (f, want) in enumerate(zip(queued, expected, strict=True)):
+        if i == 1:
+            with pytest.raises(RuntimeError, match="index failed"):
+                f.result(30)
+        else:
+            assert _decision(f.result(30)) == want
+    first.result(30)
+    assert cache._lookup.past_exact is not None
+    assert cache._lookup.past_exact.stats().in_flight == 0
 
 
 def test_an_exact_hit_in_a_round_needs_no_vector(cache: SemanticCache) -> None:
@@ -161,7 +214,7 @@ def test_steps_that_took_their_own_slot_give_it_back_when_their_vector_fails(cac
         raise RuntimeError("no model")
 
     cache.rounds.close()
-    cache.rounds = LookupRounds(failing)
+    cache.rounds = LookupRounds(failing, cache.neighbours.nearest_many)
     steps = cache._lookup.steps("How can I reset my password?", tenant="default", context=None,
                                 mode="intercept", threshold=None, exact_only=False)
     with pytest.raises(RuntimeError, match="no model"):
@@ -217,7 +270,7 @@ def test_a_round_that_fails_before_its_lookups_fails_them_all_and_the_next_round
 
     gate = _Gate()
     cache.rounds.close()
-    cache.rounds = LookupRounds(cache.embedder.encode, before_round=before_round)
+    cache.rounds = LookupRounds(cache.embedder.encode, cache.neighbours.nearest_many, before_round=before_round)
     first = _first_queued(cache, gate)
     queued = [cache.submit_lookup(q) for q in PARAPHRASES]
     gate.open()
