@@ -131,7 +131,7 @@ class Settings(BaseSettings):
     workers: int | None = Field(None, ge=1, le=64, description="Server processes (default: the core count).")
     access_log: bool = Field(False, description="One log line per request (off: requests are counted in /metrics).")
     limit_cache: int = Field(64, ge=1, description="Cache lookups in flight per process (exact hits need no more).")
-    limit_semantic: int = Field(32, ge=1, description="Of those, lookups past the exact key (fuzzy scan, embedding,"
+    limit_semantic: int = Field(48, ge=1, description="Of those, lookups past the exact key (fuzzy scan, embedding,"
                                 " kNN, guard) in flight per process: the cache's CPU-heavy half.")
     limit_kb: int = Field(2, ge=1, description="KB searches and answers in flight per process.")
     kb_nice: int = Field(0, ge=0, le=19, description="How many nice steps below the cache lookups KB searches run "
