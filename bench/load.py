@@ -609,7 +609,7 @@ def render(res: Run, args: argparse.Namespace) -> str:
     if mixed:
         lines += ["", "`mixed`: the p99 of its hits (replayed questions) and of its other answers (new questions, "
                   "past the exact key):", ""]
-        lines += [f"- {r.clients} clients: hits {_f(p99_of(r.hit_latencies))} ms, "
+        lines += [f"- {r.clients} client{'s' if r.clients > 1 else ''}: hits {_f(p99_of(r.hit_latencies))} ms, "
                   f"other answers {_f(p99_of(r.other_latencies))} ms"
                   for r in mixed]
     if res.flood:

@@ -4,14 +4,14 @@ and its kNN search.
 Why: a lookup past its exact key is mostly the model's call and a little Python on either side of
 it. Run on a thread each, concurrent lookups did share model calls (the embedder's micro-batcher),
 but their threads spent the difference passing the interpreter lock and waking one another.
-``bench/lookup_rounds.py`` (in process, 2,000 QQP entries, 16 client threads): 1.62 ms of CPU per
-lookup on a thread each (model calls of 6.6 texts), 0.98 ms in rounds (14.2 texts per call), with
+``bench/lookup_rounds.py`` (in process, 2,000 QQP entries, 16 client threads): 1.71 ms of CPU per
+lookup on a thread each (model calls of 6.7 texts), 0.97 ms in rounds (14.1 texts per call), with
 the same decisions. So a round takes every queued lookup (up to ``max_round``), runs each to
 the vector it needs (:data:`~lastline.cache._lookup.LookupSteps`), encodes those texts in one call,
 searches each partition once for all of their vectors, and finishes each lookup. The one search
 gives each vector the scores a search of its own gives (``PartitionIndex.search``); in process it
-costs no less CPU (the same bench, 1.06 → 1.08 ms per lookup at 2,000 entries, 1.57 → 1.58 at
-8,000), but a search releases the interpreter lock, and in a server every release lets the event
+costs no less CPU (the same bench, 16 clients, 1.06 → 1.08 ms per lookup at 2,000 entries, 1.57 →
+1.58 at 8,000), but a search releases the interpreter lock, and in a server every release lets the event
 loop take the lock for up to a switch interval while the round waits. Measured from outside
 (``bench/load.py``, three alternating runs per side): semantic lookups at 64 clients 1.31–1.48 ms
 of server CPU per answer against 1.44–1.55, and none shed against some in two of three runs; in the
