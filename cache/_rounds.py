@@ -19,10 +19,11 @@ of server CPU per answer against 1.44–1.55, and none shed against some in two 
 No round waits for company: the lookups that arrive while one runs form the next, so rounds grow
 with the load and a lone lookup never waits.
 
-What bounds the queue: its callers. The server puts a lookup here only once the ``cache`` bulkhead has
-admitted its request (64 per process by default, ``docs/reliability.md``), the same bound the
-request threads had. A lookup's ``past_exact`` slot is taken and released inside its steps, on
-this thread, so admission and refusals are those of :meth:`LookupPath.run`.
+What bounds the queue: its callers. ``SemanticCache.submit_lookup`` queues a lookup holding its
+``past_exact`` slot (``semantic``, 48 per process by default, ``docs/reliability.md``) and frees it
+when the lookup is done, so the slots bound the queue as they bound the work; a lookup queued
+without a slot takes one inside its steps, on this thread, and is refused (or served stale) as
+:meth:`LookupPath.run` would be.
 """
 
 from __future__ import annotations
