@@ -241,6 +241,12 @@ class Stream:
 
 
 # -- the client ----------------------------------------------------------------------------------
+def percentile(latencies: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of ``latencies`` (seconds) in milliseconds; nan when there are none."""
+    values = sorted(latencies)
+    return 1000 * values[min(len(values) - 1, int(q * len(values)))] if values else float("nan")
+
+
 @dataclass
 class Row:
     """One measured level: every request's latency, by status (``timeout``/``conn`` for failures)."""
@@ -284,10 +290,7 @@ class Row:
         return self.answers / self.seconds if self.seconds else 0.0
 
     def pct(self, q: float, statuses: Sequence[str] | None = None) -> float:
-        values = sorted(x for s, v in self.latencies.items() if statuses is None or s in statuses for x in v)
-        if not values:
-            return float("nan")
-        return 1000 * values[min(len(values) - 1, int(q * len(values)))]
+        return percentile([x for s, v in self.latencies.items() if statuses is None or s in statuses for x in v], q)
 
     def answered(self) -> list[str]:
         """Statuses that are an answer of the service (2xx and 404 no_fallback_answer)."""
@@ -406,7 +409,8 @@ def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, st
         row.gc_ms_per_s = 1000 * sum(b - a for a, b in zip(gc0, gc1, strict=True)) / seconds  # type: ignore[operator]
     row.rss_mb = sum(rss_mb(proc.pid) for proc, _ in servers)
     row.load = (load0, os.getloadavg()[0])
-    split = (f"  p99 hits {p99_of(row.hit_latencies):.1f} others {p99_of(row.other_latencies):.1f}"
+    split = (f"  p99 hits {percentile(row.hit_latencies, 0.99):.1f} "
+             f"others {percentile(row.other_latencies, 0.99):.1f}"
              if mix == "mixed" else "")
     print(f"{mix:12s} c={clients:5d} {row.rps:8.0f} req/s  p50 {row.pct(0.5):7.1f}  p99 {row.pct(0.99):8.1f}"
           f"  max {row.pct(1.0):8.1f} ms  cpu {row.cpu_ms:5.2f} ms/answer  gc {row.gc_ms_per_s} ms/s  {row.statuses()}"
@@ -562,11 +566,6 @@ def section_of(args: argparse.Namespace) -> str:
     return REPLICAS_SECTION if args.postgres else SECTION
 
 
-def p99_of(latencies: Sequence[float]) -> float:
-    values = sorted(latencies)
-    return 1000 * values[min(len(values) - 1, int(0.99 * len(values)))] if values else float("nan")
-
-
 def render(res: Run, args: argparse.Namespace) -> str:
     bare = {r.clients: r.rps for r in res.rows if r.mix == "bare"}
     flags = (f"{f' --soak {args.soak:g}' if args.soak else ''}{f' --workers {args.workers}' if args.workers else ''}"
@@ -609,8 +608,9 @@ def render(res: Run, args: argparse.Namespace) -> str:
     if mixed:
         lines += ["", "`mixed`: the p99 of its hits (replayed questions) and of its other answers (new questions, "
                   "past the exact key):", ""]
-        lines += [f"- {r.clients} client{'s' if r.clients > 1 else ''}: hits {_f(p99_of(r.hit_latencies))} ms, "
-                  f"other answers {_f(p99_of(r.other_latencies))} ms"
+        lines += [f"- {r.clients} client{'s' if r.clients > 1 else ''}: "
+                  f"hits {_f(percentile(r.hit_latencies, 0.99))} ms, "
+                  f"other answers {_f(percentile(r.other_latencies, 0.99))} ms"
                   for r in mixed]
     if res.flood:
         a, b, k = res.flood["alone"], res.flood["beside"], res.flood["flood"]

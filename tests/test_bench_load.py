@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 import load  # noqa: E402
@@ -73,5 +75,9 @@ def test_the_mixed_flood_replays_stored_questions_beside_new_ones_that_never_rep
 
 
 def test_the_p99_of_a_split_is_taken_over_its_own_latencies() -> None:
-    assert load.p99_of([0.001 * k for k in range(1, 101)]) == 100.0
-    assert load.p99_of([]) != load.p99_of([])  # nan: no answer of that kind
+    assert load.percentile([0.001 * k for k in range(1, 101)], 0.99) == 100.0
+    assert load.percentile([], 0.99) != load.percentile([], 0.99)  # nan: no answer of that kind
+    row = _row(16, 0)
+    for k in range(1, 101):
+        row.add("200", 0.001 * k)
+    assert row.pct(0.99) == 100.0 and row.pct(0.5) == pytest.approx(51.0)  # a row's figures come from the same function
