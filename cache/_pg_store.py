@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -44,6 +43,7 @@ import numpy as np
 from psycopg import sql as pgsql
 
 from lastline import PostgresStorage
+from lastline.ids import random_hex_id
 from lastline.postgres import build_index_in_memory
 
 from ._config import Threshold
@@ -187,7 +187,7 @@ class PostgresCacheStore:
         for offset, e in enumerate(entries):
             seq, key = first + offset, (e.context_hash, e.prompt_hash)
             old = current.get(key)
-            entry_id = old[1] if old else uuid.uuid4().hex  # on conflict the row keeps its own id
+            entry_id = old[1] if old else random_hex_id()  # on conflict the row keeps its own id
             vector = None if e.vector is None else np.asarray(e.vector, dtype=np.float32)
             rows.append((seq, entry_id, e.tenant, e.context_hash, e.prompt, e.prompt_norm, e.prompt_hash,
                          e.response, vector, e.model_id, now, e.expires_at, now, e.nbytes,

@@ -15,10 +15,10 @@ transaction, on the calling thread.
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Sequence
 from typing import Protocol
 
+from lastline.ids import random_hex_id
 from lastline.writer import BatchWriter
 
 from ._config import CacheConfig
@@ -34,7 +34,7 @@ PRUNE_EVERY = 10_000
 
 def new_lookup_id() -> str:
     """A fresh lookup id, made before its record is written."""
-    return uuid.uuid4().hex
+    return random_hex_id()
 
 
 class LookupRecorder(Protocol):

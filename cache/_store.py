@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from lastline import SQLiteStorage
+from lastline.ids import random_hex_id
 
 from ._config import Threshold
 from ._rows import EntryRow, FeedbackRow, InsertResult, LookupRecord, NewEntry, SyncState, VectorRow
@@ -57,7 +57,7 @@ class SQLiteCacheStore:
                     "SELECT seq, id FROM cache_entries WHERE tenant = ? AND context_hash = ? AND prompt_hash = ?",
                     (e.tenant, e.context_hash, e.prompt_hash),
                 ).fetchone()
-                entry_id = old[1] if old else uuid.uuid4().hex
+                entry_id = old[1] if old else random_hex_id()
                 if old:
                     conn.execute("DELETE FROM cache_entries WHERE seq = ?", (old[0],))
                 blob = None if e.vector is None else np.asarray(e.vector, dtype=np.float32).tobytes()

@@ -11,11 +11,11 @@ import json
 import math
 import re
 import time
-import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from lastline import Answer
+from lastline.ids import random_hex_id
 
 from .chat_context import MODEL_IDS, message_text
 
@@ -81,7 +81,7 @@ def provenance_headers(answer: Answer) -> dict[str, str]:
 
 
 def completion_id() -> str:
-    return "chatcmpl-lastline-" + uuid.uuid4().hex
+    return "chatcmpl-lastline-" + random_hex_id()
 
 
 def completion_body(
