@@ -158,8 +158,9 @@ def kb_status(runtime: RuntimeDep, tenant: TenantDep) -> StatusOut:
 async def search(body: SearchIn, runtime: RuntimeDep, tenant: TenantDep) -> SearchOut:
     """Hybrid search (FTS5 BM25 + vector kNN, reciprocal rank fusion) inside the caller's tenant.
 
-    It runs on the ``kb`` bulkhead's threads (the slot was taken at the door), below the cache
-    lookups' CPU priority: a flood of searches cannot slow the lookups beside it.
+    It runs on the ``kb`` bulkhead's threads (the slot was taken at the door): of a flood of searches
+    at most that many run beside the cache lookups and the rest are refused at once
+    (``LASTLINE_KB_NICE`` can lower those threads; docs/reliability.md, "CPU priority").
     """
     results = await in_thread(runtime.kb.search, body.query, tenant=tenant, k=body.k, filters=body.filters,
                               mode=body.mode, executor=runtime.bulkheads["kb"].executor())
