@@ -2,7 +2,10 @@
 
 Why: exact kNN (sqlite-vec brute force) over 100k × 512 floats costs ≈ 200 ms a query on this
 machine kind; an HNSW graph answers in a few milliseconds at recall@10 ≥ 0.95 against the exact
-list (bench/kb_scale.py). Below ``AnnConfig.threshold`` vectors a tenant keeps the exact search.
+list (bench/kb_scale.py). And sqlite-vec reads every vector through SQLite for each query, so even a
+tenant of a few thousand is searched faster by scoring the graph's in-memory copy of its vectors
+whole, exactly (``AnnConfig.exact_limit``). Below ``AnnConfig.threshold`` vectors a tenant keeps
+sqlite-vec's exact search.
 
 What a graph is: a snapshot of the tenant's vectors in one space (read from the store, built aside —
 in a background thread in the service — and swapped in whole), the chunk id and collection of every
@@ -20,9 +23,10 @@ nothing, and it is never written to:
 - A graph holds one tenant, so no search can meet another tenant's vector, whatever ``k`` is.
 - Filters run inside the search, never as a post-filter that could come back short: collection from
   an array per position, tags / document ids / metadata as the allowed chunk ids the store reads.
-  A filter that leaves at most ``exact_limit`` positions is scored exactly on the graph's stored
-  vectors (no walk: exact recall); a wider one walks the graph with a bitmap of the allowed positions
-  checked inside the walk, ``ef_search`` raised in proportion to how much the filter removes.
+  A search that leaves at most ``exact_limit`` live positions, after any filter, scores them all on the
+  graph's stored vectors (no walk: exact recall, and cheaper than a walk at that size); a wider one
+  walks the graph with a bitmap of the allowed positions checked inside the walk, ``ef_search``
+  raised in proportion to how much the filter removes.
 - A space with chunks still waiting for vectors (the English space while its background worker
   fills it) gets no graph: the snapshot would miss them for good. The store's exact search answers.
 
@@ -40,7 +44,7 @@ from typing import Protocol
 import faiss
 import numpy as np
 
-from lastline.hnsw import allow_positions, hnsw_graph, one_openmp_thread, stored_vectors
+from lastline.hnsw import allow_positions, hnsw_graph, one_openmp_thread, scan_stored, stored_vectors
 
 from ._derived import TenantStructures
 from ._filters import Filters
@@ -56,19 +60,24 @@ _STREAM_BATCH = 20_000
 class AnnConfig:
     """When a tenant's vectors get an HNSW graph, and how it is built and searched.
 
-    ``threshold``: vectors per tenant and space from which a graph is built (exact search below). The
-    graph already wins at 3k vectors here: CPU per unfiltered k = 100 search 2.6 ms against sqlite-vec's
-    7.0 (17.7 at 10k), recall@10 ≥ 0.998 (bench/kb_scale.py); exact cost grows with the tenant, the
-    graph's barely, so the crossover lies lower still, where a build costs next to nothing either way.
+    ``threshold``: vectors per tenant and space from which a graph is built (sqlite-vec's exact search
+    below). sqlite-vec reads every vector through SQLite for each query, so its cost grows with the
+    tenant from the first vector; the graph's in-memory copy, scored whole, barely does. A whole
+    hybrid KB search of BQ questions, CPU per search, sqlite-vec against the copy: 4.6 against
+    3.5 ms at 500 vectors, 6.1 against 3.6 at 2,000, 11.5 against 6.1 at 5,000, with the same result
+    lists (bench/kb_knn_paths.py). So a tenant gets a graph at 500 vectors (1 MB of RAM at 512
+    dimensions), where a build takes milliseconds.
     ``m`` / ``ef_construction`` / ``ef_search``: FAISS HNSW parameters (``ef_search`` is raised to
-    the depth asked for). ``exact_limit``: a filter leaving at most this many positions is scored
-    exactly. ``rebuild_fraction``: new plus deleted chunks, as a share of the graph, that start a
+    the depth asked for). ``exact_limit``: a search leaving at most this many live positions (after
+    any filter) scores them all on the graph's vectors instead of walking: exact, and no dearer than
+    a walk up to about that size; past it the walk wins (bench/kb_knn_paths.py, random vectors).
+    ``rebuild_fraction``: new plus deleted chunks, as a share of the graph, that start a
     rebuild. ``recheck_s``: how often a tenant without a graph has its size read again.
     ``background``: build in a thread (the service) or inline.
     """
 
     enabled: bool = True
-    threshold: int = 3_000
+    threshold: int = 500
     m: int = 16
     ef_construction: int = 64
     ef_search: int = 256
@@ -163,12 +172,10 @@ class Graph:
         if count == 0:
             return []
         want = min(want, count)
-        if mask is not None and count <= exact_limit:
-            positions = np.flatnonzero(allowed)
-            scores = stored_vectors(self.index)[positions] @ query
-            top = np.argpartition(-scores, want - 1)[:want] if want < len(scores) else np.arange(len(scores))
-            top = top[np.argsort(-scores[top], kind="stable")]
-            return [(int(self.ids[positions[i]]), float(scores[i])) for i in top]
+        if count <= exact_limit:  # scoring them all costs less than a walk here, and misses nothing
+            scores, positions = scan_stored(self.index, query, want, allowed if count < len(self) else None)
+            return [(int(self.ids[p]), float(s)) for p, s in zip(positions.tolist(), scores.tolist(), strict=True)
+                    if p >= 0]
         # A walk that must skip positions explores more of the graph for the same depth.
         ef = max(ef_search, want) * min(8, math.ceil(len(self) / count))
         one_openmp_thread()  # per thread in OpenMP: a request thread must not spin up workers

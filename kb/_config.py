@@ -72,8 +72,9 @@ class KBConfig:
     passage_vector_only_similarity: float = 0.45  # when only the vectors found it
     answer_candidates: int = 5
     answer_passages: int = 2
-    # Approximate kNN (HNSW) for a tenant past 3k vectors on SQLite; exact below. Recall and
-    # latency against exact search: bench/kb_scale.py in docs/benchmarks.md.
+    # kNN from an in-memory copy for a tenant past 500 vectors on SQLite (scored whole up to 10k live
+    # positions, an HNSW walk past that); sqlite-vec's exact search below. Cost by path:
+    # bench/kb_knn_paths.py; recall and latency of the walk: bench/kb_scale.py (docs/benchmarks.md).
     ann: AnnConfig = field(default_factory=AnnConfig)
     # In-memory BM25 for a tenant past 10k chunks, on both backends; the store's own search below.
     # Agreement with the store's ranking and latency: bench/kb_scale.py in docs/benchmarks.md.

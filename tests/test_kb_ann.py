@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import faiss
 import numpy as np
 import pytest
 
@@ -124,6 +125,34 @@ def test_filters_apply_inside_the_search_selective_ones_exactly(store: SQLiteKBS
         assert len(approx) == 10 and _recall(_ids(approx), _ids(exact)) >= 0.8
         assert set(_ids(approx)) <= set(_ids(index.exact(query, tenant="acme", filters=manuals, limit=1500)))
     assert index.search(_vectors(1, 10)[0], tenant="acme", filters=Filters(collections=["none"]), limit=10) == []
+
+
+def test_a_graph_of_at_most_exact_limit_live_positions_is_scored_whole_not_walked(db_path: Path) -> None:
+    """Past the threshold, within ``exact_limit``: the lists are the exact search's, deletes and filters too."""
+    store = SQLiteKBStore(SQLiteStorage(db_path), ann=AnnConfig(threshold=500, exact_limit=5_000, recheck_s=0.0,
+                                                                background=False))
+    index = _space(store)
+    vectors = _vectors(1500, 21)
+    _fill(store, "acme", vectors, collection="manuals")
+    _fill(store, "acme", _vectors(300, 22), collection="faq", prefix="f")
+
+    def equal_to_exact() -> None:
+        faiss.cvar.hnsw_stats.reset()
+        for filters in (Filters(), Filters(collections=["faq"])):
+            for query in _vectors(20, 23):
+                found = index.search(query, tenant="acme", filters=filters, limit=10)
+                exact = index.exact(query, tenant="acme", filters=filters, limit=10)
+                assert _ids(found) == _ids(exact)
+                assert [r.score for r in found] == pytest.approx([r.score for r in exact], abs=1e-5)
+        assert faiss.cvar.hnsw_stats.ndis == 0  # no graph walk compared a single vector
+
+    equal_to_exact()
+    assert index.ann is not None and index.ann.graph("acme") is not None
+    keys = store.chunk_keys("acme")
+    nearest = _ids(index.search(vectors[0], tenant="acme", filters=Filters(), limit=10))
+    store.delete("acme", [keys[rowid][0] for rowid in nearest])  # a few dead positions, found and masked
+    equal_to_exact()
+    assert index.ann.graphs.builds == 1
 
 
 def test_deleted_chunks_never_come_back_and_the_list_stays_full(store: SQLiteKBStore) -> None:

@@ -1,0 +1,130 @@
+"""KB search by kNN path and tenant size: sqlite-vec's exact search, the graph's scan, the graph's walk.
+
+A tenant's primary vector space answers kNN one of three ways (``lastline.kb._ann``): below
+``AnnConfig.threshold`` vectors sqlite-vec's exact search, which reads every vector through SQLite
+for each query; past it the tenant's in-memory copy of its vectors (an HNSW graph's storage), either
+scored whole (``exact_limit`` live positions or fewer: exact) or walked (approximate). This bench
+times whole KB searches (``KnowledgeBase.search``, hybrid, k = 10: the query's encode, FTS5, the
+kNN list, fusion) through each path, on tenants of the first 500 / 1,000 / 2,000 / 5,000 BQ FAQ
+questions (``kb/bq_faq_dev``, Chinese; a database each; the English space off, as for Chinese
+queries in the service), with BQ queries, the model's memo of recent texts off so every search pays its encode.
+Blocks of ``--per-block`` queries alternate between the paths so that drift on a shared host falls
+on all alike. Reported per path: CPU per search (this thread's), and how many result lists (chunk
+ids in order) equal the exact path's.
+
+A second table scores random unit vectors straight through a graph (``Graph.search``, k = 100,
+no filter), scanned and walked, at sizes around ``exact_limit``: where the scan stops paying.
+
+Run: ``python bench/kb_knn_paths.py [--sizes 500,1000,2000,5000] [--blocks 3] [--per-block 100] [--write]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from _common import DATA, Section, memoless_embedders
+
+from lastline import SQLiteStorage
+from lastline.hnsw import hnsw_graph, one_openmp_thread
+from lastline.kb import KBConfig, KnowledgeBase
+from lastline.kb._ann import AnnConfig, Graph
+
+SECTION = "### KB search by kNN path and tenant size (`bench/kb_knn_paths.py`)"
+BQ = DATA / "kb" / "bq_faq_dev"
+#: Each path as the ANN settings that force it on every tenant of the sizes measured.
+PATHS = {
+    "sqlite-vec exact": AnnConfig(enabled=False),
+    "graph, scanned": AnnConfig(threshold=1, exact_limit=1_000_000, background=False),
+    "graph, walked": AnnConfig(threshold=1, exact_limit=0, background=False),
+}
+
+
+def _jsonl(name: str, limit: int) -> list[dict[str, object]]:
+    with open(BQ / name, encoding="utf-8") as handle:
+        return [json.loads(line) for _, line in zip(range(limit), handle, strict=False)]
+
+
+def whole_searches(args: argparse.Namespace, out: Section) -> None:
+    sizes = [int(s) for s in args.sizes.split(",")]
+    embedder, _ = memoless_embedders("use", "none")
+    queries = [str(q["text"]) for q in _jsonl("queries.jsonl", args.blocks * args.per_block + 20)]
+    warm, timed = queries[:20], queries[20:]
+    corpus = _jsonl("corpus.jsonl", max(sizes))
+    out("| chunks | " + " | ".join(f"{path}: CPU ms per search" for path in PATHS)
+        + " | lists equal to exact's: scanned, walked |")
+    out("|---:|" + "---:|" * len(PATHS) + "---|")
+    for size in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            storage = SQLiteStorage(Path(tmp) / "kb.db")  # a database per size: FTS5's cost follows the file's rows
+            folder = Path(tmp) / "docs"
+            folder.mkdir()
+            (folder / "corpus.jsonl").write_text(
+                "".join(json.dumps(doc, ensure_ascii=False) + "\n" for doc in corpus[:size]), encoding="utf-8")
+            KnowledgeBase(storage, embedder, KBConfig(ann=PATHS["sqlite-vec exact"])).ingest(folder)
+            storage.checkpoint()  # as a restart leaves it: reads do not wade through the WAL
+            kbs = {path: KnowledgeBase(storage, embedder, KBConfig(ann=ann)) for path, ann in PATHS.items()}
+            for kb in kbs.values():
+                for query in warm:  # builds the tenant's graph (inline here) and warms the caches
+                    kb.search(query)
+            cpu = dict.fromkeys(PATHS, 0.0)
+            lists: dict[str, list[list[str]]] = {path: [] for path in PATHS}
+            for block in range(args.blocks):
+                chunk = timed[block * args.per_block:(block + 1) * args.per_block]
+                for path, kb in kbs.items():
+                    started = time.thread_time()
+                    found = [kb.search(query) for query in chunk]
+                    cpu[path] += time.thread_time() - started
+                    lists[path] += [[r.chunk_id for r in results] for results in found]
+            storage.close()
+        exact = lists["sqlite-vec exact"]
+        equal = [sum(a == b for a, b in zip(lists[path], exact, strict=True)) for path in list(PATHS)[1:]]
+        n = len(exact)
+        out(f"| {size:,} | " + " | ".join(f"{1e3 * cpu[path] / n:.2f}" for path in PATHS)
+            + f" | {equal[0]} and {equal[1]} of {n} |")
+
+
+def scan_or_walk(args: argparse.Namespace, out: Section) -> None:
+    rng = np.random.default_rng(7)
+    one_openmp_thread()
+    out("")
+    out("| vectors (random, 512 dims) | scanned: CPU ms per k = 100 search | walked (efSearch 256) |")
+    out("|---:|---:|---:|")
+    for size in (int(s) for s in args.graph_sizes.split(",")):
+        vectors = rng.standard_normal((size, 512)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        index = hnsw_graph(512, m=16, ef_construction=64, ef_search=256)
+        index.add(vectors)
+        graph = Graph(index, np.arange(size, dtype=np.int64), np.zeros(size, np.int32), {"default": 0}, size, ("", 512))
+        queries = rng.standard_normal((args.graph_queries, 512)).astype(np.float32)
+        queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+        cost = []
+        for exact_limit in (size, 0):
+            started = time.thread_time()
+            for query in queries:
+                graph.search(query, 100, None, ef_search=256, exact_limit=exact_limit)
+            cost.append(1e3 * (time.thread_time() - started) / len(queries))
+        out(f"| {size:,} | {cost[0]:.2f} | {cost[1]:.2f} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sizes", default="500,1000,2000,5000", help="tenant sizes (BQ FAQ questions)")
+    parser.add_argument("--blocks", type=int, default=3, help="timed blocks per path and size")
+    parser.add_argument("--per-block", type=int, default=100, help="queries per block")
+    parser.add_argument("--graph-sizes", default="2000,5000,10000,20000,40000")
+    parser.add_argument("--graph-queries", type=int, default=300)
+    parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
+    args = parser.parse_args()
+    out = Section(SECTION)
+    whole_searches(args, out)
+    scan_or_walk(args, out)
+    out.done(args.write)
+
+
+if __name__ == "__main__":
+    main()
