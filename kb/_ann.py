@@ -63,8 +63,8 @@ class AnnConfig:
     ``threshold``: vectors per tenant and space from which a graph is built (sqlite-vec's exact search
     below). sqlite-vec reads every vector through SQLite for each query, so its cost grows with the
     tenant from the first vector; the graph's in-memory copy, scored whole, barely does. A whole
-    hybrid KB search of BQ questions, CPU per search, sqlite-vec against the copy: 4.6 against
-    3.5 ms at 500 vectors, 6.1 against 3.6 at 2,000, 11.5 against 6.1 at 5,000, with the same result
+    hybrid KB search of BQ questions, CPU per search, sqlite-vec against the copy: 3.5 against
+    2.4 ms at 500 vectors, 5.3 against 3.2 at 2,000, 11.0 against 5.6 at 5,000, with the same result
     lists (bench/kb_knn_paths.py). So a tenant gets a graph at 500 vectors (1 MB of RAM at 512
     dimensions), where a build takes milliseconds.
     ``m`` / ``ef_construction`` / ``ef_search``: FAISS HNSW parameters (``ef_search`` is raised to
