@@ -64,8 +64,10 @@ def scan_stored(graph: faiss.IndexHNSWFlat, query: np.ndarray, k: int,
     """The exact top ``k`` of the graph's stored vectors for ``query`` among the positions ``mask`` allows.
 
     Returns (scores, positions), best first; positions of -1 pad a list that ran out. Scored by FAISS
-    on its one OpenMP thread: in a server, a numpy product over 2,000 vectors per KB search left
-    OpenBLAS's second thread spinning, and a search cost ≈3 ms more CPU than its own thread used.
+    on its one OpenMP thread: scored by a numpy product over 2,000 vectors, which left OpenBLAS's
+    second thread spinning, a server's KB search cost more CPU than through sqlite-vec, not less
+    (`bench/load.py --mixes fallback_kb,kb_search`, 16 clients: 12.6–13.1 against 7.3–8.5 ms of
+    server CPU per answered search).
     """
     one_openmp_thread()
     selection = allow_positions(mask, k)  # the walk's parameters; the flat scan reads only the selector
