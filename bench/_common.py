@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import json
 import os
 import platform
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -48,6 +50,12 @@ def read_pairs(name: str, limit: int | None = None) -> tuple[list[str], list[str
             if limit and len(labels) >= limit:
                 break
     return q1, q2, np.asarray(labels, dtype=np.int8)
+
+
+def bq_lines(name: str, limit: int) -> list[dict[str, Any]]:
+    """The first ``limit`` records of a JSON-lines file of the BQ FAQ set (``kb/bq_faq_dev``)."""
+    with open(DATA / "kb" / "bq_faq_dev" / name, encoding="utf-8") as handle:
+        return [json.loads(line) for _, line in zip(range(limit), handle, strict=False)]
 
 
 def recall_at_fpr(scores: np.ndarray, labels: np.ndarray, max_fpr: float) -> tuple[float, float, float]:

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _common import DATA, Section, memoless_embedders
+from _common import Section, bq_lines, memoless_embedders
 
 from lastline import SQLiteStorage
 from lastline.hnsw import hnsw_graph, one_openmp_thread
@@ -35,7 +35,6 @@ from lastline.kb import KBConfig, KnowledgeBase
 from lastline.kb._ann import AnnConfig, Graph
 
 SECTION = "### KB search by kNN path and tenant size (`bench/kb_knn_paths.py`)"
-BQ = DATA / "kb" / "bq_faq_dev"
 #: Each path as the ANN settings that force it on every tenant of the sizes measured.
 PATHS = {
     "sqlite-vec exact": AnnConfig(enabled=False),
@@ -44,17 +43,12 @@ PATHS = {
 }
 
 
-def _jsonl(name: str, limit: int) -> list[dict[str, object]]:
-    with open(BQ / name, encoding="utf-8") as handle:
-        return [json.loads(line) for _, line in zip(range(limit), handle, strict=False)]
-
-
 def whole_searches(args: argparse.Namespace, out: Section) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     embedder, _ = memoless_embedders("use", "none")
-    queries = [str(q["text"]) for q in _jsonl("queries.jsonl", args.blocks * args.per_block + 20)]
+    queries = [str(q["text"]) for q in bq_lines("queries.jsonl", args.blocks * args.per_block + 20)]
     warm, timed = queries[:20], queries[20:]
-    corpus = _jsonl("corpus.jsonl", max(sizes))
+    corpus = bq_lines("corpus.jsonl", max(sizes))
     out("| chunks | " + " | ".join(f"{path}: CPU ms per search" for path in PATHS)
         + " | lists equal to exact's: scanned, walked |")
     out("|---:|" + "---:|" * len(PATHS) + "---|")

@@ -67,7 +67,7 @@ from lastline import normalize_text
 from lastline.api.http.protocol import uvicorn_options
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DATA, ROOT, machine, write_section
+from _common import DATA, ROOT, bq_lines, machine, write_section
 from _http_client import exchange, post_request
 from backends import pg_cluster, postgres
 from http_bench import cpu_seconds, process_tree, start_server
@@ -162,11 +162,6 @@ def fresh_questions(limit: int) -> list[str]:
             if len(out) >= limit:
                 break
     return out[:limit]
-
-
-def bq_lines(name: str, limit: int) -> list[dict[str, Any]]:
-    with open(DATA / "kb" / "bq_faq_dev" / name, encoding="utf-8") as handle:
-        return [json.loads(line) for _, line in zip(range(limit), handle, strict=False)]
 
 
 def seed(tmp: Path, env: dict[str, str], entries: int, kb_docs: int) -> None:
