@@ -4,10 +4,9 @@
 around that ``getrandom`` call. On a busy worker that is the expensive part: the thread that let go
 waits to take the lock back from the event loop or the lookup rounds, once per lookup (a py-spy
 profile of the lookup rounds found them there in 5 % of its samples). So the bytes come from the
-same kernel source in blocks: one
-``os.urandom`` call per :data:`BLOCK_IDS` ids. The ids are as unpredictable as ``uuid4``'s and keep
-its form (32 hex digits, version 4); a forked child drops its parent's block, so no two processes
-hand out the same id.
+same kernel source in blocks: one ``os.urandom`` call per :data:`BLOCK_IDS` ids. The ids are as
+unpredictable as ``uuid4``'s and keep its form (32 hex digits, version 4); a forked child drops its
+parent's block, so no two processes hand out the same id.
 """
 
 from __future__ import annotations

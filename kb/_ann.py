@@ -172,16 +172,17 @@ class Graph:
         if count == 0:
             return []
         want = min(want, count)
+        only = allowed if count < len(self) else None  # the positions it may return (None: all)
         if count <= exact_limit:  # scoring them all costs less than a walk here, and misses nothing
-            scores, positions = scan_stored(self.index, query, want, allowed if count < len(self) else None)
-            return [(int(self.ids[p]), float(s)) for p, s in zip(positions.tolist(), scores.tolist(), strict=True)
-                    if p >= 0]
-        # A walk that must skip positions explores more of the graph for the same depth.
-        ef = max(ef_search, want) * min(8, math.ceil(len(self) / count))
-        one_openmp_thread()  # per thread in OpenMP: a request thread must not spin up workers
-        selection = allow_positions(allowed if count < len(self) else None, ef)
-        scores, labels = self.index.search(query.reshape(1, -1), want, params=selection.params)
-        return [(int(self.ids[p]), float(s)) for p, s in zip(labels[0].tolist(), scores[0].tolist(), strict=True)
+            scores, positions = scan_stored(self.index, query, want, only)
+        else:
+            # A walk that must skip positions explores more of the graph for the same depth.
+            ef = max(ef_search, want) * min(8, math.ceil(len(self) / count))
+            one_openmp_thread()  # per thread in OpenMP: a request thread must not spin up workers
+            selection = allow_positions(only, ef)  # held: the parameters point into it
+            found, labels = self.index.search(query.reshape(1, -1), want, params=selection.params)
+            scores, positions = found[0], labels[0]
+        return [(int(self.ids[p]), float(s)) for p, s in zip(positions.tolist(), scores.tolist(), strict=True)
                 if p >= 0]
 
 
