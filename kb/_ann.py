@@ -64,13 +64,14 @@ class AnnConfig:
     below). sqlite-vec reads every vector through SQLite for each query, so its cost grows with the
     tenant from the first vector; the graph's in-memory copy, scored whole, barely does. A whole
     hybrid KB search of BQ questions, CPU per search, sqlite-vec against the copy: 3.5 against
-    2.4 ms at 500 vectors, 5.3 against 3.2 at 2,000, 11.0 against 5.6 at 5,000, with the same result
-    lists (bench/kb_knn_paths.py). So a tenant gets a graph at 500 vectors (1 MB of RAM at 512
+    2.8 ms at 500 vectors, 5.6 against 4.1 at 2,000, 9.8 against 5.5 at 5,000, with the same result
+    lists (bench/kb_search_paths.py). So a tenant gets a graph at 500 vectors (1 MB of RAM at 512
     dimensions), where a build takes milliseconds.
     ``m`` / ``ef_construction`` / ``ef_search``: FAISS HNSW parameters (``ef_search`` is raised to
     the depth asked for). ``exact_limit``: a search leaving at most this many live positions (after
-    any filter) scores them all on the graph's vectors instead of walking: exact, and no dearer than
-    a walk up to about that size; past it the walk wins (bench/kb_knn_paths.py, random vectors).
+    any filter) scores them all on the graph's vectors instead of walking: exact, and about as dear as
+    a walk at that size (0.49 against 0.61 ms at 10,000 random vectors on one machine, 0.76 against
+    0.64 on another); by 20,000 the walk wins (bench/kb_search_paths.py, random vectors).
     ``rebuild_fraction``: new plus deleted chunks, as a share of the graph, that start a
     rebuild. ``recheck_s``: how often a tenant without a graph has its size read again.
     ``background``: build in a thread (the service) or inline.

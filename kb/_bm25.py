@@ -1,11 +1,13 @@
-"""In-memory BM25 for a large tenant: postings per tenant, derived from the store's keyword rows.
+"""In-memory BM25 for every tenant: postings per tenant, derived from the store's keyword rows.
 
 Why: the store's keyword search ranks every chunk that matches any query word — FTS5's ``bm25()``
 on SQLite, BM25 computed in SQL over the tsvectors on PostgreSQL — and an OR query of a real
 query's words matches ≈40% of a corpus of prose: ≈120 ms of CPU per query on SQLite and seconds on
 PostgreSQL at 100k chunks (bench/kb_scale.py, bench/backends.py). The same ranking from numpy
-postings held in memory costs ≈3 ms. Below ``BM25Config.threshold`` chunks a tenant keeps the
-store's search.
+postings held in memory costs ≈3 ms. FTS5 also ranks the matches of the whole file before it keeps
+the tenant's, so a small tenant in a file it shares pays for everyone's chunks, and its scores move
+when another tenant writes. So every tenant with a chunk gets postings (``BM25Config.threshold``,
+bench/kb_search_paths.py); the store answers until they are built.
 
 What an index is: one tenant's postings (term → chunk positions and term frequencies) built from
 the lexemes the store itself indexes — the segmented keyword text FTS5 stores, stemmed by
@@ -13,8 +15,8 @@ the lexemes the store itself indexes — the segmented keyword text FTS5 stores,
 that tsvector's own lexemes and counts — with each position's chunk id, collection and length.
 The rank is FTS5's BM25 (k1 1.2, b 0.75, idf ``ln((N - df + 0.5) / (df + 0.5))`` floored at 1e-6),
 computed at query time over the index's live chunks, so it never goes stale as chunks come and go.
-Statistics are the tenant's (as on PostgreSQL; FTS5 counts the whole file, which differs only when
-a file holds several tenants). Top-10 agreement with the store's own list is measured by
+Statistics are the tenant's (as on PostgreSQL; FTS5 counts the whole file, which differs when a file
+holds several tenants). Top-10 agreement with the store's own list is measured by
 bench/kb_scale.py (docs/benchmarks.md). The store stays the truth; losing an index loses nothing:
 
 - Chunks written after the snapshot (ids above the index's highest — the store hands ids out in
@@ -66,16 +68,20 @@ _STREAM_BATCH = 5_000
 class BM25Config:
     """When a tenant gets an in-memory keyword index, and how it is kept.
 
-    ``threshold``: chunks per tenant from which an index is built (the store's search below: FTS5
-    costs ≈10 ms at 10k chunks). ``catch_up_rows``: new chunks one search appends at most (more start
-    a rebuild). ``max_segments``: appended segments before they are merged into one.
+    ``threshold``: chunks per tenant from which an index is built (the store's search below). 1:
+    every tenant with a chunk. FTS5's cost follows the file's matches, not the tenant's: a keyword
+    search of a 50-question BQ tenant costs 14.7 ms of CPU in a file shared with two tenants of the
+    whole BQ corpus, against 0.83 from postings; alone in its file 0.35 against 0.43, and at 2,000
+    questions 2.57 against 2.05 (bench/kb_search_paths.py). ``catch_up_rows``: new chunks one search
+    appends at most (more start a rebuild). ``max_segments``: appended segments before they are
+    merged into one.
     ``rebuild_fraction``: new plus dead chunks, as a share of the index, that start a rebuild.
     ``recheck_s``: how often a tenant's size is read again (to build, or to find unseen deletions).
     ``background``: build in a thread (the service) or inline.
     """
 
     enabled: bool = True
-    threshold: int = 10_000
+    threshold: int = 1
     catch_up_rows: int = 5_000
     max_segments: int = 8
     rebuild_fraction: float = 0.2
@@ -284,7 +290,7 @@ class KeywordAccelerator:
     def __init__(self, source: KeywordIndex, config: BM25Config) -> None:
         self.source = source
         self.config = config
-        #: The tenants' indexes (built past ``config.threshold`` chunks, rebuilt when stale).
+        #: The tenants' indexes (built from ``config.threshold`` chunks, rebuilt when stale).
         self.indexes: TenantStructures[Postings] = TenantStructures(
             "bm25", config, size=source.tenant_size, make=lambda tenant: build_postings(source, tenant))
 

@@ -74,10 +74,11 @@ class KBConfig:
     answer_passages: int = 2
     # kNN from an in-memory copy for a tenant past 500 vectors on SQLite (scored whole up to 10k live
     # positions, an HNSW walk past that); sqlite-vec's exact search below. Cost by path:
-    # bench/kb_knn_paths.py; recall and latency of the walk: bench/kb_scale.py (docs/benchmarks.md).
+    # bench/kb_search_paths.py; recall and latency of the walk: bench/kb_scale.py (docs/benchmarks.md).
     ann: AnnConfig = field(default_factory=AnnConfig)
-    # In-memory BM25 for a tenant past 10k chunks, on both backends; the store's own search below.
-    # Agreement with the store's ranking and latency: bench/kb_scale.py in docs/benchmarks.md.
+    # In-memory BM25 for every tenant, on both backends; the store's own search until it is built.
+    # Cost by path and file: bench/kb_search_paths.py; agreement with the store's ranking at scale:
+    # bench/kb_scale.py (docs/benchmarks.md).
     keywords: BM25Config = field(default_factory=BM25Config)
 
     def reads(self, space: VectorSpace) -> int | None:

@@ -8,6 +8,7 @@ matters) and some Chinese (segmented as the store does); the end-to-end test use
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import uuid
 from collections.abc import Sequence
@@ -174,6 +175,26 @@ def test_one_index_per_tenant_and_small_tenants_keep_the_stores_search(
             assert len(got) == len(want)
             assert len({r.rowid for r in got} & {r.rowid for r in want}) >= 0.8 * len(want)
             assert [r.score for r in got] == pytest.approx([r.score for r in want], rel=0.01)
+
+
+def test_by_default_a_small_tenants_ranking_is_its_own_whatever_shares_its_file(
+        storage: SQLiteStorage | PostgresStorage) -> None:
+    """A tenant of a few dozen chunks gets its own index by default (``BM25Config.threshold``), so its
+    scores come from its own statistics: another tenant filling the same file changes none of them.
+    Through FTS5, which counts every chunk in the file, they would move (and cost follows the file)."""
+    store, index = _store(storage, dataclasses.replace(BM25Config(), recheck_s=0.0, background=False))
+    _fill(store, "small", 30, seed=11)
+    queries = [terms for terms in _queries(20, seed=12) if store.keyword_search(
+        terms, tenant="small", filters=Filters(), limit=5)]
+    assert len(queries) >= 10
+    before = [index.keyword_search(terms, tenant="small", filters=Filters(), limit=5) for terms in queries]
+    assert index.status("small")["built"] is True
+    _fill(store, "big", 400, seed=13)
+    after = [index.keyword_search(terms, tenant="small", filters=Filters(), limit=5) for terms in queries]
+    assert after == before
+    if isinstance(storage, SQLiteStorage):  # the store's own search counts big's chunks too: it moved
+        moved = [store.keyword_search(terms, tenant="small", filters=Filters(), limit=5) for terms in queries]
+        assert [[r.score for r in ranked] for ranked in moved] != [[r.score for r in ranked] for ranked in before]
 
 
 def test_switched_off_the_store_answers(storage: SQLiteStorage | PostgresStorage, embedder: Embedder) -> None:
