@@ -141,10 +141,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestCounter, metrics=metrics)
     app.add_middleware(HandBackSurplus)  # several workers: a worker over its share of connections hands one back
 
-    app.include_router(routes_ops.router)
-    app.include_router(routes_fallback.router)
-    app.include_router(routes_openai.router)
+    # Matched in this order (http/prefixed_router.py): the routers with a prefix of their own first, since
+    # a path outside it passes them at once, the hot route first in each; then the OpenAI face (what
+    # fallback chains call) and /v1/fallback, whose routers every path under /v1/ asks route by route;
+    # the probes and pages last.
     app.include_router(routes_cache.router)
-    app.include_router(routes_rules.router)
     app.include_router(routes_kb.router)
+    app.include_router(routes_rules.router)
+    app.include_router(routes_openai.router)
+    app.include_router(routes_fallback.router)
+    app.include_router(routes_ops.router)
     return app

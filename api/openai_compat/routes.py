@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 
 from lastline import Answer, InvalidInput, NoDegradedWrites
 
 from ..http.deps import RuntimeDep, TenantDep
+from ..http.prefixed_router import PrefixedRouter
 from ..http.threads import in_thread
 from ..ladder.ladder import FallbackRequest, first_answer, run_ladder
 from ..ladder.runtime import Runtime
@@ -43,7 +44,7 @@ from .models import ChatCompletionRequest, ChatWritebackRequest, LastlineOptions
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/v1", tags=["openai"], route_class=OpenAIRoute)
+router = PrefixedRouter(prefix="/v1", tags=["openai"], route_class=OpenAIRoute)
 
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -56,20 +57,6 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 
 def _is_served(model_id: str) -> bool:
     return model_id in MODEL_IDS or (model_id.startswith("lastline/") and model_scope(model_id) is not None)
-
-
-@router.get("/models", summary="List lastline's model ids (OpenAI shape)")
-def list_models(tenant: TenantDep) -> dict[str, Any]:
-    """``lastline`` and its aliases all mean "answer through the whole fallback ladder"."""
-    return model_list()
-
-
-@router.get("/models/{model_id:path}", summary="One model (OpenAI shape)", responses={404: {}})
-def get_model(model_id: str, tenant: TenantDep) -> Response:
-    """A listed id, or ``lastline/<upstream model>`` (the ladder, scoped to that model's answers)."""
-    if not _is_served(model_id):
-        return openai_error(404, f"The model '{model_id}' does not exist", "model_not_found", param="model")
-    return JSONResponse(model_object(model_id))
 
 
 def _refuse_write(options: LastlineOptions) -> NoDegradedWrites:
@@ -193,6 +180,20 @@ def _upstream_content(completion: dict[str, Any]) -> str:
     if not isinstance(content, str) or not content.strip():
         raise InvalidInput("completion.choices[0].message.content: no text to store")
     return content
+
+
+@router.get("/models", summary="List lastline's model ids (OpenAI shape)")
+def list_models(tenant: TenantDep) -> dict[str, Any]:
+    """``lastline`` and its aliases all mean "answer through the whole fallback ladder"."""
+    return model_list()
+
+
+@router.get("/models/{model_id:path}", summary="One model (OpenAI shape)", responses={404: {}})
+def get_model(model_id: str, tenant: TenantDep) -> Response:
+    """A listed id, or ``lastline/<upstream model>`` (the ladder, scoped to that model's answers)."""
+    if not _is_served(model_id):
+        return openai_error(404, f"The model '{model_id}' does not exist", "model_not_found", param="model")
+    return JSONResponse(model_object(model_id))
 
 
 @router.post(

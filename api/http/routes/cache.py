@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import APIRouter, Path, Query, status
+from fastapi import Path, Query, status
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, TypeAdapter
 
@@ -25,11 +25,12 @@ from lastline.cache import Language, LookupResult, Mode
 from ...ladder.ladder import Context, ThresholdOverride
 from ...ladder.text_limits import check_text_lengths
 from ..deps import RuntimeDep, StrictBody, TenantDep
+from ..prefixed_router import PrefixedRouter
 from ..threads import in_thread, settled
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/v1/cache", tags=["cache"])
+router = PrefixedRouter(prefix="/v1/cache", tags=["cache"])
 
 T = TypeVar("T")
 
@@ -88,17 +89,6 @@ class FeedbackIn(StrictBody):
     lookup_id: str | None = Field(None, max_length=64)
 
 
-@router.post("/entries", status_code=status.HTTP_201_CREATED, response_model=EntryCreated, responses=_ERRORS)
-def put_entry(body: EntryIn, runtime: RuntimeDep, tenant: TenantDep) -> EntryCreated:
-    """Cache ``response`` for ``prompt`` (replacing the answer of the same normalized prompt + context)."""
-    check_text_lengths(runtime.settings, prompt=body.prompt)
-    entry_id = runtime.cache.put(
-        body.prompt, body.response, tenant=tenant, context=body.context, ttl_s=body.ttl_s,
-        tags=body.tags, metadata=body.metadata, exact_only=body.exact_only,
-    )
-    return EntryCreated(id=entry_id)
-
-
 @router.post("/lookup", response_model=LookupResult, responses=_ERRORS)
 async def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> Response:
     """Exact → fuzzy → semantic, slot guard and age check; a miss says why in ``reason``."""
@@ -122,6 +112,17 @@ async def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> Resp
 def _ask(cache_call: Callable[..., T], body: LookupIn, tenant: str) -> T:
     return cache_call(body.prompt, tenant=tenant, context=body.context, mode=body.mode,
                       threshold=body.threshold, exact_only=body.exact_only)
+
+
+@router.post("/entries", status_code=status.HTTP_201_CREATED, response_model=EntryCreated, responses=_ERRORS)
+def put_entry(body: EntryIn, runtime: RuntimeDep, tenant: TenantDep) -> EntryCreated:
+    """Cache ``response`` for ``prompt`` (replacing the answer of the same normalized prompt + context)."""
+    check_text_lengths(runtime.settings, prompt=body.prompt)
+    entry_id = runtime.cache.put(
+        body.prompt, body.response, tenant=tenant, context=body.context, ttl_s=body.ttl_s,
+        tags=body.tags, metadata=body.metadata, exact_only=body.exact_only,
+    )
+    return EntryCreated(id=entry_id)
 
 
 @router.get("/entries/{entry_id}", responses={404: {"description": "No such entry for this tenant."}})

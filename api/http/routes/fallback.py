@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import Path, Query
 from fastapi.responses import Response
 from pydantic import BaseModel
 
@@ -14,11 +14,12 @@ from ...ladder.defaults import MAX_TASK_CHARS, DeclaredDefault
 from ...ladder.events_store import Event
 from ...ladder.ladder import FallbackRequest, first_answer, run_ladder
 from ..deps import RuntimeDep, TenantDep
+from ..prefixed_router import PrefixedRouter
 from ..threads import in_thread
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/v1", tags=["fallback"])
+router = PrefixedRouter(prefix="/v1", tags=["fallback"])
 
 TaskPath = Annotated[str, Path(min_length=1, max_length=MAX_TASK_CHARS, description="Task name, or * for any.")]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Request, status
+from fastapi import Path, Request, status
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
@@ -19,11 +19,12 @@ from lastline import InvalidInput, NotFound
 from lastline.kb import DEFAULT_K, MAX_QUERY_CHARS, SearchResult
 
 from ..deps import RuntimeDep, StrictBody, TenantDep
+from ..prefixed_router import PrefixedRouter
 from ..threads import in_thread
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/v1/kb", tags=["kb"])
+router = PrefixedRouter(prefix="/v1/kb", tags=["kb"])
 
 DocIdPath = Annotated[str, Path(min_length=1, max_length=500)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
@@ -83,6 +84,19 @@ _UPLOAD_DOC = {
         "required": True,
     }
 }
+
+
+@router.post("/search", response_model=SearchOut, responses=_ERRORS)
+async def search(body: SearchIn, runtime: RuntimeDep, tenant: TenantDep) -> SearchOut:
+    """Hybrid search (FTS5 BM25 + vector kNN, reciprocal rank fusion) inside the caller's tenant.
+
+    It runs on the ``kb`` bulkhead's threads (the slot was taken at the door): of a flood of searches
+    at most that many run beside the cache lookups and the rest are refused at once
+    (``LASTLINE_KB_NICE`` can lower those threads; docs/reliability.md, "CPU priority").
+    """
+    results = await in_thread(runtime.kb.search, body.query, tenant=tenant, k=body.k, filters=body.filters,
+                              mode=body.mode, executor=runtime.bulkheads["kb"].executor())
+    return SearchOut(results=results)
 
 
 @router.post("/documents", status_code=status.HTTP_201_CREATED, response_model=DocumentOut,
@@ -152,19 +166,6 @@ class StatusOut(BaseModel):
 def kb_status(runtime: RuntimeDep, tenant: TenantDep) -> StatusOut:
     """Documents of the caller's tenant and each vector space's fill progress (vectors, pending, ready)."""
     return StatusOut.model_validate(runtime.kb.status(tenant=tenant))
-
-
-@router.post("/search", response_model=SearchOut, responses=_ERRORS)
-async def search(body: SearchIn, runtime: RuntimeDep, tenant: TenantDep) -> SearchOut:
-    """Hybrid search (FTS5 BM25 + vector kNN, reciprocal rank fusion) inside the caller's tenant.
-
-    It runs on the ``kb`` bulkhead's threads (the slot was taken at the door): of a flood of searches
-    at most that many run beside the cache lookups and the rest are refused at once
-    (``LASTLINE_KB_NICE`` can lower those threads; docs/reliability.md, "CPU priority").
-    """
-    results = await in_thread(runtime.kb.search, body.query, tenant=tenant, k=body.k, filters=body.filters,
-                              mode=body.mode, executor=runtime.bulkheads["kb"].executor())
-    return SearchOut(results=results)
 
 
 @router.get("/documents/{doc_id:path}", responses={404: {"description": "No such document."}})

@@ -6,7 +6,7 @@ import os
 from importlib import resources
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from lastline import __version__
@@ -15,10 +15,11 @@ from ...ladder.metrics import CONTENT_TYPE
 from ...ladder.reports import hit_rate_report
 from ...ladder.runtime import Runtime
 from ..deps import RuntimeDep, TenantDep
+from ..prefixed_router import PrefixedRouter
 
 __all__ = ["is_ready", "router"]
 
-router = APIRouter(tags=["ops"])
+router = PrefixedRouter(tags=["ops"])
 
 
 

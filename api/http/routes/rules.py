@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, status
+from fastapi import Path, status
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, field_validator
 
@@ -21,10 +21,11 @@ from lastline.rules.repair import MAX_JSON_CHARS
 
 from ...ladder.ladder import Label
 from ..deps import RuntimeDep, StrictBody, TenantDep
+from ..prefixed_router import PrefixedRouter
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/v1/rules", tags=["rules"])
+router = PrefixedRouter(prefix="/v1/rules", tags=["rules"])
 
 PackName = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")]
 _ERRORS: dict[int | str, dict[str, str]] = {
