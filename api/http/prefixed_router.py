@@ -1,13 +1,13 @@
 """A router that a request outside its path prefix passes at once.
 
 Why: the app tries its included routers in order, and FastAPI asks every route of a router in
-turn, at ≈2–3 µs a route here (it sets and restores its own scope keys around each). So a request
-paid for every route of every router ahead of its own: ≈35 µs of matching for a cache lookup behind
-the ops, fallback and OpenAI routers, ≈70 µs for a KB search behind them and the cache's — a tenth
-of what an exact hit costs the server. A router whose every path starts with its prefix cannot
-match a path that does not, so it answers "no" from the prefix alone; only the routers a path can
-reach are asked route by route. The app also includes the routers the flood calls first
-(``api/app.py``), and each router lists its hot route first.
+turn (setting and restoring its own scope keys around each). So a request paid for every route of
+every router ahead of its own: a py-spy profile of exact hits at 64 clients, the cache's router
+then behind the ops, fallback and OpenAI routers, found route matching in 9.3 % of the server's
+samples. A router whose every path starts with its prefix cannot match a path that does not, so it
+answers "no" from the prefix alone; only the routers a path can reach are asked route by route.
+The app also includes the routers the flood calls first (``api/app.py``), and each router lists
+its hot route first. The same profile afterwards: 2.1 % (docs/reliability.md).
 """
 
 from __future__ import annotations
