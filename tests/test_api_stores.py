@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import psycopg
@@ -34,6 +35,17 @@ def test_events_of_many_tenants_in_one_batch_stay_apart(storage: Storage) -> Non
     assert store.tier_counts("acme", since=0) == {"kb": 1, "none": 1}
     assert store.answer_counts("acme", since=0) == [("kb", "medium", 1)]
     assert store.answer_counts("nobody", since=0) == [] and store.count("nobody") == 0
+
+
+def test_every_field_of_an_event_is_stored_in_its_own_column(storage: Storage) -> None:
+    """Each field distinct, so a value written to another field's column shows."""
+    store = open_event_store(storage)
+    event = NewEvent(tenant="acme", route="chat_completions", tier="cache", path="cache:hit", prompt_hash="p-hash",
+                     duration_ms=2.25, source="semantic", reason="the-reason", depth=3, confidence="high",
+                     entry_id="e-1", task="t-1", prompt="the prompt", answer="the answer", ts=time.time() - 5)
+    store.append_many([event])
+    (stored,) = store.recent("acme", limit=5, since=0)
+    assert {k: v for k, v in stored.model_dump().items() if k != "id"} == pytest.approx(dataclasses.asdict(event))
 
 
 def test_retention_deletes_old_events_of_every_tenant(storage: Storage) -> None:

@@ -11,15 +11,17 @@ many requests into one transaction; :meth:`EventStore.append` is the batch of on
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from lastline.storage import Migration, SQLiteStorage
 
-__all__ = ["EVENT_COLUMNS", "INSERT_COLUMNS", "MIGRATIONS", "Event", "EventStore", "NewEvent", "SQLiteEventStore"]
+__all__ = ["EVENT_COLUMNS", "INSERT_COLUMNS", "MIGRATIONS", "Event", "EventStore", "NewEvent", "SQLiteEventStore",
+           "insert_row"]
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,9 @@ MIGRATIONS = [Migration("api_0001_events", _create_events)]
 #: An event's columns in the order both backends select them, and the ones an insert gives (the id is the database's).
 EVENT_COLUMNS = list(Event.model_fields)
 INSERT_COLUMNS = [c for c in EVENT_COLUMNS if c != "id"]
+#: An event's values in ``INSERT_COLUMNS`` order. Read field by field: ``dataclasses.asdict`` copied
+#: each event deep first, ≈3 % of a chat-completion flood's server samples (py-spy, 64 clients).
+insert_row: Callable[[NewEvent], tuple[Any, ...]] = attrgetter(*INSERT_COLUMNS)
 
 
 class SQLiteEventStore:
@@ -140,7 +145,7 @@ class SQLiteEventStore:
     def append_many(self, events: Sequence[NewEvent]) -> None:
         if not events:
             return
-        rows = [[d[c] for c in INSERT_COLUMNS] for d in map(asdict, events)]
+        rows = list(map(insert_row, events))
         with self.storage.atomic() as conn:
             conn.executemany(
                 f"INSERT INTO api_events ({', '.join(INSERT_COLUMNS)})"

@@ -11,14 +11,13 @@ one another or deleting a row twice.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
 from itertools import groupby
 from typing import Any
 
 from lastline.postgres import PostgresStorage, TableCopySpec, TierTables, tenant_isolation
 from lastline.storage import Migration
 
-from .events_store import EVENT_COLUMNS, INSERT_COLUMNS, Event, NewEvent
+from .events_store import EVENT_COLUMNS, INSERT_COLUMNS, Event, NewEvent, insert_row
 
 __all__ = ["COPIED_TABLES", "MIGRATIONS", "PRUNE_BATCH", "PostgresEventStore"]
 
@@ -86,7 +85,7 @@ class PostgresEventStore:
             for tenant, group in by_tenant:
                 self.storage.switch_tenant(conn, tenant)
                 with conn.cursor() as cur:
-                    cur.executemany(_INSERT, [[d[c] for c in INSERT_COLUMNS] for d in map(asdict, group)])
+                    cur.executemany(_INSERT, list(map(insert_row, group)))
 
     def recent(self, tenant: str, *, limit: int, since: float) -> list[Event]:
         rows = self.storage.query(
