@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 from _common import Section, bq_lines, memoless_embedders
 
-from lastline import SQLiteStorage
+from lastline import Embedder, SQLiteStorage
 from lastline.hnsw import hnsw_graph, one_openmp_thread
 from lastline.kb import KBConfig, KnowledgeBase
 from lastline.kb._ann import AnnConfig, Graph
@@ -59,11 +59,9 @@ KEYWORD_PATHS = {
 }
 
 
-def whole_searches(args: argparse.Namespace, out: Section) -> None:
+def whole_searches(args: argparse.Namespace, out: Section, embedder: Embedder, warm: list[str],
+                   timed: list[str]) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
-    embedder, _ = memoless_embedders("use", "none")
-    queries = [str(q["text"]) for q in bq_lines("queries.jsonl", args.blocks * args.per_block + 20)]
-    warm, timed = queries[:20], queries[20:]
     corpus = bq_lines("corpus.jsonl", max(sizes))
     out("| chunks | " + " | ".join(f"{path}: CPU ms per search" for path in PATHS)
         + " | lists equal to exact's: scanned, walked |")
@@ -103,11 +101,9 @@ def _folder(path: Path, docs: list[dict[str, object]]) -> Path:
     return path
 
 
-def keyword_paths(args: argparse.Namespace, out: Section) -> None:
+def keyword_paths(args: argparse.Namespace, out: Section, embedder: Embedder, warm: list[str],
+                  timed: list[str]) -> None:
     sizes = [int(s) for s in args.keyword_sizes.split(",")]
-    embedder, _ = memoless_embedders("use", "none")
-    queries = [str(q["text"]) for q in bq_lines("queries.jsonl", args.blocks * args.per_block + 20)]
-    warm, timed = queries[:20], queries[20:]
     corpus = bq_lines("corpus.jsonl", 100_000)
     fts, memory = KEYWORD_PATHS
     out("")
@@ -184,11 +180,14 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help=f"replace '{SECTION}' in docs/benchmarks.md")
     args = parser.parse_args()
     out = Section(SECTION)
+    embedder, _ = memoless_embedders("use", "none")  # loaded once for both parts
+    queries = [str(q["text"]) for q in bq_lines("queries.jsonl", args.blocks * args.per_block + 20)]
+    warm, timed = queries[:20], queries[20:]
     if args.only != "keywords":
-        whole_searches(args, out)
+        whole_searches(args, out, embedder, warm, timed)
         scan_or_walk(args, out)
     if args.only != "knn":
-        keyword_paths(args, out)
+        keyword_paths(args, out, embedder, warm, timed)
     out.done(args.write)
 
 
