@@ -14,7 +14,8 @@ way, and the rules that make that safe are easy to get subtly wrong twice:
 - Changes since the snapshot (rows written or deleted, which every accelerator tracks its own way)
   past ``rebuild_fraction`` of the structure start a rebuild (:meth:`TenantStructures.stale`).
 - ``clear()`` forgets everything (the store's rows were rewritten); the store stays the truth, so
-  losing a structure loses nothing.
+  losing a structure loses nothing. For the same reason a background build that fails (the store
+  closed under it at shutdown, a storage error) is logged and dropped, and the next check retries.
 
 What a structure is and how it is searched stays with its accelerator: this module knows only how
 many rows the tenant has (``size``), how to build one (``make``) and how many rows one holds (``len``).
@@ -22,6 +23,7 @@ many rows the tenant has (``size``), how to build one (``make``) and how many ro
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -33,6 +35,7 @@ from lastline.admission import BACKGROUND_NICE, lower_thread_priority
 __all__ = ["BuildPolicy", "TenantStructures"]
 
 T = TypeVar("T", bound=Sized)
+log = logging.getLogger(__name__)
 
 
 class BuildPolicy(Protocol):
@@ -134,7 +137,11 @@ class TenantStructures(Generic[T]):
 
     def _build_in_background(self, tenant: str) -> None:
         lower_thread_priority(BACKGROUND_NICE)  # searches meanwhile use the store's own search
-        self.build(tenant)
+        try:
+            self.build(tenant)
+        except Exception as exc:  # the store failed or closed under it (a shutdown): searches keep the store's own
+            log.warning("kb %s: building tenant %r's structure failed (%s); the store answers its searches",
+                        self.name, tenant, type(exc).__name__)
 
     def build(self, tenant: str) -> T | None:
         """Build (or rebuild) the tenant's structure now, in this thread, and swap it in."""

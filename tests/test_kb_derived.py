@@ -7,9 +7,13 @@ The accelerators' own tests (test_kb_bm25.py, test_kb_ann.py) run it over real s
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass
 
+import pytest
+
+from lastline import StorageError
 from lastline.kb._derived import TenantStructures
 
 
@@ -124,3 +128,34 @@ def test_one_background_build_per_tenant_at_a_time() -> None:
         thread.join(10)
     assert store.makes == 1 and structures.builds == 1 and not structures.building("acme")
     assert structures.current("acme") == list(range(10))
+
+
+def test_a_background_build_that_fails_is_dropped_and_the_next_check_builds(caplog: pytest.LogCaptureFixture) -> None:
+    """A store closed under a build (a shutdown) or failing must not kill the thread with an error
+    (pytest fails a test on an unhandled thread exception): the store keeps answering, and a later
+    check builds again."""
+
+    class Failing(Store):
+        def make(self, tenant: str) -> list[int] | None:
+            self.makes += 1
+            if self.makes == 1:
+                raise StorageError("read from kb.db failed: Cannot operate on a closed database.")
+            return super().make(tenant)
+
+    store = Failing()
+    store.rows["acme"] = 20
+    structures = _structures(store, Policy(background=True))
+    with caplog.at_level(logging.WARNING, logger="lastline.kb._derived"):
+        assert structures.get("acme") is None
+        _join_builds()
+    assert store.makes == 1 and not structures.building("acme") and structures.current("acme") is None
+    assert "StorageError" in caplog.text and "closed database" not in caplog.text
+    structures.get("acme")
+    _join_builds()
+    assert structures.current("acme") == list(range(20)) and structures.builds == 1
+
+
+def _join_builds() -> None:
+    for thread in threading.enumerate():
+        if thread.name.startswith("kb-test-"):
+            thread.join(10)
