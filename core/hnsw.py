@@ -29,8 +29,8 @@ from typing import Any
 import faiss
 import numpy as np
 
-__all__ = ["Selection", "allow_positions", "exclude_ids", "hnsw_graph", "one_openmp_thread", "scan_stored",
-           "stored_vectors"]
+__all__ = ["Selection", "allow_positions", "exclude_ids", "flat_copy", "hnsw_graph", "one_openmp_thread",
+           "scan_stored", "stored_vectors"]
 
 _openmp = threading.local()
 
@@ -53,13 +53,27 @@ def hnsw_graph(dim: int, *, m: int, ef_construction: int, ef_search: int) -> fai
     return graph
 
 
-def stored_vectors(graph: faiss.IndexHNSWFlat) -> np.ndarray:
-    """The graph's vectors as an ``[ntotal, d]`` view of its own storage (no copy: RAM counts once)."""
-    flat: Any = faiss.downcast_index(graph.storage)  # an IndexFlat; the stubs say Index
-    return faiss.rev_swig_ptr(flat.get_xb(), graph.ntotal * graph.d).reshape(graph.ntotal, graph.d)
+def flat_copy(dim: int) -> faiss.IndexFlatIP:
+    """An empty inner-product store of vectors without a graph: for a set only ever scored whole.
+
+    Linking a vector into a graph costs ≈0.14 ms (m 16, ef_construction 64, 512 dimensions: 0.28 s
+    for 2,000 vectors, 2.8 s for 10,000 on one core), work thrown away when every search scans the
+    stored vectors anyway; a flat copy is only the copy.
+    """
+    return faiss.IndexFlatIP(dim)
 
 
-def scan_stored(graph: faiss.IndexHNSWFlat, query: np.ndarray, k: int,
+def _flat(graph: faiss.IndexHNSWFlat | faiss.IndexFlat) -> Any:
+    """The IndexFlat holding the vectors: a graph's storage, or the flat copy itself (the stubs say Index)."""
+    return faiss.downcast_index(graph.storage) if isinstance(graph, faiss.IndexHNSW) else graph
+
+
+def stored_vectors(graph: faiss.IndexHNSWFlat | faiss.IndexFlat) -> np.ndarray:
+    """The graph's (or flat copy's) vectors as an ``[ntotal, d]`` view of its own storage (no copy: RAM counts once)."""
+    return faiss.rev_swig_ptr(_flat(graph).get_xb(), graph.ntotal * graph.d).reshape(graph.ntotal, graph.d)
+
+
+def scan_stored(graph: faiss.IndexHNSWFlat | faiss.IndexFlat, query: np.ndarray, k: int,
                 mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """The exact top ``k`` of the graph's stored vectors for ``query`` among the positions ``mask`` allows.
 
@@ -71,8 +85,7 @@ def scan_stored(graph: faiss.IndexHNSWFlat, query: np.ndarray, k: int,
     """
     one_openmp_thread()
     selection = allow_positions(mask, k)  # the walk's parameters; the flat scan reads only the selector
-    flat: Any = faiss.downcast_index(graph.storage)  # an IndexFlat; the stubs say Index
-    scores, positions = flat.search(np.ascontiguousarray(query, dtype=np.float32).reshape(1, -1), k,
+    scores, positions = _flat(graph).search(np.ascontiguousarray(query, dtype=np.float32).reshape(1, -1), k,
                                     params=selection.params)
     return scores[0], positions[0]
 

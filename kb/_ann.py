@@ -27,6 +27,10 @@ nothing, and it is never written to:
   graph's stored vectors (no walk: exact recall, and cheaper than a walk at that size); a wider one
   walks the graph with a bitmap of the allowed positions checked inside the walk, ``ef_search``
   raised in proportion to how much the filter removes.
+- A tenant of at most ``exact_limit`` vectors is only ever scored whole, so its snapshot is a flat
+  copy of the vectors with no graph links: linking them would cost ≈0.14 ms a vector (0.28 s for
+  2,000, 2.8 s for 10,000 on one core, more at the background's low priority beside a flood of
+  searches, which meanwhile paid for sqlite-vec) and no search would walk them.
 - A space with chunks still waiting for vectors (the English space while its background worker
   fills it) gets no graph: the snapshot would miss them for good. The store's exact search answers.
 
@@ -44,7 +48,7 @@ from typing import Protocol
 import faiss
 import numpy as np
 
-from lastline.hnsw import allow_positions, hnsw_graph, one_openmp_thread, scan_stored, stored_vectors
+from lastline.hnsw import allow_positions, flat_copy, hnsw_graph, one_openmp_thread, scan_stored, stored_vectors
 
 from ._derived import TenantStructures
 from ._filters import Filters
@@ -130,9 +134,13 @@ class AnnSource(Protocol):
 
 @dataclass
 class Graph:
-    """One tenant's HNSW graph: positions → chunk ids and collections, and which positions are dead."""
+    """One tenant's vectors in memory: positions → chunk ids and collections, and which positions are dead.
 
-    index: faiss.IndexHNSWFlat
+    ``index`` is an HNSW graph, or a flat copy for a tenant of at most ``exact_limit`` vectors, which
+    every search scores whole.
+    """
+
+    index: faiss.IndexHNSWFlat | faiss.IndexFlatIP
     ids: np.ndarray  # int64 chunk id per position
     collections: np.ndarray  # int32 code per position, into ``names``
     names: dict[str, int]
@@ -174,7 +182,8 @@ class Graph:
             return []
         want = min(want, count)
         only = allowed if count < len(self) else None  # the positions it may return (None: all)
-        if count <= exact_limit:  # scoring them all costs less than a walk here, and misses nothing
+        if count <= exact_limit or not isinstance(self.index, faiss.IndexHNSW):
+            # scoring them all costs less than a walk here, and misses nothing
             scores, positions = scan_stored(self.index, query, want, only)
         else:
             # A walk that must skip positions explores more of the graph for the same depth.
@@ -188,12 +197,14 @@ class Graph:
 
 
 def build_graph(source: AnnSource, tenant: str, config: AnnConfig) -> Graph | None:
-    """A graph over ``tenant``'s vectors in ``source`` as they are now (None without a complete model)."""
+    """``tenant``'s vectors in ``source`` as they are now (None without a complete model): an HNSW graph
+    past ``config.exact_limit`` vectors, a flat copy up to it."""
     model = source.model()
     if model is None:
         return None
     watermark = source.watermark()  # first: every id at or below it is committed before the read below
-    index = hnsw_graph(model[1], m=config.m, ef_construction=config.ef_construction, ef_search=config.ef_search)
+    index = (flat_copy(model[1]) if source.tenant_size(tenant) <= config.exact_limit
+             else hnsw_graph(model[1], m=config.m, ef_construction=config.ef_construction, ef_search=config.ef_search))
     ids: list[np.ndarray] = []
     codes: list[np.ndarray] = []
     names: dict[str, int] = {}
@@ -219,6 +230,10 @@ class ApproximateIndex:
     def _make(self, tenant: str) -> Graph | None:
         # A space with chunks still waiting for vectors gets no graph: the snapshot would miss them for good.
         return build_graph(self.source, tenant, self.config) if self.source.pending() == 0 else None
+
+    def warm(self, tenant: str) -> bool:
+        """Build ``tenant``'s graph (or flat copy) now unless it has one; True when it has one after."""
+        return self.graphs.warm(tenant) is not None
 
     def clear(self) -> None:
         """Forget every graph (the space was reset or dropped)."""

@@ -298,6 +298,10 @@ class KeywordAccelerator:
         """Forget every index (the store's keyword rows were rewritten)."""
         self.indexes.clear()
 
+    def warm(self, tenant: str) -> bool:
+        """Build ``tenant``'s index now unless it has one (a serving start); True when it has one after."""
+        return self.indexes.warm(tenant) is not None
+
     def status(self, tenant: str) -> dict[str, object]:
         """What :meth:`KnowledgeBase.status` shows of ``tenant``'s index."""
         index = self.indexes.current(tenant)

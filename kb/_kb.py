@@ -127,6 +127,29 @@ class KnowledgeBase:
         self._index_when_ready = True
         return [index.space.name for index, _ in self._searchable() if index.ensure_search_index()]
 
+    def warm(self, tenants: Sequence[str]) -> dict[str, int]:
+        """Build now, in this thread, what the first searches of ``tenants`` would otherwise start; per
+        structure, how many tenants got one.
+
+        A serving replica calls it before it says it is ready (``Runtime.build``), as the cache warms
+        its lookup path: each tenant's keyword postings and each searchable space's in-memory vectors,
+        and the English space's model loaded and run once. Left to the first search, those are built
+        in the background at low priority while the store answers, and in the minute a flood arrives
+        they are slowest to come: 0.4–0.7 s for 2,000 chunks' postings and 5.5 s for their vectors'
+        graph beside a KB flood, its first five seconds searched by FTS5 and sqlite-vec.
+        """
+        warmed = {KEYWORD: 0} | {index.space.name: 0 for index, _ in self._indexes}
+        for tenant in dict.fromkeys(tenants):
+            if self.keyword_index is not None and self.keyword_index.warm(tenant):
+                warmed[KEYWORD] += 1
+            for index, _ in self._searchable():
+                if index.warm(tenant):
+                    warmed[index.space.name] += 1
+        for index, space_embedder in self._searchable():
+            if index.space is not PRIMARY:  # the primary model is the cache's, warmed with its prompts
+                space_embedder.warm([])
+        return warmed
+
     def fill_spaces(self, progress: Callable[[str, int, int], None] | None = None, workers: int = 1) -> int:
         """Fill the background spaces now, from this thread; returns how many vectors were written.
 

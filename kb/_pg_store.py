@@ -217,6 +217,10 @@ class PostgresVectorIndex:
             self._lock_space(conn)  # never between the statements of a reset's look
             _set_meta(conn, self.space.model_key, model_id)
 
+    def warm(self, tenant: str) -> bool:
+        """Nothing in memory to build: pgvector's index is in the database."""
+        return False
+
     def has_search_index(self) -> bool:
         """Whether the space's HNSW index exists (kNN is an exact scan until it does)."""
         with self.storage.maintenance() as conn:

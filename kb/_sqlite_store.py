@@ -236,6 +236,9 @@ class SQLiteVectorIndex:
         """Nothing to build: sqlite-vec searches exactly; the HNSW graphs are per process (``self.ann``)."""
         return False
 
+    def warm(self, tenant: str) -> bool:
+        return self.ann is not None and self.ann.warm(tenant)
+
     def drop(self) -> None:
         with self.storage.atomic() as conn:
             conn.execute(f"DROP TABLE IF EXISTS {self.space.table}")

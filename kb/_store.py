@@ -170,6 +170,12 @@ class VectorIndex(Protocol):
         """
         ...
 
+    def warm(self, tenant: str) -> bool:
+        """Build now what this process keeps in memory to search ``tenant`` (a serving start); True when
+        it keeps something. SQLite: the tenant's in-memory copy of its vectors (:mod:`lastline.kb._ann`);
+        PostgreSQL keeps nothing (pgvector's index is in the database): always False."""
+        ...
+
     def drop(self) -> None:
         """Remove the space entirely (switched off)."""
         ...

@@ -20,7 +20,7 @@ def test_readyz_reports_model_and_every_tier_built(live_server: LiveServer) -> N
     body = r.json()
     assert body["status"] == "ready"
     assert body["checks"] == {"started": True, "model_loaded": True, "cache_built": True,
-                              "kb_built": True, "rules_built": True, "cache_warm": True}
+                              "kb_built": True, "rules_built": True, "cache_warm": True, "kb_warm": True}
 
 
 def test_a_server_says_ready_once_its_model_has_prepared_for_the_stored_prompts(tmp_path: Path,

@@ -86,6 +86,7 @@ def test_past_the_threshold_search_is_approximate_and_agrees_with_exact(store: S
         assert [r.score for r in approx] == sorted((r.score for r in approx), reverse=True)
         recalls.append(_recall(_ids(approx), _ids(exact)))
     assert index.ann.graphs.builds == 1 and index.ann.graph("acme") is not None
+    assert isinstance(index.ann.graph("acme").index, faiss.IndexHNSW)  # 3,000 > exact_limit: walked
     assert np.mean(recalls) >= 0.95
 
 
@@ -128,7 +129,11 @@ def test_filters_apply_inside_the_search_selective_ones_exactly(store: SQLiteKBS
 
 
 def test_a_graph_of_at_most_exact_limit_live_positions_is_scored_whole_not_walked(db_path: Path) -> None:
-    """Past the threshold, within ``exact_limit``: the lists are the exact search's, deletes and filters too."""
+    """Past the threshold, within ``exact_limit``: the lists are the exact search's, deletes and filters too.
+
+    Such a tenant is held as a flat copy of its vectors: building graph links nothing walks cost
+    seconds at a few thousand vectors.
+    """
     store = SQLiteKBStore(SQLiteStorage(db_path), ann=AnnConfig(threshold=500, exact_limit=5_000, recheck_s=0.0,
                                                                 background=False))
     index = _space(store)
@@ -148,6 +153,8 @@ def test_a_graph_of_at_most_exact_limit_live_positions_is_scored_whole_not_walke
 
     equal_to_exact()
     assert index.ann is not None and index.ann.graph("acme") is not None
+    graph = index.ann.graph("acme")
+    assert graph is not None and type(graph.index) is faiss.IndexFlatIP and graph.index.ntotal == 1800
     keys = store.chunk_keys("acme")
     nearest = _ids(index.search(vectors[0], tenant="acme", filters=Filters(), limit=10))
     store.delete("acme", [keys[rowid][0] for rowid in nearest])  # a few dead positions, found and masked

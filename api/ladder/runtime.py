@@ -48,6 +48,9 @@ class Runtime:
     background: bool = False
     #: Model tokens the start-up warm-up prepared (``SemanticCache.warm``); None until it has run.
     warm_tokens: int | None = None
+    #: Per KB search structure, the tenants whose copy the start-up built (``KnowledgeBase.warm``);
+    #: None until it has run.
+    kb_warmed: dict[str, int] | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, background: bool = False, **overrides: Any) -> Runtime:
@@ -66,8 +69,8 @@ class Runtime:
             self.events.record_many([event])
 
     def build(self) -> None:
-        """Load the model, build every tier and warm the cache's lookup path now, as a serving replica
-        does before it says it is ready.
+        """Load the model, build every tier and warm the cache's lookup path and the KB's in-memory
+        search structures now, as a serving replica does before it says it is ready.
 
         The cache's FAISS index is rebuilt from the database; on PostgreSQL the KB's HNSW indexes
         are built over the vectors already there when missing (a CLI process that only writes never
@@ -77,6 +80,7 @@ class Runtime:
         _ = self.cache, self.rules, self.kb
         self.kb.build_search_indexes()
         self.warm_tokens = self.cache.warm()  # a replica that says it is ready serves at full speed at once
+        self.kb_warmed = self.kb.warm(self.settings.tenants)
 
     @cached_property
     def events(self) -> EventLog:

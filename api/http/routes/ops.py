@@ -24,12 +24,14 @@ router = PrefixedRouter(tags=["ops"])
 
 
 def is_ready(request: Request) -> tuple[bool, dict[str, bool]]:
-    """Model loaded, every wired tier built (the cache's index rebuilt from SQLite) and the lookup path warm."""
+    """Model loaded, every wired tier built (the cache's index rebuilt from SQLite), the lookup path and the
+    KB's search structures warm."""
     runtime: Runtime = request.app.state.runtime
     checks = {"started": bool(request.app.state.ready), "model_loaded": runtime.embedder.loaded}
     for tier in ("cache", "kb", "rules"):
         checks[f"{tier}_built"] = tier in vars(runtime)
     checks["cache_warm"] = runtime.warm_tokens is not None
+    checks["kb_warm"] = runtime.kb_warmed is not None
     return all(checks.values()), checks
 
 
@@ -60,11 +62,11 @@ def healthz() -> dict[str, str]:
 
 @router.get("/readyz", responses={503: {"description": "Still starting."}})
 def readyz(request: Request) -> JSONResponse:
-    """Readiness: storage open, the model loaded, the cache index built and its lookup path warm."""
+    """Readiness: storage open, the model loaded, the cache index built, its lookup path and the KB warm."""
     ready, checks = is_ready(request)
     runtime: Runtime = request.app.state.runtime
     body = {"status": "ready" if ready else "starting", "model": runtime.embedder.name, "checks": checks,
-            "warm_tokens": runtime.warm_tokens,
+            "warm_tokens": runtime.warm_tokens, "kb_warmed": runtime.kb_warmed,
             "pid": os.getpid()}  # which worker answered (lastline serve --workers N)
     return JSONResponse(body, status_code=200 if ready else 503)
 
