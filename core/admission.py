@@ -11,6 +11,12 @@ back. So there is no unbounded queue anywhere:
   (:class:`~lastline.errors.Overloaded`), never queued;
 - within a bulkhead no tenant holds more than ``tenant_share`` of the slots (at least one), so one
   tenant flooding leaves room for the others;
+- a bulkhead may keep a short line (``queue``): a caller at the door that finds every slot taken
+  waits, first come first served, for at most ``max_wait_s``, and gets the next slot given back.
+  The line is bounded in length and in time, and a caller past either is refused as before. For
+  slow work with few slots (KB searches): refused at once, a flood's callers that ignore
+  ``Retry-After`` come straight back, thousands of refusals a second that cost the cache lookups
+  beside them more than the searches themselves (docs/reliability.md, "The KB's line");
 - :meth:`Bulkhead.call` runs a tier with a hard timeout: the call runs on the bulkhead's own
   threads (as many as it has slots), the caller waits at most the timeout and then moves on — the
   ladder skips that rung and says why. A call that overran keeps its slot until it really ends, so a
@@ -27,11 +33,13 @@ Framework-free on purpose: the HTTP middleware and the ladder use it; tests driv
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -90,26 +98,51 @@ class TierTimeout(Exception):
 @dataclass
 class BulkheadStats:
     admitted: int = 0
-    shed_full: int = 0  # every slot taken
+    shed_full: int = 0  # every slot taken (and the line full, or none)
     shed_tenant: int = 0  # this tenant already holds its share
     timeouts: int = 0  # calls that overran their timeout
     in_flight: int = 0
     by_tenant: dict[str, int] = field(default_factory=dict)
+    waited: int = 0  # admitted after waiting in line
+    shed_wait: int = 0  # refused after waiting ``max_wait_s`` in line
+    waiting: int = 0
+
+
+@dataclass(eq=False)
+class _Waiter:
+    """One caller in a bulkhead's line: its event loop, the future its slot resolves, and whether it got one."""
+
+    tenant: str
+    loop: asyncio.AbstractEventLoop
+    ready: asyncio.Future[None]
+    granted: bool = False
+
+
+def _wake(ready: asyncio.Future[None]) -> None:
+    if not ready.done():
+        ready.set_result(None)
 
 
 class Bulkhead:
     """At most ``limit`` units of one kind of work in flight; no tenant above ``tenant_share`` of them.
 
     Its own threads (:meth:`call`, :meth:`executor`) run ``nice`` steps below the rest of the process.
+    With ``queue`` > 0, :meth:`enter` lets that many callers wait in line for at most ``max_wait_s``
+    (no tenant more than its share of the line); every other way in is refused at once.
     """
 
     def __init__(self, name: str, limit: int, *, tenant_share: float = 1.0,
-                 retry_after_s: int = DEFAULT_RETRY_AFTER_S, nice: int = 0) -> None:
-        if limit < 1 or not 0 < tenant_share <= 1:
-            raise ValueError("limit must be ≥ 1 and tenant_share in (0, 1]")
+                 retry_after_s: int = DEFAULT_RETRY_AFTER_S, nice: int = 0, queue: int = 0,
+                 max_wait_s: float = 0.0) -> None:
+        if limit < 1 or not 0 < tenant_share <= 1 or queue < 0 or max_wait_s < 0:
+            raise ValueError("limit must be ≥ 1, tenant_share in (0, 1], queue and max_wait_s ≥ 0")
         self.name = name
         self.limit = limit
         self.tenant_limit = max(1, math.floor(tenant_share * limit))
+        self.queue = queue if max_wait_s > 0 else 0
+        self.max_wait_s = max_wait_s
+        self.tenant_queue = max(1, math.floor(tenant_share * queue))
+        self._line: deque[_Waiter] = deque()
         self.retry_after_s = retry_after_s
         self.nice = nice
         self._lock = threading.Lock()
@@ -151,18 +184,72 @@ class Bulkhead:
             return "tenant_share"
         return None
 
+    async def enter(self, tenant: str) -> str | None:
+        """Take a slot, waiting in line when every slot is taken and the line has room; ``None`` when
+        admitted, else why not (``full``, ``tenant_share``, or ``waited`` after ``max_wait_s`` in line).
+
+        A slot given back while callers wait goes to the first of them whose tenant is below its
+        share (:meth:`release`, from any thread), so no newcomer overtakes the line. Without a line
+        this is :meth:`try_acquire`.
+        """
+        if not self.queue:
+            return self.try_acquire(tenant)
+        with self._lock:
+            if self._in_flight < self.limit:  # a free slot, unless this tenant holds its share
+                why = self._counted_refusal(tenant)
+                if why is None:
+                    self._take(tenant)
+                return why
+            if (len(self._line) >= self.queue
+                    or sum(w.tenant == tenant for w in self._line) >= self.tenant_queue):
+                self._stats.shed_full += 1
+                return "full"
+            loop = asyncio.get_running_loop()
+            waiter = _Waiter(tenant, loop, loop.create_future())
+            self._line.append(waiter)
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter.ready), self.max_wait_s)
+        except TimeoutError:
+            pass
+        except asyncio.CancelledError:  # the caller went away: out of the line, or its slot given back
+            with self._lock:
+                granted = waiter.granted
+                if not granted:
+                    self._line.remove(waiter)
+            if granted:
+                self.release(tenant)
+            raise
+        with self._lock:
+            if waiter.granted:
+                self._stats.waited += 1
+                return None
+            self._line.remove(waiter)
+            self._stats.shed_wait += 1
+            return "waited"
+
+    def _take(self, tenant: str) -> None:
+        """Count one slot taken by ``tenant``; the caller holds the lock."""
+        self._in_flight += 1
+        self._by_tenant[tenant] = self._by_tenant.get(tenant, 0) + 1
+        self._stats.admitted += 1
+
     def overloaded(self, why: str) -> Overloaded:
         """The refusal of a request to this bulkhead: ``why`` is a refusal reason or ``draining``.
 
         One wording whoever refuses (the door, the ladder, a tier call), so a client and the logs
         read the same reason and ``Retry-After`` for the same state.
         """
-        state = ("the server is shutting down" if why == "draining"
-                 else f"{why.replace('_', ' ')} ({self.limit} in flight at most)")
+        if why == "draining":
+            state = "the server is shutting down"
+        elif why == "waited":
+            state = f"no slot came free within {self.max_wait_s * 1000:.0f} ms ({self.limit} in flight at most)"
+        else:
+            state = f"{why.replace('_', ' ')} ({self.limit} in flight at most)"
         return Overloaded(f"{self.name}: {state}; retry after {self.retry_after_s} s",
                           reason=why, limit=self.name, retry_after_s=self.retry_after_s)
 
     def release(self, tenant: str) -> None:
+        """Give a slot back: to the first caller in line whose tenant is below its share, if any."""
         with self._lock:
             self._in_flight -= 1
             left = self._by_tenant.get(tenant, 1) - 1
@@ -170,6 +257,15 @@ class Bulkhead:
                 self._by_tenant[tenant] = left
             else:
                 self._by_tenant.pop(tenant, None)
+            if not self._line:
+                return
+            waiter = next((w for w in self._line if self._by_tenant.get(w.tenant, 0) < self.tenant_limit), None)
+            if waiter is None:
+                return
+            self._line.remove(waiter)
+            waiter.granted = True
+            self._take(waiter.tenant)
+        waiter.loop.call_soon_threadsafe(_wake, waiter.ready)
 
     def acquire(self, tenant: str) -> None:
         """Take a slot or raise :class:`Overloaded` at once."""
@@ -217,8 +313,9 @@ class Bulkhead:
 
     def stats(self) -> BulkheadStats:
         with self._lock:
-            return BulkheadStats(self._stats.admitted, self._stats.shed_full, self._stats.shed_tenant,
-                                 self._stats.timeouts, self._in_flight, dict(self._by_tenant))
+            s = self._stats
+            return BulkheadStats(s.admitted, s.shed_full, s.shed_tenant, s.timeouts, self._in_flight,
+                                 dict(self._by_tenant), s.waited, s.shed_wait, len(self._line))
 
     def close(self) -> None:
         """Stop the tier threads, waiting for calls still running (even ones their caller gave up on):

@@ -134,6 +134,10 @@ class Settings(BaseSettings):
     limit_semantic: int = Field(48, ge=1, description="Of those, lookups past the exact key (fuzzy scan, embedding,"
                                 " kNN, guard) in flight per process: the cache's CPU-heavy half.")
     limit_kb: int = Field(2, ge=1, description="KB searches and answers in flight per process.")
+    queue_kb: int = Field(32, ge=0, description="KB searches that may wait per process for a slot (0: refused "
+                          "at once past limit_kb); see queue_wait_s.")
+    queue_wait_s: float = Field(1.0, ge=0, le=60, description="Longest wait in a bulkhead's line before the "
+                                "request is refused with 503 overloaded.")
     kb_nice: int = Field(0, ge=0, le=19, description="How many nice steps below the cache lookups KB searches run "
                          "(Linux; 0 runs them alike). Off by default: a lowered thread holding the interpreter lock "
                          "runs less often, and the worker's other threads wait for that lock (docs/reliability.md).")

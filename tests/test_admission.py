@@ -1,7 +1,9 @@
-"""Bulkheads: bounded in-flight work, refused at once past it, per-tenant shares, hard tier timeouts."""
+"""Bulkheads: bounded in-flight work, refused at once past it (or after a bounded line), per-tenant shares,
+hard tier timeouts."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import threading
@@ -109,6 +111,138 @@ def test_limits_must_make_sense() -> None:
         Bulkhead("x", 0)
     with pytest.raises(ValueError):
         Bulkhead("x", 4, tenant_share=0)
+    with pytest.raises(ValueError):
+        Bulkhead("x", 4, queue=-1)
+    with pytest.raises(ValueError):
+        Bulkhead("x", 4, queue=2, max_wait_s=-1)
+    assert Bulkhead("x", 4, queue=8).queue == 0  # a line no one may wait in is no line
+
+
+# -- the line ------------------------------------------------------------------------------------
+
+def test_without_a_line_enter_refuses_at_once_past_the_limit() -> None:
+    bulkhead = Bulkhead("kb", 1)
+
+    async def scenario() -> list[str | None]:
+        return [await bulkhead.enter("t"), await bulkhead.enter("t")]
+
+    started = time.monotonic()
+    assert asyncio.run(scenario()) == [None, "full"]
+    assert time.monotonic() - started < 0.05 and bulkhead.stats().shed_full == 1
+
+
+def test_callers_in_line_get_the_slots_given_back_first_come_first_served() -> None:
+    bulkhead = Bulkhead("kb", 1, queue=3, max_wait_s=5)
+    order: list[int] = []
+
+    async def caller(i: int) -> str | None:
+        why = await bulkhead.enter("t")
+        if why is None:
+            order.append(i)
+            await asyncio.sleep(0.01)
+            bulkhead.release("t")
+        return why
+
+    async def scenario() -> list[str | None]:
+        assert await bulkhead.enter("t") is None  # the one slot, held while the others line up
+        tasks = [asyncio.create_task(caller(i)) for i in range(5)]
+        await asyncio.sleep(0.05)
+        assert bulkhead.stats().waiting == 3  # the line is full: the last two were refused at once
+        bulkhead.release("t")
+        return list(await asyncio.gather(*tasks))
+
+    assert asyncio.run(scenario()) == [None, None, None, "full", "full"]
+    assert order == [0, 1, 2]
+    stats = bulkhead.stats()
+    assert (stats.waited, stats.shed_full, stats.in_flight, stats.waiting) == (3, 2, 0, 0)
+
+
+def test_a_caller_waits_at_most_max_wait_then_is_refused_and_leaves_the_line() -> None:
+    bulkhead = Bulkhead("kb", 1, queue=4, max_wait_s=0.1)
+
+    async def scenario() -> tuple[str | None, float]:
+        assert await bulkhead.enter("t") is None
+        started = time.monotonic()
+        why = await bulkhead.enter("t")
+        return why, time.monotonic() - started
+
+    why, waited = asyncio.run(scenario())
+    assert why == "waited" and 0.09 <= waited < 1.0
+    stats = bulkhead.stats()
+    assert (stats.shed_wait, stats.waiting, stats.in_flight) == (1, 0, 1)
+    assert "no slot came free within 100 ms" in str(bulkhead.overloaded("waited"))
+
+
+def test_a_slot_given_back_from_another_thread_wakes_the_caller_in_line() -> None:
+    """The ladder's tier calls release from their threads."""
+    bulkhead = Bulkhead("kb", 1, queue=2, max_wait_s=5)
+    bulkhead.acquire("t")
+
+    async def scenario() -> tuple[str | None, float]:
+        started = time.monotonic()
+        threading.Timer(0.05, bulkhead.release, args=("t",)).start()
+        return await bulkhead.enter("t"), time.monotonic() - started
+
+    why, waited = asyncio.run(scenario())
+    assert why is None and waited < 1.0
+    assert bulkhead.stats().in_flight == 1 and bulkhead.stats().waited == 1
+
+
+def test_no_newcomer_overtakes_the_line() -> None:
+    bulkhead = Bulkhead("kb", 1, queue=2, max_wait_s=5)
+
+    async def scenario() -> tuple[str | None, str | None]:
+        assert await bulkhead.enter("t") is None
+        waiting = asyncio.create_task(bulkhead.enter("t"))
+        await asyncio.sleep(0.01)
+        bulkhead.release("t")  # handed to the caller in line, not left free
+        newcomer = bulkhead.try_acquire("t")
+        return await waiting, newcomer
+
+    assert asyncio.run(scenario()) == (None, "full")
+
+
+def test_a_tenant_holds_at_most_its_share_of_the_line() -> None:
+    bulkhead = Bulkhead("kb", 2, tenant_share=0.5, queue=4, max_wait_s=5)
+
+    async def scenario() -> list[str | None]:
+        assert await bulkhead.enter("a") is None
+        assert await bulkhead.enter("b") is None
+        line = [asyncio.create_task(bulkhead.enter(t)) for t in ("a", "a", "a", "b")]
+        await asyncio.sleep(0.02)
+        refused = [task.result() for task in line if task.done()]
+        assert refused == ["full"]  # a's third: a may hold 2 of the 4 places in line
+        bulkhead.release("a")
+        bulkhead.release("b")
+        results = []
+        for task in line:
+            results.append(await task)
+            if results[-1] is None:
+                bulkhead.release("a" if task is not line[3] else "b")
+        return results
+
+    assert asyncio.run(scenario()) == [None, None, "full", None]
+
+
+def test_a_caller_that_goes_away_in_line_gives_back_the_slot_it_was_handed() -> None:
+    bulkhead = Bulkhead("kb", 1, queue=2, max_wait_s=5)
+
+    async def scenario() -> None:
+        assert await bulkhead.enter("t") is None
+        gone = asyncio.create_task(bulkhead.enter("t"))
+        left = asyncio.create_task(bulkhead.enter("t"))
+        await asyncio.sleep(0.01)
+        left.cancel()  # leaves the line before it is served
+        with pytest.raises(asyncio.CancelledError):
+            await left
+        bulkhead.release("t")  # handed to ``gone``, whose wake-up is still on its way …
+        gone.cancel()  # … when its client disconnects
+        with pytest.raises(asyncio.CancelledError):
+            await gone
+
+    asyncio.run(scenario())
+    stats = bulkhead.stats()
+    assert (stats.in_flight, stats.waiting) == (0, 0)
 
 
 def _own_nice() -> int:

@@ -39,9 +39,9 @@ def _burst(url: str, bodies: list[dict[str, object]], headers: dict[str, str] | 
 
 @pytest.fixture(scope="module")
 def tight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """A server whose KB and ladder take one request at a time."""
-    env = {"LASTLINE_LIMIT_KB": "1", "LASTLINE_LIMIT_LADDER": "1", "LASTLINE_KB_ENGLISH_EMBEDDER": "none",
-           "LASTLINE_KB_NICE": "10"}
+    """A server whose KB and ladder take one request at a time, and whose KB keeps no line."""
+    env = {"LASTLINE_LIMIT_KB": "1", "LASTLINE_QUEUE_KB": "0", "LASTLINE_LIMIT_LADDER": "1",
+           "LASTLINE_KB_ENGLISH_EMBEDDER": "none", "LASTLINE_KB_NICE": "10"}
     server = start_server(tmp_path_factory.mktemp("tight"), env)
     yield server
     stop_server(server)
@@ -62,6 +62,26 @@ def test_past_the_kb_limit_requests_get_503_overloaded_with_retry_after(tight: L
     assert shed.json()["detail"] == f"kb: full (1 in flight at most); retry after {retry_after} s"
     metrics = httpx.get(tight.url("/metrics")).text
     assert f'lastline_shed_total{{bulkhead="kb",reason="full"}} {statuses.count(503)}.0' in metrics
+
+
+def test_kb_searches_past_the_limit_wait_in_a_short_line_and_past_it_are_refused(tmp_path: Path) -> None:
+    """One KB slot and a line of 4: of 16 searches at once, the line's are answered after a wait, the rest
+    refused at once; a line of 32 answers them all."""
+    env = {"LASTLINE_LIMIT_KB": "1", "LASTLINE_QUEUE_KB": "4", "LASTLINE_KB_ENGLISH_EMBEDDER": "none"}
+    server = start_server(tmp_path, env)
+    try:
+        bodies: list[dict[str, object]] = [{"query": f"fallback ladder {i}", "k": 5} for i in range(16)]
+        statuses = [r.status_code for r in _burst(server.url("/v1/kb/search"), bodies)]
+        metrics = httpx.get(server.url("/metrics")).text
+    finally:
+        stop_server(server)
+    assert set(statuses) == {200, 503} and statuses.count(200) >= 5  # the one in its slot and 4 in line
+    assert f'lastline_shed_total{{bulkhead="kb",reason="full"}} {statuses.count(503)}.0' in metrics
+    server = start_server(tmp_path, {**env, "LASTLINE_QUEUE_KB": "32"})  # the same file, restarted
+    try:
+        assert [r.status_code for r in _burst(server.url("/v1/kb/search"), bodies)] == [200] * 16
+    finally:
+        stop_server(server)
 
 
 def test_a_kb_flood_does_not_shed_cache_lookups(tight: LiveServer) -> None:

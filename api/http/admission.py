@@ -4,13 +4,14 @@ Each request that does work is classified by method and path into one bulkhead o
 :mod:`lastline.admission` — ``cache`` (lookups), ``kb`` (search and answers), ``rules``, ``ladder``
 (``/v1/fallback``, ``/v1/chat/completions``, other reads), ``writes`` (everything else) — and
 takes one of its slots for as long as it runs. A request that finds its bulkhead full (or its tenant
-holding its share) gets ``503 {"error": "overloaded"}`` with ``Retry-After`` before its body is read;
+holding its share) gets ``503 {"error": "overloaded"}`` with ``Retry-After`` before its body is read
+(a bulkhead with a line, the KB's, lets a few wait for a slot first, briefly: :meth:`Bulkhead.enter`);
 the OpenAI face answers with the OpenAI error shape, which the SDKs retry on 503. Health, readiness,
 metrics and the dashboard are never refused. While the server drains (SIGTERM), new requests are
 refused the same way and the ones in flight finish.
 
 The bounds add up to the thread pool's size, set at start-up, so an admitted request never waits
-for a thread either: no queue anywhere between the socket and the work.
+for a thread either: no queue between the socket and the work but the bulkheads' bounded lines.
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ class AdmissionControl:
             return
         bulkhead = self.bulkheads[name]
         tenant = _tenant_of(self.api_keys, scope)
-        why = "draining" if self.draining() else bulkhead.try_acquire(tenant)
+        why = "draining" if self.draining() else await bulkhead.enter(tenant)
         if why is not None:
             self.metrics.shed.labels(bulkhead=name, reason=why).inc()
             await self.refusal(scope.get("path", ""), bulkhead.overloaded(why))(scope, receive, send)

@@ -154,7 +154,9 @@ class Runtime:
         limits = {"cache": s.limit_cache, "semantic": s.limit_semantic, "kb": s.limit_kb, "rules": s.limit_rules,
                   "writes": s.limit_writes, "ladder": s.limit_ladder}
         nice = {"kb": s.kb_nice}  # KB searches below the lookups' CPU priority (docs/reliability.md)
-        return {name: Bulkhead(name, limit, tenant_share=share, nice=nice.get(name, 0))
+        queue = {"kb": s.queue_kb}  # a short line for the slow KB searches (docs/reliability.md, "The KB's line")
+        return {name: Bulkhead(name, limit, tenant_share=share, nice=nice.get(name, 0), queue=queue.get(name, 0),
+                               max_wait_s=s.queue_wait_s)
                 for name, limit in limits.items()}
 
     def flush_telemetry(self) -> None:
