@@ -110,17 +110,21 @@ class BulkheadStats:
 
 @dataclass(eq=False)
 class _Waiter:
-    """One caller in a bulkhead's line: its event loop, the future its slot resolves, and whether it got one."""
+    """One caller in a bulkhead's line: how to wake it (from any thread), and whether it got a slot."""
 
     tenant: str
-    loop: asyncio.AbstractEventLoop
-    ready: asyncio.Future[None]
+    wake: Callable[[], None]
     granted: bool = False
 
 
-def _wake(ready: asyncio.Future[None]) -> None:
+def _resolve(ready: asyncio.Future[None]) -> None:
     if not ready.done():
         ready.set_result(None)
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, ready: asyncio.Future[None]) -> None:
+    """Wake a caller waiting on ``loop`` from whichever thread gave the slot back."""
+    loop.call_soon_threadsafe(_resolve, ready)
 
 
 class Bulkhead:
@@ -192,40 +196,56 @@ class Bulkhead:
         share (:meth:`release`, from any thread), so no newcomer overtakes the line. Without a line
         this is :meth:`try_acquire`.
         """
-        if not self.queue:
+        if not self.queue:  # the door's every request: nothing to set up
             return self.try_acquire(tenant)
-        with self._lock:
-            if self._in_flight < self.limit:  # a free slot, unless this tenant holds its share
-                why = self._counted_refusal(tenant)
-                if why is None:
-                    self._take(tenant)
-                return why
-            if (len(self._line) >= self.queue
-                    or sum(w.tenant == tenant for w in self._line) >= self.tenant_queue):
-                self._stats.shed_full += 1
-                return "full"
-            loop = asyncio.get_running_loop()
-            waiter = _Waiter(tenant, loop, loop.create_future())
-            self._line.append(waiter)
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+        joined = self._join_line(tenant, lambda: _call_soon(loop, ready))
+        if not isinstance(joined, _Waiter):
+            return joined
         try:
-            await asyncio.wait_for(asyncio.shield(waiter.ready), self.max_wait_s)
+            await asyncio.wait_for(asyncio.shield(ready), self.max_wait_s)
         except TimeoutError:
             pass
         except asyncio.CancelledError:  # the caller went away: out of the line, or its slot given back
-            with self._lock:
-                granted = waiter.granted
-                if not granted:
-                    self._line.remove(waiter)
-            if granted:
+            if self._leave_line(joined):
                 self.release(tenant)
             raise
+        return None if self._leave_line(joined) else "waited"
+
+    def _wait_in_line(self, tenant: str, wait_s: float) -> str | None:
+        """:meth:`enter` for a caller on a thread of its own (a ladder rung), waiting at most ``wait_s``."""
+        ready = threading.Event()
+        joined = self._join_line(tenant, ready.set, wait_s)
+        if not isinstance(joined, _Waiter):
+            return joined
+        ready.wait(min(wait_s, self.max_wait_s))
+        return None if self._leave_line(joined) else "waited"
+
+    def _join_line(self, tenant: str, wake: Callable[[], None], wait_s: float | None = None) -> _Waiter | str | None:
+        """A free slot (None), a refusal (its reason), or a place in line; counted either way."""
+        with self._lock:
+            if self._in_flight < self.limit or not self.queue or wait_s == 0:
+                why = self._counted_refusal(tenant)  # full, or a free slot unless the tenant holds its share
+                if why is None:
+                    self._take(tenant)
+                return why
+            if len(self._line) >= self.queue or sum(w.tenant == tenant for w in self._line) >= self.tenant_queue:
+                self._stats.shed_full += 1
+                return "full"
+            waiter = _Waiter(tenant, wake)
+            self._line.append(waiter)
+            return waiter
+
+    def _leave_line(self, waiter: _Waiter) -> bool:
+        """After a wait: True when a slot was handed over meanwhile (counted), else out of the line."""
         with self._lock:
             if waiter.granted:
                 self._stats.waited += 1
-                return None
+                return True
             self._line.remove(waiter)
             self._stats.shed_wait += 1
-            return "waited"
+            return False
 
     def _take(self, tenant: str) -> None:
         """Count one slot taken by ``tenant``; the caller holds the lock."""
@@ -265,7 +285,7 @@ class Bulkhead:
             self._line.remove(waiter)
             waiter.granted = True
             self._take(waiter.tenant)
-        waiter.loop.call_soon_threadsafe(_wake, waiter.ready)
+        waiter.wake()
 
     def acquire(self, tenant: str) -> None:
         """Take a slot or raise :class:`Overloaded` at once."""
@@ -286,10 +306,15 @@ class Bulkhead:
     def call(self, fn: Callable[[], T], *, tenant: str, timeout_s: float) -> T:
         """Run ``fn`` on this bulkhead's threads; :class:`TierTimeout` after ``timeout_s``.
 
-        Raises :class:`Overloaded` at once when every slot is taken (or the tenant holds its share).
-        The slot is released when ``fn`` really returns, even after the caller gave up on it.
+        Raises :class:`Overloaded` when every slot is taken (or the tenant holds its share): at once,
+        or, in a bulkhead with a line, after waiting in it for a slot at most ``max_wait_s`` of the
+        timeout. The slot is released when ``fn`` really returns, even after the caller gave up on it.
         """
-        self.acquire(tenant)
+        started = time.monotonic()
+        why = self._wait_in_line(tenant, max(0.0, timeout_s))
+        if why is not None:
+            raise self.overloaded(why)
+        timeout_s -= time.monotonic() - started
         try:
             future: Future[T] = self.executor().submit(fn)
         except BaseException:

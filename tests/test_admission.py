@@ -295,3 +295,18 @@ def test_refuse_if_full_refuses_as_a_slot_request_would_without_taking_one() -> 
     assert refused.value.reason == "full"
     stats = bulkhead.stats()
     assert (stats.in_flight, stats.shed_full, stats.shed_tenant, stats.admitted) == (2, 1, 1, 2)
+
+
+def test_a_tier_call_waits_in_the_line_within_its_timeout() -> None:
+    """A ladder rung on its own thread: a slot given back within its wait runs it; none, and it is refused."""
+    bulkhead = Bulkhead("kb", 1, queue=2, max_wait_s=5)
+    bulkhead.acquire("t")
+    threading.Timer(0.05, bulkhead.release, args=("t",)).start()
+    assert bulkhead.call(lambda: 42, tenant="t", timeout_s=2.0) == 42
+    bulkhead.acquire("t")
+    started = time.monotonic()
+    with pytest.raises(Overloaded) as refused:
+        bulkhead.call(lambda: 42, tenant="t", timeout_s=0.1)  # its timeout caps its wait
+    assert refused.value.reason == "waited" and time.monotonic() - started < 1.0
+    stats = bulkhead.stats()
+    assert (stats.waited, stats.shed_wait, stats.waiting, stats.in_flight) == (1, 1, 0, 1)

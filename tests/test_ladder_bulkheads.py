@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -27,7 +28,7 @@ def _runtime(db_path: Path, **overrides: Any) -> Runtime:
 
 @pytest.fixture
 def runtime(db_path: Path, embedder: Embedder) -> Iterator[Runtime]:
-    rt = _runtime(db_path, limit_kb=1)
+    rt = _runtime(db_path, limit_kb=1, queue_wait_s=0.05)
     yield rt
     rt.close()
 
@@ -44,8 +45,26 @@ def test_a_full_kb_bulkhead_skips_the_kb_and_the_default_answers(runtime: Runtim
     finally:
         runtime.bulkheads["kb"].release("default")
     assert answer.source.value == "default"
-    assert "kb:overloaded" in _last_path(runtime)
+    assert "kb:overloaded" in _last_path(runtime)  # after its 50 ms in the KB's line
     assert runtime.metrics.value("lastline_tier_skips_total", tier="kb", reason="overloaded") == 1
+    assert runtime.bulkheads["kb"].stats().shed_wait == 1
+
+
+def test_the_kb_rung_waits_in_the_kbs_line_and_answers_once_a_slot_comes_free(db_path: Path,
+                                                                              embedder: Embedder) -> None:
+    """Refused at once, a fallback whose only answer is the KB's got the default (or 404) while the
+    KB's slots were busy for a few more milliseconds."""
+    rt = _runtime(db_path, limit_kb=1, queue_wait_s=5.0)
+    try:
+        rt.kb.add_document(title="Passwords", text="To reset your password, open Settings and choose Reset password.")
+        kb = rt.bulkheads["kb"]
+        kb.acquire("default")  # another request holds the KB's only slot, for 100 ms
+        threading.Timer(0.1, kb.release, args=("default",)).start()
+        answer = run_ladder(rt, "default", FallbackRequest(prompt=PROMPT))
+        assert answer.source.value == "kb"
+        assert kb.stats().waited == 1 and kb.stats().in_flight == 0
+    finally:
+        rt.close()
 
 
 def test_a_tier_past_its_timeout_is_skipped_with_the_reason_in_the_event(db_path: Path, embedder: Embedder) -> None:
