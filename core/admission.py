@@ -11,8 +11,9 @@ back. So there is no unbounded queue anywhere:
   (:class:`~lastline.errors.Overloaded`), never queued;
 - within a bulkhead no tenant holds more than ``tenant_share`` of the slots (at least one), so one
   tenant flooding leaves room for the others;
-- a bulkhead may keep a short line (``queue``): a caller at the door that finds every slot taken
-  waits, first come first served, for at most ``max_wait_s``, and gets the next slot given back.
+- a bulkhead may keep a short line (``queue``): a caller that finds every slot taken (at the door,
+  or a ladder rung on its thread) waits, first come first served, for at most ``max_wait_s``, and
+  gets the next slot given back.
   The line is bounded in length and in time, and a caller past either is refused as before. For
   slow work with few slots (KB searches): refused at once, a flood's callers that ignore
   ``Retry-After`` come straight back, thousands of refusals a second that cost the cache lookups
