@@ -106,7 +106,7 @@ class BulkheadStats:
     by_tenant: dict[str, int] = field(default_factory=dict)
     waited: int = 0  # admitted after waiting in line
     shed_wait: int = 0  # refused after waiting ``max_wait_s`` in line
-    waiting: int = 0
+    waiting: int = 0  # callers in line now
 
 
 @dataclass(eq=False)
@@ -132,8 +132,9 @@ class Bulkhead:
     """At most ``limit`` units of one kind of work in flight; no tenant above ``tenant_share`` of them.
 
     Its own threads (:meth:`call`, :meth:`executor`) run ``nice`` steps below the rest of the process.
-    With ``queue`` > 0, :meth:`enter` lets that many callers wait in line for at most ``max_wait_s``
-    (no tenant more than its share of the line); every other way in is refused at once.
+    With ``queue`` > 0, :meth:`enter` (the door) and :meth:`call` (a ladder rung) let that many
+    callers wait in line for at most ``max_wait_s`` (no tenant more than its share of the line);
+    :meth:`try_acquire`, :meth:`acquire` and :meth:`slot` are refused at once.
     """
 
     def __init__(self, name: str, limit: int, *, tenant_share: float = 1.0,
