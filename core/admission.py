@@ -163,9 +163,7 @@ class Bulkhead:
         with self._lock:
             why = self._counted_refusal(tenant)
             if why is None:
-                self._in_flight += 1
-                self._by_tenant[tenant] = self._by_tenant.get(tenant, 0) + 1
-                self._stats.admitted += 1
+                self._take(tenant)
             return why
 
     def refuse_if_full(self, tenant: str) -> None:

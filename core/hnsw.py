@@ -86,7 +86,7 @@ def scan_stored(graph: faiss.IndexHNSWFlat | faiss.IndexFlat, query: np.ndarray,
     one_openmp_thread()
     selection = allow_positions(mask, k)  # the walk's parameters; the flat scan reads only the selector
     scores, positions = _flat(graph).search(np.ascontiguousarray(query, dtype=np.float32).reshape(1, -1), k,
-                                    params=selection.params)
+                                            params=selection.params)
     return scores[0], positions[0]
 
 

@@ -93,9 +93,9 @@ class TenantStructures(Generic[T]):
     def warm(self, tenant: str) -> T | None:
         """The tenant's structure, built now in this thread if it has none and is past the threshold.
 
-        For a serving start: built on the first search instead, in the background, the searches of
-        those seconds are answered by the store (a flood of them paid for sqlite-vec and FTS5 while
-        the build, at background priority, took 5.5 s for 2,000 vectors that take 0.3 s alone).
+        For a serving start. Left to the first search, the build runs in the background and the store
+        answers meanwhile: a flood of searches paid for sqlite-vec and FTS5 while the build, at
+        background priority, took 5.5 s for 2,000 vectors that take 0.3 s alone.
         """
         current = self._items.get(tenant)
         return current if current is not None else self.build(tenant)

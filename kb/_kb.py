@@ -139,13 +139,14 @@ class KnowledgeBase:
         graph beside a KB flood, its first five seconds searched by FTS5 and sqlite-vec.
         """
         warmed = {KEYWORD: 0} | {index.space.name: 0 for index, _ in self._indexes}
+        searchable = self._searchable()
         for tenant in dict.fromkeys(tenants):
             if self.keyword_index is not None and self.keyword_index.warm(tenant):
                 warmed[KEYWORD] += 1
-            for index, _ in self._searchable():
+            for index, _ in searchable:
                 if index.warm(tenant):
                     warmed[index.space.name] += 1
-        for index, space_embedder in self._searchable():
+        for index, space_embedder in searchable:
             if index.space is not PRIMARY:  # the primary model is the cache's, warmed with its prompts
                 space_embedder.warm([])
         return warmed

@@ -91,8 +91,9 @@ async def search(body: SearchIn, runtime: RuntimeDep, tenant: TenantDep) -> Sear
     """Hybrid search (FTS5 BM25 + vector kNN, reciprocal rank fusion) inside the caller's tenant.
 
     It runs on the ``kb`` bulkhead's threads (the slot was taken at the door): of a flood of searches
-    at most that many run beside the cache lookups and the rest are refused at once
-    (``LASTLINE_KB_NICE`` can lower those threads; docs/reliability.md, "CPU priority").
+    at most that many run beside the cache lookups, up to ``LASTLINE_QUEUE_KB`` more wait in the
+    bulkhead's line, and the rest are refused (docs/reliability.md, "The KB's line";
+    ``LASTLINE_KB_NICE`` can lower those threads: "CPU priority").
     """
     results = await in_thread(runtime.kb.search, body.query, tenant=tenant, k=body.k, filters=body.filters,
                               mode=body.mode, executor=runtime.bulkheads["kb"].executor())
