@@ -13,7 +13,9 @@ on all alike. Reported per path: CPU per search (the whole process's, so a libra
 count too), and how many result lists (chunk ids in order) equal the exact path's.
 
 A second table scores random unit vectors straight through a graph (``Graph.search``, k = 100,
-no filter), scanned and walked, at sizes around ``exact_limit``: where the scan stops paying.
+no filter), scanned and walked, at sizes around ``exact_limit``: where the scan stops paying; and
+what building the tenant's in-memory copy costs, as an HNSW graph and as a flat copy (what a tenant
+of at most ``exact_limit`` vectors gets).
 
 **Keywords.** A tenant's keyword list comes from the store (FTS5's ``bm25()``, which ranks every
 match in the file, then keeps the tenant's) or, past ``BM25Config.threshold`` chunks, from BM25
@@ -40,7 +42,7 @@ import numpy as np
 from _common import Section, bq_lines, memoless_embedders
 
 from lastline import Embedder, SQLiteStorage
-from lastline.hnsw import hnsw_graph, one_openmp_thread
+from lastline.hnsw import flat_copy, hnsw_graph, one_openmp_thread
 from lastline.kb import KBConfig, KnowledgeBase
 from lastline.kb._ann import AnnConfig, Graph
 from lastline.kb._bm25 import BM25Config
@@ -148,13 +150,20 @@ def scan_or_walk(args: argparse.Namespace, out: Section) -> None:
     rng = np.random.default_rng(7)
     one_openmp_thread()
     out("")
-    out("| vectors (random, 512 dims) | scanned: CPU ms per k = 100 search | walked (efSearch 256) |")
-    out("|---:|---:|---:|")
+    out("| vectors (random, 512 dims) | scanned: CPU ms per k = 100 search | walked (efSearch 256) "
+        "| built: CPU s as a graph (M 16, efConstruction 64) | as a flat copy |")
+    out("|---:|---:|---:|---:|---:|")
     for size in (int(s) for s in args.graph_sizes.split(",")):
         vectors = rng.standard_normal((size, 512)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         index = hnsw_graph(512, m=16, ef_construction=64, ef_search=256)
+        started = time.process_time()
         index.add(vectors)
+        linked = time.process_time() - started
+        copy = flat_copy(512)
+        started = time.process_time()
+        copy.add(vectors)
+        copied = time.process_time() - started
         graph = Graph(index, np.arange(size, dtype=np.int64), np.zeros(size, np.int32), {"default": 0}, size, ("", 512))
         queries = rng.standard_normal((args.graph_queries, 512)).astype(np.float32)
         queries /= np.linalg.norm(queries, axis=1, keepdims=True)
@@ -164,7 +173,7 @@ def scan_or_walk(args: argparse.Namespace, out: Section) -> None:
             for query in queries:
                 graph.search(query, 100, None, ef_search=256, exact_limit=exact_limit)
             cost.append(1e3 * (time.process_time() - started) / len(queries))
-        out(f"| {size:,} | {cost[0]:.2f} | {cost[1]:.2f} |")
+        out(f"| {size:,} | {cost[0]:.2f} | {cost[1]:.2f} | {linked:.2f} | {copied:.3f} |")
 
 
 def main() -> None:

@@ -28,9 +28,10 @@ nothing, and it is never written to:
   walks the graph with a bitmap of the allowed positions checked inside the walk, ``ef_search``
   raised in proportion to how much the filter removes.
 - A tenant of at most ``exact_limit`` vectors is only ever scored whole, so its snapshot is a flat
-  copy of the vectors with no graph links: linking them would cost ≈0.14 ms a vector (0.28 s for
-  2,000, 2.8 s for 10,000 on one core, more at the background's low priority beside a flood of
-  searches, which meanwhile paid for sqlite-vec) and no search would walk them.
+  copy of the vectors with no graph links: linking them would cost 0.25 s of CPU for 2,000 and
+  2.29 s for 10,000 against 0.001 and 0.011 s for the copy (bench/kb_search_paths.py), longer at
+  the background's low priority beside a flood of searches that meanwhile paid for sqlite-vec, and
+  no search would walk them.
 - A space with chunks still waiting for vectors (the English space while its background worker
   fills it) gets no graph: the snapshot would miss them for good. The store's exact search answers.
 
@@ -67,15 +68,15 @@ class AnnConfig:
     ``threshold``: vectors per tenant and space from which a graph is built (sqlite-vec's exact search
     below). sqlite-vec reads every vector through SQLite for each query, so its cost grows with the
     tenant from the first vector; the graph's in-memory copy, scored whole, barely does. A whole
-    hybrid KB search of BQ questions, CPU per search, sqlite-vec against the copy: 3.5 against
-    2.8 ms at 500 vectors, 5.6 against 4.1 at 2,000, 9.8 against 5.5 at 5,000, with the same result
+    hybrid KB search of BQ questions, CPU per search, sqlite-vec against the copy: 3.4 against
+    2.6 ms at 500 vectors, 4.6 against 2.6 at 2,000, 6.8 against 3.0 at 5,000, with the same result
     lists (bench/kb_search_paths.py). So a tenant gets a graph at 500 vectors (1 MB of RAM at 512
     dimensions), where a build takes milliseconds.
     ``m`` / ``ef_construction`` / ``ef_search``: FAISS HNSW parameters (``ef_search`` is raised to
     the depth asked for). ``exact_limit``: a search leaving at most this many live positions (after
     any filter) scores them all on the graph's vectors instead of walking: exact, and about as dear as
-    a walk at that size (0.49 against 0.61 ms at 10,000 random vectors on one machine, 0.76 against
-    0.64 on another); by 20,000 the walk wins (bench/kb_search_paths.py, random vectors).
+    a walk at that size (0.76 against 0.69 ms at 10,000 random vectors); by 20,000 the walk wins
+    (1.51 against 0.80 ms; bench/kb_search_paths.py, random vectors).
     ``rebuild_fraction``: new plus deleted chunks, as a share of the graph, that start a
     rebuild. ``recheck_s``: how often a tenant without a graph has its size read again.
     ``background``: build in a thread (the service) or inline.

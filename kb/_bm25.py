@@ -70,9 +70,9 @@ class BM25Config:
 
     ``threshold``: chunks per tenant from which an index is built (the store's search below). 1:
     every tenant with a chunk. FTS5's cost follows the file's matches, not the tenant's: a keyword
-    search of a 50-question BQ tenant costs 14.7 ms of CPU in a file shared with two tenants of the
-    whole BQ corpus, against 0.83 from postings; alone in its file 0.35 against 0.43, and at 2,000
-    questions 2.57 against 2.05 (bench/kb_search_paths.py). ``catch_up_rows``: new chunks one search
+    search of a 50-question BQ tenant costs 17.4 ms of CPU in a file shared with two tenants of the
+    whole BQ corpus, against 1.14 from postings; alone in its file 0.41 against 0.49, and at 2,000
+    questions 1.86 against 1.78 (bench/kb_search_paths.py). ``catch_up_rows``: new chunks one search
     appends at most (more start a rebuild). ``max_segments``: appended segments before they are
     merged into one.
     ``rebuild_fraction``: new plus dead chunks, as a share of the index, that start a rebuild.

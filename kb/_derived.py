@@ -93,9 +93,9 @@ class TenantStructures(Generic[T]):
     def warm(self, tenant: str) -> T | None:
         """The tenant's structure, built now in this thread if it has none and is past the threshold.
 
-        For a serving start. Left to the first search, the build runs in the background and the store
-        answers meanwhile: a flood of searches paid for sqlite-vec and FTS5 while the build, at
-        background priority, took 5.5 s for 2,000 vectors that take 0.3 s alone.
+        For a serving start. Left to the first search, the build runs in the background, at low
+        priority, and the store answers meanwhile: a flood of searches paid for sqlite-vec and FTS5
+        while it ran (py-spy during `bench/load.py`'s KB flood: 15 % of the servers' samples in it).
         """
         current = self._items.get(tenant)
         return current if current is not None else self.build(tenant)

@@ -135,8 +135,8 @@ class KnowledgeBase:
         its lookup path: each tenant's keyword postings and each searchable space's in-memory vectors,
         and the English space's model loaded and run once. Left to the first search, those are built
         in the background at low priority while the store answers, and in the minute a flood arrives
-        they are slowest to come: 0.4–0.7 s for 2,000 chunks' postings and 5.5 s for their vectors'
-        graph beside a KB flood, its first five seconds searched by FTS5 and sqlite-vec.
+        they are slowest to come: a py-spy profile of `bench/load.py`'s KB flood, the KB's first
+        traffic, found 15 % of the servers' samples in those builds while FTS5 and sqlite-vec answered.
         """
         warmed = {KEYWORD: 0} | {index.space.name: 0 for index, _ in self._indexes}
         searchable = self._searchable()

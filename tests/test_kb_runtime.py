@@ -44,7 +44,7 @@ def test_missing_seed_folder_is_a_config_error_naming_the_setting(tmp_path: Path
 def test_a_serving_start_builds_each_tenants_in_memory_search_structures_before_it_is_ready(
         tmp_path: Path, embedder: Embedder) -> None:
     """Left to a tenant's first search, they were built in the background while a flood was searched by
-    FTS5 and sqlite-vec (5.5 s for 2,000 vectors beside one); a ready replica has them."""
+    FTS5 and sqlite-vec; a ready replica has them."""
     db = tmp_path / "warm.db"
     faq = tmp_path / "faq.csv"
     with faq.open("w", encoding="utf-8", newline="") as out:
