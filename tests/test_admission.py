@@ -10,6 +10,7 @@ import threading
 import time
 
 import pytest
+from _bulkheads import release_once_someone_waits
 
 from lastline import Overloaded
 from lastline.admission import BACKGROUND_NICE, Bulkhead, Deadline, TierTimeout, lower_thread_priority
@@ -180,7 +181,7 @@ def test_a_slot_given_back_from_another_thread_wakes_the_caller_in_line() -> Non
 
     async def scenario() -> tuple[str | None, float]:
         started = time.monotonic()
-        threading.Timer(0.05, bulkhead.release, args=("t",)).start()
+        release_once_someone_waits(bulkhead, "t")
         return await bulkhead.enter("t"), time.monotonic() - started
 
     why, waited = asyncio.run(scenario())
@@ -301,7 +302,7 @@ def test_a_tier_call_waits_in_the_line_within_its_timeout() -> None:
     """A ladder rung on its own thread: a slot given back within its wait runs it; none, and it is refused."""
     bulkhead = Bulkhead("kb", 1, queue=2, max_wait_s=5)
     bulkhead.acquire("t")
-    threading.Timer(0.05, bulkhead.release, args=("t",)).start()
+    release_once_someone_waits(bulkhead, "t")
     assert bulkhead.call(lambda: 42, tenant="t", timeout_s=2.0) == 42
     bulkhead.acquire("t")
     started = time.monotonic()

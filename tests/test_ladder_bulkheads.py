@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _bulkheads import release_once_someone_waits
 
 from lastline import Embedder, NoDegradedWrites, Overloaded, Settings, load_settings
 from lastline.api import Runtime
@@ -58,8 +58,8 @@ def test_the_kb_rung_waits_in_the_kbs_line_and_answers_once_a_slot_comes_free(db
     try:
         rt.kb.add_document(title="Passwords", text="To reset your password, open Settings and choose Reset password.")
         kb = rt.bulkheads["kb"]
-        kb.acquire("default")  # another request holds the KB's only slot, for 100 ms
-        threading.Timer(0.1, kb.release, args=("default",)).start()
+        kb.acquire("default")  # another request holds the KB's only slot until the rung is in line
+        release_once_someone_waits(kb, "default")
         answer = run_ladder(rt, "default", FallbackRequest(prompt=PROMPT))
         assert answer.source.value == "kb"
         assert kb.stats().waited == 1 and kb.stats().in_flight == 0
