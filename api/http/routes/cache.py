@@ -25,6 +25,7 @@ from lastline.cache import Language, LookupResult, Mode
 from ...ladder.ladder import Context, ThresholdOverride
 from ...ladder.text_limits import check_text_lengths
 from ..deps import RuntimeDep, StrictBody, TenantDep
+from ..direct_route import direct_post
 from ..prefixed_router import PrefixedRouter
 from ..threads import in_thread, settled
 
@@ -89,7 +90,7 @@ class FeedbackIn(StrictBody):
     lookup_id: str | None = Field(None, max_length=64)
 
 
-@router.post("/lookup", response_model=LookupResult, responses=_ERRORS)
+@direct_post(router, "/lookup", response_model=LookupResult, responses=_ERRORS)
 async def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> Response:
     """Exact → fuzzy → semantic, slot guard and age check; a miss says why in ``reason``."""
     check_text_lengths(runtime.settings, prompt=body.prompt)

@@ -14,6 +14,7 @@ from ...ladder.defaults import MAX_TASK_CHARS, DeclaredDefault
 from ...ladder.events_store import Event
 from ...ladder.ladder import FallbackRequest, first_answer, run_ladder
 from ..deps import RuntimeDep, TenantDep
+from ..direct_route import direct_post
 from ..prefixed_router import PrefixedRouter
 from ..threads import in_thread
 
@@ -32,7 +33,7 @@ _ERRORS: dict[int | str, dict[str, str]] = {
 }
 
 
-@router.post("/fallback", response_model=Answer, responses=_ERRORS)
+@direct_post(router, "/fallback", response_model=Answer, responses=_ERRORS)
 async def fallback(req: FallbackRequest, runtime: RuntimeDep, tenant: TenantDep) -> Answer:
     """Answer from the highest rung that can: exact cache → semantic cache → rules → KB → default.
 

@@ -19,6 +19,7 @@ from lastline import InvalidInput, NotFound
 from lastline.kb import DEFAULT_K, MAX_QUERY_CHARS, SearchResult
 
 from ..deps import RuntimeDep, StrictBody, TenantDep
+from ..direct_route import direct_post
 from ..prefixed_router import PrefixedRouter
 from ..threads import in_thread
 
@@ -86,7 +87,7 @@ _UPLOAD_DOC = {
 }
 
 
-@router.post("/search", response_model=SearchOut, responses=_ERRORS)
+@direct_post(router, "/search", response_model=SearchOut, responses=_ERRORS)
 async def search(body: SearchIn, runtime: RuntimeDep, tenant: TenantDep) -> SearchOut:
     """Hybrid search (FTS5 BM25 + vector kNN, reciprocal rank fusion) inside the caller's tenant.
 
