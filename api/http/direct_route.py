@@ -7,12 +7,13 @@ cookies whether or not the route takes any, and parses the ``content-type`` head
 the server's samples, against 0.7 % for validating the body itself, on a route whose only
 dependencies are the runtime and the caller's tenant (docs/reliability.md, "Fast paths").
 
-The hot routes (the cache lookup, ``/v1/fallback``, the KB search) are declared as usual, so the
-OpenAPI schema, the 422s and the response bytes stay FastAPI's; only the handler differs. It reads
-the body as FastAPI does (same ``content-type`` rules, same ``json_invalid`` error), validates it with
-FastAPI's own :func:`request_body_to_args`, serializes a returned model with FastAPI's own
-:func:`serialize_response`, and resolves the tenant with :func:`get_tenant`. A route of another shape
-is refused when the app is built, not served differently.
+The hot routes (the cache lookup, ``/v1/fallback``, the KB search, the OpenAI face's chat
+completion) are declared as usual, so the OpenAPI schema, the 422s and the response bytes stay
+FastAPI's; only the handler differs. It reads the body as FastAPI does (same ``content-type``
+rules, same ``json_invalid`` error), validates it with FastAPI's own :func:`request_body_to_args`,
+serializes a returned model with FastAPI's own :func:`serialize_response`, and resolves the tenant
+with :func:`get_tenant`. A route of another shape is refused when the app is built, not served
+differently.
 """
 
 from __future__ import annotations
@@ -80,13 +81,13 @@ async def _read_body(request: Request) -> Any:
 
 
 class DirectRoute(APIRoute):
-    """An ``APIRoute`` for an ``async`` endpoint that takes one JSON body model, the runtime and/or
-    the tenant, and nothing else."""
+    """An ``APIRoute`` for an ``async`` endpoint that takes one JSON body model and any of the
+    request, the runtime and the tenant, and nothing else."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         dependant = self.dependant
         others = (dependant.path_params or dependant.query_params or dependant.header_params
-                  or dependant.cookie_params or dependant.request_param_name or dependant.response_param_name
+                  or dependant.cookie_params or dependant.response_param_name
                   or dependant.background_tasks_param_name or dependant.http_connection_param_name)
         resolvers: dict[str, Callable[[Request], Awaitable[Any]]] = {
             dep.name: dep.call for dep in dependant.dependencies if dep.name and dep.call in _RESOLVED}
@@ -94,10 +95,11 @@ class DirectRoute(APIRoute):
                 or self.body_field is None or isinstance(self.body_field.field_info, params.Form)
                 or not isinstance(self.response_class, DefaultPlaceholder)
                 or not inspect.iscoroutinefunction(self.endpoint)):
-            raise TypeError(f"{self.path}: a direct route takes one JSON body and the runtime and/or tenant "
-                            "only, in an async endpoint that answers JSON")
+            raise TypeError(f"{self.path}: a direct route takes one JSON body and the request, the runtime "
+                            "and/or the tenant only, in an async endpoint that answers JSON")
         body_params = dependant.body_params
         body_name = body_params[0].name
+        request_name = dependant.request_param_name
         endpoint = self.endpoint
         response_field = self.response_field
         by_alias = self.response_model_by_alias
@@ -110,6 +112,8 @@ class DirectRoute(APIRoute):
             if errors:
                 raise RequestValidationError(errors, body=None if body is PydanticUndefined else body)
             kwargs[body_name] = values[body_name]
+            if request_name:
+                kwargs[request_name] = request
             returned = await endpoint(**kwargs)
             if isinstance(returned, Response):
                 return returned
@@ -122,11 +126,13 @@ class DirectRoute(APIRoute):
         return handler
 
 
-def direct_post(router: APIRouter, path: str, **route: Any) -> Callable[[Endpoint], Endpoint]:
-    """``@direct_post(router, path, ...)``: ``@router.post(path, ...)`` served by a :class:`DirectRoute`."""
+def direct_post(router: APIRouter, path: str, *, route_class: type[DirectRoute] = DirectRoute,
+                **route: Any) -> Callable[[Endpoint], Endpoint]:
+    """``@direct_post(router, path, ...)``: ``@router.post(path, ...)`` served by a :class:`DirectRoute`
+    (or a subclass that also shapes its errors, as the OpenAI face's does)."""
 
     def declare(endpoint: Endpoint) -> Endpoint:
-        router.add_api_route(path, endpoint, methods=["POST"], route_class_override=DirectRoute, **route)
+        router.add_api_route(path, endpoint, methods=["POST"], route_class_override=route_class, **route)
         return endpoint
 
     return declare

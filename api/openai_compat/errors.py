@@ -31,7 +31,11 @@ from fastapi.routing import APIRoute
 
 from lastline import InvalidInput, LastlineError, NoFallbackAnswer, PayloadTooLarge
 
-__all__ = ["NO_ANSWER_STATUS", "OPENAI_PATHS", "OpenAIRoute", "openai_error", "openai_error_response"]
+from ..http.direct_route import DirectRoute
+
+__all__ = [
+    "NO_ANSWER_STATUS", "OPENAI_PATHS", "OpenAIDirectRoute", "OpenAIRoute", "openai_error", "openai_error_response",
+]
 
 #: The paths of this face: a request refused before it reaches a route (shed at the door) still gets
 #: the error shape its client reads.
@@ -99,3 +103,8 @@ class OpenAIRoute(APIRoute):
                 return openai_error_response(exc)
 
         return route_handler
+
+
+class OpenAIDirectRoute(OpenAIRoute, DirectRoute):
+    """The chat completion's route: a :class:`DirectRoute` (the hot path) whose errors come out in
+    OpenAI's shape."""

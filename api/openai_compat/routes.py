@@ -25,12 +25,13 @@ from pydantic import ValidationError
 from lastline import Answer, InvalidInput, NoDegradedWrites
 
 from ..http.deps import RuntimeDep, TenantDep
+from ..http.direct_route import direct_post
 from ..http.prefixed_router import PrefixedRouter
 from ..http.threads import in_thread
 from ..ladder.ladder import FallbackRequest, first_answer, run_ladder
 from ..ladder.runtime import Runtime
 from .chat_context import MODEL_IDS, chat_prompt, model_scope
-from .errors import OpenAIRoute, openai_error
+from .errors import OpenAIDirectRoute, OpenAIRoute, openai_error
 from .format import (
     answer_text,
     completion_body,
@@ -73,7 +74,8 @@ LOOP_BODY_MAX_BYTES = 16_384
 _ROUTE = "chat_completions"
 
 
-@router.post("/chat/completions", summary="Chat completion from the fallback ladder", responses=_ERRORS)
+@direct_post(router, "/chat/completions", route_class=OpenAIDirectRoute,
+             summary="Chat completion from the fallback ladder", responses=_ERRORS)
 async def chat_completions(
     body: ChatCompletionRequest,
     request: Request,
