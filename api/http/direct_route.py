@@ -5,7 +5,7 @@ Why: FastAPI solves a route's dependencies anew for every request: it resolves e
 cookies whether or not the route takes any, and parses the ``content-type`` header with
 :mod:`email`. A py-spy profile of exact hits at 64 clients found ``solve_dependencies`` in 12.5 % of
 the server's samples, against 0.7 % for validating the body itself, on a route whose only
-dependencies are the runtime and the caller's tenant (docs/reliability.md, "Fast paths").
+dependencies are the runtime and the caller's tenant (docs/reliability.md, with the figures after).
 
 The hot routes (the cache lookup, ``/v1/fallback``, the KB search, the OpenAI face's chat
 completion) are declared as usual, so the OpenAPI schema, the 422s and the response bytes stay
