@@ -65,7 +65,7 @@ class SQLiteStorage:
         self.path = Path(path).expanduser()
         self.busy_timeout_ms = busy_timeout_ms
         self._local = threading.local()
-        self._all: list[Connection] = []
+        self._all: list[tuple[threading.Thread, Connection]] = []  # each connection and its thread
         self._all_lock = threading.Lock()
         self._migrate_lock = threading.Lock()
         conn = self.connection()  # fail now, by name, if the file cannot be used
@@ -118,7 +118,7 @@ class SQLiteStorage:
             self._local.conn = conn
             self._local.depth = 0
             with self._all_lock:
-                self._all.append(conn)
+                self._all.append((threading.current_thread(), conn))
         return conn
 
     @contextmanager
@@ -205,9 +205,21 @@ class SQLiteStorage:
             raise StorageError(f"checkpoint of {self.path} failed: {exc}") from exc
 
     def close(self) -> None:
+        """Close every thread's connection; one that another live thread may be reading on is
+        interrupted instead, and closes when that thread lets go of it.
+
+        Why: closing a connection frees the statements of its cursors, also one another thread is
+        stepping through. That crashed the process (a segmentation fault in SQLite's cursor: a KB
+        build thread reading its rows while a test closed the storage). ``interrupt`` is SQLite's
+        thread-safe way to stop such a read: it fails with the StorageError its caller handles.
+        """
+        current = threading.current_thread()
         with self._all_lock:
-            for conn in self._all:
-                conn.close()
+            for owner, conn in self._all:
+                if owner is current or not owner.is_alive():
+                    conn.close()
+                else:
+                    conn.interrupt()  # an idle one is closed as the thread-locals below are dropped
             self._all.clear()
         self._local = threading.local()
 

@@ -42,6 +42,7 @@ replicas share (:mod:`lastline.kb._pg_store`).
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -197,9 +198,11 @@ class Graph:
                 if p >= 0]
 
 
-def build_graph(source: AnnSource, tenant: str, config: AnnConfig) -> Graph | None:
-    """``tenant``'s vectors in ``source`` as they are now (None without a complete model): an HNSW graph
-    past ``config.exact_limit`` vectors, a flat copy up to it."""
+def build_graph(source: AnnSource, tenant: str, config: AnnConfig,
+                stop: threading.Event | None = None) -> Graph | None:
+    """``tenant``'s vectors in ``source`` as they are now (None without a complete model, or when
+    ``stop`` is set between two batches): an HNSW graph past ``config.exact_limit`` vectors, a flat
+    copy up to it."""
     model = source.model()
     if model is None:
         return None
@@ -210,6 +213,8 @@ def build_graph(source: AnnSource, tenant: str, config: AnnConfig) -> Graph | No
     codes: list[np.ndarray] = []
     names: dict[str, int] = {}
     for batch_ids, collections, vectors in source.stream(tenant, _STREAM_BATCH):
+        if stop is not None and stop.is_set():
+            return None
         index.add(np.ascontiguousarray(vectors, dtype=np.float32))
         ids.append(np.asarray(batch_ids, dtype=np.int64))
         codes.append(np.fromiter((names.setdefault(c, len(names)) for c in collections), dtype=np.int32,
@@ -230,7 +235,13 @@ class ApproximateIndex:
 
     def _make(self, tenant: str) -> Graph | None:
         # A space with chunks still waiting for vectors gets no graph: the snapshot would miss them for good.
-        return build_graph(self.source, tenant, self.config) if self.source.pending() == 0 else None
+        if self.source.pending():
+            return None
+        return build_graph(self.source, tenant, self.config, stop=self.graphs.stopping)
+
+    def close(self) -> None:
+        """Stop and wait for the graph builds in flight (before the store closes)."""
+        self.graphs.close()
 
     def warm(self, tenant: str) -> bool:
         """Build ``tenant``'s graph (or flat copy) now unless it has one; True when it has one after."""

@@ -46,6 +46,7 @@ rebuild. Measured on the 100k synthetic corpus of bench/kb_scale.py (pyproject.t
 from __future__ import annotations
 
 import math
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -268,12 +269,15 @@ class Postings:
         return list(zip(self.ids[chosen].tolist(), scores[chosen].tolist(), strict=True))
 
 
-def build_postings(source: KeywordIndex, tenant: str) -> Postings:
-    """An index over ``tenant``'s keyword rows as they are now (one snapshot of the store)."""
+def build_postings(source: KeywordIndex, tenant: str, stop: threading.Event | None = None) -> Postings | None:
+    """An index over ``tenant``'s keyword rows as they are now (one snapshot of the store); None when
+    ``stop`` is set between two batches."""
     vocab = _Vocabulary()
     names: dict[str, int] = {}
     columns = _Columns()
     for batch in source.keyword_rows(tenant, after=0, limit=None, batch=_STREAM_BATCH):
+        if stop is not None and stop.is_set():
+            return None
         columns.add(batch, 0, vocab, names)
     return Postings(vocab, names, (columns.segment(len(vocab)),), np.asarray(columns.ids, dtype=np.int64),
                     np.asarray(columns.lengths, dtype=np.float64), np.asarray(columns.collections, dtype=np.int32),
@@ -292,7 +296,12 @@ class KeywordAccelerator:
         self.config = config
         #: The tenants' indexes (built from ``config.threshold`` chunks, rebuilt when stale).
         self.indexes: TenantStructures[Postings] = TenantStructures(
-            "bm25", config, size=source.tenant_size, make=lambda tenant: build_postings(source, tenant))
+            "bm25", config, size=source.tenant_size,
+            make=lambda tenant: build_postings(source, tenant, stop=self.indexes.stopping))
+
+    def close(self) -> None:
+        """Stop and wait for the index builds in flight (before the store closes)."""
+        self.indexes.close()
 
     def clear(self) -> None:
         """Forget every index (the store's keyword rows were rewritten)."""

@@ -14,8 +14,12 @@ way, and the rules that make that safe are easy to get subtly wrong twice:
 - Changes since the snapshot (rows written or deleted, which every accelerator tracks its own way)
   past ``rebuild_fraction`` of the structure start a rebuild (:meth:`TenantStructures.stale`).
 - ``clear()`` forgets everything (the store's rows were rewritten); the store stays the truth, so
-  losing a structure loses nothing. For the same reason a background build that fails (the store
-  closed under it at shutdown, a storage error) is logged and dropped, and the next check retries.
+  losing a structure loses nothing. For the same reason a background build that fails (a storage
+  error) is logged and dropped, and the next check retries.
+- ``close()`` comes before the store closes: no build starts after it, a running one stops at its
+  next batch (``make`` reads ``stopping``) and is waited for. A build's thread reading on a
+  connection that the storage closes under it crashed the process (a segmentation fault in
+  SQLite's cursor, seen when a test closed its KB while a build was reading).
 
 What a structure is and how it is searched stays with its accelerator: this module knows only how
 many rows the tenant has (``size``), how to build one (``make``) and how many rows one holds (``len``).
@@ -71,6 +75,9 @@ class TenantStructures(Generic[T]):
         self._items: dict[str, T] = {}
         self._checked: dict[str, float] = {}
         self._building: set[str] = set()
+        self._threads: set[threading.Thread] = set()
+        #: Set by :meth:`close`: a ``make`` reading the store in batches returns None at the next one.
+        self.stopping = threading.Event()
         #: Held while a structure is swapped in or changed in place (tombstones, appends).
         self.lock = threading.Lock()
         #: Structures built so far (tests and the benches read it).
@@ -136,22 +143,43 @@ class TenantStructures(Generic[T]):
     def start_build(self, tenant: str) -> None:
         """Build in a thread (or inline, per ``background``) unless a build of this tenant is running."""
         with self.lock:
-            if tenant in self._building:
+            if tenant in self._building or self.stopping.is_set():
                 return
             self._building.add(tenant)
-        if self.policy.background:
-            threading.Thread(target=self._build_in_background, args=(tenant,), name=f"kb-{self.name}-{tenant}",
-                             daemon=True).start()
-        else:
+            thread = (threading.Thread(target=self._build_in_background, args=(tenant,),
+                                       name=f"kb-{self.name}-{tenant}", daemon=True)
+                      if self.policy.background else None)
+            if thread is not None:
+                self._threads.add(thread)
+        if thread is None:
             self.build(tenant)
+        else:
+            thread.start()
 
     def _build_in_background(self, tenant: str) -> None:
         lower_thread_priority(BACKGROUND_NICE)  # searches meanwhile use the store's own search
         try:
             self.build(tenant)
-        except Exception as exc:  # the store failed or closed under it (a shutdown): searches keep the store's own
+        except Exception as exc:  # the store failed: searches keep the store's own
             log.warning("kb %s: building tenant %r's structure failed (%s); the store answers its searches",
                         self.name, tenant, type(exc).__name__)
+        finally:
+            with self.lock:
+                self._threads.discard(threading.current_thread())
+
+    def close(self, timeout_s: float = 30.0) -> bool:
+        """Start no more builds, stop the running ones at their next batch and wait for them (at most
+        ``timeout_s`` in all); True when none is left running."""
+        self.stopping.set()
+        with self.lock:
+            threads = list(self._threads)
+        deadline = time.monotonic() + timeout_s
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        left = [t.name for t in threads if t.is_alive()]
+        if left:
+            log.warning("kb %s: %s still building after %.0f s at close", self.name, ", ".join(left), timeout_s)
+        return not left
 
     def build(self, tenant: str) -> T | None:
         """Build (or rebuild) the tenant's structure now, in this thread, and swap it in."""

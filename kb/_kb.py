@@ -159,8 +159,13 @@ class KnowledgeBase:
         return self.filler.run_once(progress, workers=workers)
 
     def close(self) -> None:
-        """Stop the background worker (its finished batches are on disk; the rest resumes next start)."""
+        """Stop the background worker (its finished batches are on disk; the rest resumes next start)
+        and the in-memory builds, before the storage they read closes (``kb/_derived.py``)."""
         self.filler.stop()
+        if self.keyword_index is not None:
+            self.keyword_index.close()
+        for index, _ in self._indexes:
+            index.stop_builds()
 
     def status(self, *, tenant: str | None = None) -> dict[str, Any]:
         """Documents, chunks and, per vector space, model, vectors, pending chunks and readiness."""

@@ -221,6 +221,9 @@ class PostgresVectorIndex:
         """Nothing in memory to build: pgvector's index is in the database."""
         return False
 
+    def stop_builds(self) -> None:
+        """Nothing builds in memory here."""
+
     def has_search_index(self) -> bool:
         """Whether the space's HNSW index exists (kNN is an exact scan until it does)."""
         with self.storage.maintenance() as conn:

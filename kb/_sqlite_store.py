@@ -239,6 +239,10 @@ class SQLiteVectorIndex:
     def warm(self, tenant: str) -> bool:
         return self.ann is not None and self.ann.warm(tenant)
 
+    def stop_builds(self) -> None:
+        if self.ann is not None:
+            self.ann.close()
+
     def drop(self) -> None:
         with self.storage.atomic() as conn:
             conn.execute(f"DROP TABLE IF EXISTS {self.space.table}")

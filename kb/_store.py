@@ -176,6 +176,11 @@ class VectorIndex(Protocol):
         PostgreSQL keeps nothing (pgvector's index is in the database): always False."""
         ...
 
+    def stop_builds(self) -> None:
+        """Before the storage closes: stop and wait for what :meth:`warm` or a search started building
+        in memory in the background (SQLite: its copies' builds; PostgreSQL builds nothing)."""
+        ...
+
     def drop(self) -> None:
         """Remove the space entirely (switched off)."""
         ...

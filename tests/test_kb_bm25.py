@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from lastline import Embedder, PostgresStorage, SQLiteStorage
 from lastline.kb import Filters, KBConfig, KnowledgeBase, ParsedDocument, chunk_document
-from lastline.kb._bm25 import BM25Config, KeywordAccelerator
+from lastline.kb._bm25 import BM25Config, KeywordAccelerator, build_postings
 from lastline.kb._index_text import fts_text
 from lastline.kb._segment import query_terms
 from lastline.kb._store import DocumentWrite, KBStore, Ranked
@@ -93,6 +93,17 @@ def _store(storage: SQLiteStorage | PostgresStorage, config: BM25Config = INDEX)
     """A store and the in-memory index in front of it (``keyword_search`` on each: the store's own, the index's)."""
     store = open_kb_store(storage)
     return store, KeywordAccelerator(store, config)
+
+
+def test_a_stopped_build_reads_no_further_and_keeps_nothing(storage: SQLiteStorage | PostgresStorage) -> None:
+    """What the KB's close relies on: set ``stopping`` and a build returns at its next batch."""
+    store, index = _store(storage, dataclasses.replace(INDEX, background=True))
+    _fill(store, "acme", 300)
+    index.close()
+    assert build_postings(store, "acme", stop=index.indexes.stopping) is None
+    assert build_postings(store, "acme") is not None
+    index.indexes.start_build("acme")  # after close: nothing starts
+    assert index.indexes.current("acme") is None and not index.indexes.building("acme")
 
 
 def test_ranking_equals_the_stores_on_a_fixed_corpus(storage: SQLiteStorage | PostgresStorage) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 
 import pytest
@@ -159,3 +160,26 @@ def _join_builds() -> None:
     for thread in threading.enumerate():
         if thread.name.startswith("kb-test-"):
             thread.join(10)
+
+
+def test_close_stops_the_build_in_flight_waits_for_it_and_starts_no_more() -> None:
+    """Before the storage closes: a build reading on a connection the storage closed under it crashed
+    the process (a segmentation fault in SQLite's cursor)."""
+    store = Store()
+    started, ended = threading.Event(), threading.Event()
+
+    def batched_make(tenant: str) -> list[int] | None:
+        started.set()
+        structures.stopping.wait(10)  # a make reading in batches sees the stop at its next batch …
+        time.sleep(0.05)  # … after the batch it is reading
+        ended.set()
+        return None
+
+    structures: TenantStructures[list[int]] = TenantStructures(
+        "test", Policy(background=True), size=store.size, make=batched_make)
+    store.rows["acme"] = 10
+    assert structures.get("acme") is None and started.wait(10)
+    assert structures.close(timeout_s=10)
+    assert ended.is_set() and not structures.building("acme")  # close returned after the build ended
+    structures.start_build("acme")
+    assert not structures.building("acme") and structures.current("acme") is None  # none started after

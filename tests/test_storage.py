@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,30 @@ def test_unopenable_path_is_a_config_error_naming_the_setting(tmp_path: Path) ->
     blocker.write_text("x")
     with pytest.raises(ConfigError, match="LASTLINE_DB"):
         open_storage(blocker / "sub" / "db.sqlite")
+
+
+def test_closing_under_another_threads_read_interrupts_it_instead_of_crashing(db_path: Path) -> None:
+    """Closing a connection frees the statement another thread is stepping through (a segmentation
+    fault in SQLite's cursor, seen when a KB build was reading as its storage closed)."""
+    storage = SQLiteStorage(db_path)
+    started, failures = threading.Event(), []
+
+    def long_read() -> None:
+        storage.connection()
+        started.set()
+        try:  # seconds of counting, unless interrupted
+            storage.query("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 300000000)"
+                          " SELECT count(*) FROM c")
+        except StorageError as exc:
+            failures.append(str(exc))
+
+    reader = threading.Thread(target=long_read)
+    reader.start()
+    assert started.wait(10)
+    time.sleep(0.2)  # the read is stepping now
+    storage.close()
+    reader.join(20)
+    assert not reader.is_alive() and failures and "interrupted" in failures[0]
+    reopened = SQLiteStorage(db_path)  # the file is whole
+    assert reopened.query("SELECT count(*) FROM schema_migrations")[0][0] >= 0
+    reopened.close()
