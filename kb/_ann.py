@@ -239,9 +239,9 @@ class ApproximateIndex:
             return None
         return build_graph(self.source, tenant, self.config, stop=self.graphs.stopping)
 
-    def close(self) -> None:
+    def stop_builds(self) -> None:
         """Stop and wait for the graph builds in flight (before the store closes)."""
-        self.graphs.close()
+        self.graphs.stop_builds()
 
     def warm(self, tenant: str) -> bool:
         """Build ``tenant``'s graph (or flat copy) now unless it has one; True when it has one after."""

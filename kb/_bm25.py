@@ -299,9 +299,9 @@ class KeywordAccelerator:
             "bm25", config, size=source.tenant_size,
             make=lambda tenant: build_postings(source, tenant, stop=self.indexes.stopping))
 
-    def close(self) -> None:
+    def stop_builds(self) -> None:
         """Stop and wait for the index builds in flight (before the store closes)."""
-        self.indexes.close()
+        self.indexes.stop_builds()
 
     def clear(self) -> None:
         """Forget every index (the store's keyword rows were rewritten)."""

@@ -16,7 +16,7 @@ way, and the rules that make that safe are easy to get subtly wrong twice:
 - ``clear()`` forgets everything (the store's rows were rewritten); the store stays the truth, so
   losing a structure loses nothing. For the same reason a background build that fails (a storage
   error) is logged and dropped, and the next check retries.
-- ``close()`` comes before the store closes: no build starts after it, a running one stops at its
+- ``stop_builds()`` comes before the store closes: no build starts after it, a running one stops at its
   next batch (``make`` reads ``stopping``) and is waited for. A build's thread reading on a
   connection that the storage closes under it crashed the process (a segmentation fault in
   SQLite's cursor, seen when a test closed its KB while a build was reading).
@@ -76,7 +76,7 @@ class TenantStructures(Generic[T]):
         self._checked: dict[str, float] = {}
         self._building: set[str] = set()
         self._threads: set[threading.Thread] = set()
-        #: Set by :meth:`close`: a ``make`` reading the store in batches returns None at the next one.
+        #: Set by :meth:`stop_builds`: a ``make`` reading the store in batches returns None at the next one.
         self.stopping = threading.Event()
         #: Held while a structure is swapped in or changed in place (tombstones, appends).
         self.lock = threading.Lock()
@@ -167,7 +167,7 @@ class TenantStructures(Generic[T]):
             with self.lock:
                 self._threads.discard(threading.current_thread())
 
-    def close(self, timeout_s: float = 30.0) -> bool:
+    def stop_builds(self, timeout_s: float = 30.0) -> bool:
         """Start no more builds, stop the running ones at their next batch and wait for them (at most
         ``timeout_s`` in all); True when none is left running."""
         self.stopping.set()
@@ -178,7 +178,7 @@ class TenantStructures(Generic[T]):
             thread.join(max(0.0, deadline - time.monotonic()))
         left = [t.name for t in threads if t.is_alive()]
         if left:
-            log.warning("kb %s: %s still building after %.0f s at close", self.name, ", ".join(left), timeout_s)
+            log.warning("kb %s: %s still building after %.0f s when stopped", self.name, ", ".join(left), timeout_s)
         return not left
 
     def build(self, tenant: str) -> T | None:

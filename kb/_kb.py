@@ -163,7 +163,7 @@ class KnowledgeBase:
         and the in-memory builds, before the storage they read closes (``kb/_derived.py``)."""
         self.filler.stop()
         if self.keyword_index is not None:
-            self.keyword_index.close()
+            self.keyword_index.stop_builds()
         for index, _ in self._indexes:
             index.stop_builds()
 

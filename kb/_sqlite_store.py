@@ -241,7 +241,7 @@ class SQLiteVectorIndex:
 
     def stop_builds(self) -> None:
         if self.ann is not None:
-            self.ann.close()
+            self.ann.stop_builds()
 
     def drop(self) -> None:
         with self.storage.atomic() as conn:

@@ -99,10 +99,10 @@ def test_a_stopped_build_reads_no_further_and_keeps_nothing(storage: SQLiteStora
     """What the KB's close relies on: set ``stopping`` and a build returns at its next batch."""
     store, index = _store(storage, dataclasses.replace(INDEX, background=True))
     _fill(store, "acme", 300)
-    index.close()
+    index.stop_builds()
     assert build_postings(store, "acme", stop=index.indexes.stopping) is None
     assert build_postings(store, "acme") is not None
-    index.indexes.start_build("acme")  # after close: nothing starts
+    index.indexes.start_build("acme")  # after stop_builds: nothing starts
     assert index.indexes.current("acme") is None and not index.indexes.building("acme")
 
 

@@ -162,7 +162,7 @@ def _join_builds() -> None:
             thread.join(10)
 
 
-def test_close_stops_the_build_in_flight_waits_for_it_and_starts_no_more() -> None:
+def test_stop_builds_stops_the_build_in_flight_waits_for_it_and_starts_no_more() -> None:
     """Before the storage closes: a build reading on a connection the storage closed under it crashed
     the process (a segmentation fault in SQLite's cursor)."""
     store = Store()
@@ -179,7 +179,7 @@ def test_close_stops_the_build_in_flight_waits_for_it_and_starts_no_more() -> No
         "test", Policy(background=True), size=store.size, make=batched_make)
     store.rows["acme"] = 10
     assert structures.get("acme") is None and started.wait(10)
-    assert structures.close(timeout_s=10)
-    assert ended.is_set() and not structures.building("acme")  # close returned after the build ended
+    assert structures.stop_builds(timeout_s=10)
+    assert ended.is_set() and not structures.building("acme")  # it returned after the build ended
     structures.start_build("acme")
     assert not structures.building("acme") and structures.current("acme") is None  # none started after
