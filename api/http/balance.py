@@ -29,6 +29,16 @@ the whole run. So a worker holding three or more connections more than its least
 next response (:class:`HandBackSurplus`), at most one every :data:`HAND_BACK_EVERY_S`. HTTP/1.1
 clients (the SDKs' pools, ``wrk``) open a new connection, which the accept step gives to the sibling.
 
+A wave of connections (a fleet turning to lastline at once, a 5× burst) is the other way a split goes
+wrong, slowly: every worker is busy answering the connections it already took, and each took one
+or two per turn of its event loop before it was one ahead of its sibling and left the rest queued.
+Measured with two workers, 256 clients of the OpenAI face connecting at once and sending back to back:
+their first requests waited 120–307 ms (median) and up to 1.0–1.2 s, where with the siblings not
+weighed at all they waited 35 ms and at most 89. So a worker that is ahead of its least loaded sibling
+still accepts while it holds less than its part of every connection, the queued ones counted
+(:func:`accept_queue_length`, read from the kernel): in a wave each worker takes its part at once;
+with at most one connection queued this adds nothing to the rule above.
+
 uvicorn builds each worker's server inside its ``Process`` class (``uvicorn.supervisors.multiprocess``,
 as of uvicorn 0.55); :func:`balanced_workers` puts :class:`BalancedProcess` in its place for the
 lifetime of the supervisor. ``tests/test_serve_balance.py`` fails if a uvicorn release moves that and
@@ -43,6 +53,7 @@ import logging
 import multiprocessing
 import select
 import socket
+import struct
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -51,7 +62,8 @@ import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.supervisors import multiprocess
 
-__all__ = ["DEFER_S", "BalancedProcess", "BalancedServer", "ConnectionShare", "HandBackSurplus", "balanced_workers"]
+__all__ = ["DEFER_S", "BalancedProcess", "BalancedServer", "ConnectionShare", "HandBackSurplus", "accept_queue_length",
+           "balanced_workers"]
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +100,29 @@ ACCEPT_RETRY_S = 0.1
 #: turn the last of 1,280 connections waited ≈5 s to be accepted, at 128 ≈1.7 s.
 ACCEPT_BATCH = 128
 _FIELDS = 2  # per slot: open connections, heartbeat (time.monotonic, the same clock in every process)
+
+
+#: ``struct tcp_info`` up to ``tcpi_unacked`` (Linux ``<linux/tcp.h>``): eight one-byte fields, then
+#: ``rto``, ``ato``, ``snd_mss``, ``rcv_mss``, ``unacked``. On a listening socket the kernel reports its
+#: accept queue's length in ``tcpi_unacked``.
+_TCP_INFO_TO_UNACKED = struct.Struct("8B5I")
+
+
+def accept_queue_length(sock: socket.socket) -> int:
+    """Connections the kernel has established on a listening socket that no worker has accepted yet.
+
+    0 where the kernel does not say (not Linux, not TCP): the balance then weighs open connections only.
+    """
+    tcp_info = getattr(socket, "TCP_INFO", None)
+    if tcp_info is None:
+        return 0
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, tcp_info, _TCP_INFO_TO_UNACKED.size)
+    except OSError:
+        return 0
+    if len(info) < _TCP_INFO_TO_UNACKED.size:
+        return 0
+    return int(_TCP_INFO_TO_UNACKED.unpack(info)[-1])
 
 
 class ConnectionShare:
@@ -127,13 +162,17 @@ class ConnectionShare:
         self._values[slot * _FIELDS] = 0
         self._values[slot * _FIELDS + 1] = 0
 
-    def fewest_elsewhere(self, slot: int, published_within_s: float = STALE_S) -> float:
-        """The fewest connections any other worker holds that published within ``published_within_s``
-        (default: any live one); infinity when there is none."""
+    def held_elsewhere(self, slot: int, published_within_s: float = STALE_S) -> list[float]:
+        """The connections each other worker holds, of those that published within ``published_within_s``
+        (default: every live one)."""
         now = time.monotonic()
-        counts = [self._values[s * _FIELDS] for s in range(self.slots)
-                  if s != slot and now - self._values[s * _FIELDS + 1] <= published_within_s]
-        return min(counts, default=float("inf"))
+        return [self._values[s * _FIELDS] for s in range(self.slots)
+                if s != slot and now - self._values[s * _FIELDS + 1] <= published_within_s]
+
+    def fewest_elsewhere(self, slot: int, published_within_s: float = STALE_S) -> float:
+        """The fewest connections another worker holds (as :meth:`held_elsewhere`); infinity when there
+        is none."""
+        return min(self.held_elsewhere(slot, published_within_s), default=float("inf"))
 
 
 class BalancedServer(uvicorn.Server):
@@ -190,8 +229,19 @@ class BalancedServer(uvicorn.Server):
         """The fewest connections a sibling holds, among those whose loop keeps up (:data:`KEEPING_UP_S`)."""
         return self._share.fewest_elsewhere(self._slot, KEEPING_UP_S)
 
+    def _queued(self) -> int:
+        return sum(accept_queue_length(sock) for sock in self._listeners)
+
     def _over_share(self) -> bool:
-        return self._open() > self._fewest_elsewhere() + SLACK
+        """Ahead of the least loaded sibling by more than :data:`SLACK`, and already holding this worker's
+        part of all connections once the queued ones are taken (the second test only matters in a wave:
+        with at most one connection queued it follows from the first)."""
+        siblings = self._share.held_elsewhere(self._slot, KEEPING_UP_S)
+        held = self._open()
+        if not siblings or held <= min(siblings) + SLACK:
+            return False
+        part = (held + sum(siblings) + self._queued()) / (len(siblings) + 1)
+        return held + 1 > part
 
     def hands_back_a_connection(self) -> bool:
         """True when the connection of the response being sent should close (see the module docstring)."""
@@ -200,6 +250,8 @@ class BalancedServer(uvicorn.Server):
             return False
         held = self._open()
         if held > HAND_BACK_BELOW or held <= self._fewest_elsewhere() + SURPLUS:
+            return False
+        if self._queued():  # a wave still being taken: the siblings are about to take their part
             return False
         self._handed_back_at = now
         return True
