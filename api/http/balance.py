@@ -32,9 +32,10 @@ clients (the SDKs' pools, ``wrk``) open a new connection, which the accept step 
 A wave of connections (a fleet turning to lastline at once, a 5× burst) is the other way a split goes
 wrong, slowly: every worker is busy answering the connections it already took, and each took one
 or two per turn of its event loop before it was one ahead of its sibling and left the rest queued.
-Measured with two workers, 256 clients of the OpenAI face connecting at once and sending back to back:
-their first requests waited 120–307 ms (median) and up to 1.0–1.2 s, where with the siblings not
-weighed at all they waited 35 ms and at most 89. So a worker that is ahead of its least loaded sibling
+Measured (``bench/load.py``, two workers): exact hits at 256 clients had a p99 of 204 ms and their
+slowest answers at 0.5–0.7 s, 1,280 clients connecting at once a p99 of 1.4–1.5 s; taking the wave
+as below, 124–127 ms, 0.23 s and 0.50–0.53 s (docs/reliability.md, "Several workers, one file").
+So a worker that is ahead of its least loaded sibling
 still accepts while it holds less than its part of every connection, the queued ones counted
 (:func:`accept_queue_length`, read from the kernel): in a wave each worker takes its part at once;
 with at most one connection queued this adds nothing to the rule above.
