@@ -290,8 +290,14 @@ def test_in_a_wave_of_connections_a_worker_takes_its_part_at_once_and_no_more(
         # The loop waits while the wave connects: all of it is queued at the worker's next turn.
         clients.extend(socket.create_connection(listener.getsockname(), timeout=30) for _ in range(100))
         _wait_for_queue(listener, 100)
-        await asyncio.sleep(0.01)
+        counted = []  # (held as the worker weighs it, accepted from the socket), turn by turn
+        for _ in range(50):
+            await asyncio.sleep(0)
+            counted.append((server._open(), 100 - accept_queue_length(listener)))
         in_the_wave = server._open()
+        # Each connection counted once while it is set up (it was twice for a loop turn, so a batch
+        # weighed, and published to the sibling, as twice its size).
+        assert all(held <= accepted for held, accepted in counted), counted
         # The sibling takes the rest, and the worker under test is then two ahead of it; a third worker
         # holding many more makes its part of all connections larger, which must not matter.
         taken_by_sibling.extend(listener.accept()[0] for _ in range(accept_queue_length(listener)))

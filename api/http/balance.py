@@ -90,9 +90,8 @@ HAND_BACK_EVERY_S = 0.05
 #: be accepted with ACCEPT_BATCH at 128, against ≈1.7 s leaving lagging siblings out.
 KEEPING_UP_S = 0.1
 #: How many connections short of its part of a wave a worker stops taking it at once, leaving the
-#: last ones to the rule of one ahead at most. Taking its whole part, a worker weighed a wave still
-#: arriving, and 16 connections opened at once split 7/9 in 29 of 40 tries, against 5 of 40 by the
-#: one-ahead rule alone (8/8 in the rest).
+#: last ones to the rule of one ahead at most: a worker that took its whole part weighed a wave still
+#: arriving, and the last connections went to whichever worker woke first.
 WAVE_MARGIN = 4
 #: How often a deferring worker looks at the socket again.
 RECHECK_S = 0.001
@@ -190,7 +189,8 @@ class BalancedServer(uvicorn.Server):
         self._share = share
         self._slot = -1
         self._listeners: list[socket.socket] = []
-        self._pending = 0  # accepted, not yet a protocol in server_state.connections
+        self._pending = 0  # accepted, no protocol made for it yet
+        self._arriving: set[Any] = set()  # protocols made, until their connection is set up
         self._deferred_since: float | None = None
         self._publisher: asyncio.TimerHandle | None = None
         self._connecting: set[asyncio.Task[None]] = set()
@@ -226,7 +226,11 @@ class BalancedServer(uvicorn.Server):
 
     # -- accepting --------------------------------------------------------------------------------
     def _open(self) -> int:
-        return len(self.server_state.connections) + self._pending
+        """Connections held, each counted once: uvicorn adds a protocol to its connections (in
+        ``connection_made``) a loop turn before :meth:`_connect` learns it is set up, and a wave's batch
+        counted twice meanwhile was weighed, and published, as that many connections more."""
+        connections = self.server_state.connections
+        return len(connections) + self._pending + sum(1 for p in self._arriving if p not in connections)
 
     def _publish(self) -> None:
         self._share.publish(self._slot, self._open())
@@ -311,15 +315,25 @@ class BalancedServer(uvicorn.Server):
 
     async def _connect(self, conn: socket.socket) -> None:
         config = self.config
+        protocol: Any = None
+
+        def make_protocol() -> Any:
+            nonlocal protocol
+            protocol = config.http_protocol_class(  # type: ignore[call-arg]
+                config=config, server_state=self.server_state, app_state=self.lifespan.state)
+            self._pending -= 1
+            self._arriving.add(protocol)
+            return protocol
+
         try:
-            await asyncio.get_running_loop().connect_accepted_socket(
-                lambda: config.http_protocol_class(  # type: ignore[call-arg]
-                    config=config, server_state=self.server_state, app_state=self.lifespan.state),
-                conn)
+            await asyncio.get_running_loop().connect_accepted_socket(make_protocol, conn)
         except OSError:
             conn.close()
         finally:
-            self._pending -= 1
+            if protocol is None:
+                self._pending -= 1
+            else:
+                self._arriving.discard(protocol)
 
 
 class HandBackSurplus:
