@@ -33,8 +33,9 @@ A wave of connections (a fleet turning to lastline at once, a 5× burst) is the 
 wrong, slowly: every worker is busy answering the connections it already took, and each took one
 or two per turn of its event loop before it was one ahead of its sibling and left the rest queued.
 Measured (``bench/load.py``, two workers): exact hits at 256 clients had a p99 of 204 ms and their
-slowest answers at 0.5–0.7 s, 1,280 clients connecting at once a p99 of 1.4–1.5 s; taking the wave
-as below, 124–127 ms, 0.23 s and 0.50–0.53 s (docs/reliability.md, "Several workers, one file").
+slowest answers at 0.5–0.7 s, 1,280 clients connecting at once a p99 of 1.4–1.5 s; with a first
+version of the rule below, 124–127 ms, 0.23 s and 0.50–0.53 s (docs/reliability.md, "Several
+workers, one file", which also has how connections opened at once split, bench/worker_balance.py).
 So a worker that is ahead of its least loaded sibling
 still accepts while it holds less than its part of every connection, the queued ones counted
 (:func:`accept_queue_length`, read from the kernel), short of a margin: in a wave each worker takes
