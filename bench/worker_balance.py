@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine, write_section
+from _http_client import exchange, get_request
 from http_bench import start_server
 
 SECTION = "## Workers: connections opened at once"
@@ -33,44 +34,25 @@ SECTION = "## Workers: connections opened at once"
 async def wave(host: str, port: int, size: int) -> tuple[int, float]:
     """Open ``size`` connections at once, one ``GET /readyz`` on each: (most minus fewest per worker,
     seconds from the first connect to the last answer)."""
+    request = get_request(f"{host}:{port}", "/readyz")
     started = time.perf_counter()
     conns = await asyncio.gather(*(asyncio.open_connection(host, port) for _ in range(size)))
-
-    async def ask(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> int:
-        writer.write(b"GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        await writer.drain()
-        head = await reader.readuntil(b"\r\n\r\n")
-        length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                      if line.lower().startswith(b"content-length:"))
-        return int(json.loads(await reader.readexactly(length))["pid"])
-
     try:
-        pids = await asyncio.gather(*(ask(r, w) for r, w in conns))
+        replies = await asyncio.gather(*(exchange(reader, writer, request) for reader, writer in conns))
     finally:
         for _, writer in conns:
             writer.close()
     elapsed = time.perf_counter() - started
-    counts = [*Counter(pids).values(), 0, 0][:2]  # two workers: one that holds none counts as 0
+    pids = Counter(int(json.loads(body)["pid"]) for _, body, _ in replies)
+    counts = [*pids.values(), 0, 0][:2]  # two workers: one that holds none counts as 0
     return max(counts) - min(counts), elapsed
-
-
-async def _pids_answering(host: str, port: int, n: int) -> set[int]:
-    """The workers that answer ``n`` connections opened one after another."""
-    pids: set[int] = set()
-    for _ in range(n):
-        reader, writer = await asyncio.open_connection(host, port)
-        writer.write(b"GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        body = (await reader.read()).split(b"\r\n\r\n", 1)[1]
-        pids.add(int(json.loads(body)["pid"]))
-        writer.close()
-    return pids
 
 
 def both_workers_answer(host: str, port: int) -> None:
     """Wait until a wave reaches both workers: the second starts a little after the first says ready."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        if len(asyncio.run(_pids_answering(host, port, 4))) == 2:
+        if asyncio.run(wave(host, port, 4))[0] < 4:  # not all four on one worker
             return
         time.sleep(0.5)
     raise RuntimeError("the second worker never answered")
