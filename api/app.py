@@ -116,6 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         executor = install_executor(asyncio.get_running_loop(), threads)  # the lookup's hop (http/threads.py)
         await run_in_threadpool(runtime.build)
         runtime.kb.start_background()  # fills the KB's slower vector spaces; resumes after a restart
+        runtime.start_kb_process()  # warms in the background; searches run here until it is ready
         drain_on_sigterm(app.state, bulkheads)
         stop_watching_gc = metrics.watch_gc()
         freeze_startup_heap()

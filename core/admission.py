@@ -23,11 +23,11 @@ back. So there is no unbounded queue anywhere:
   ladder skips that rung and says why. A call that overran keeps its slot until it really ends, so a
   stuck tier can hold only its own slots;
 - a :class:`Deadline` travels with a request: each tier gets ``min(its timeout, time left)``;
-- a bulkhead's threads can run at a lower CPU priority (``nice``): slots bound how many KB searches
-  run at once, but each admitted one still takes a core's worth of CPU from the cache lookups beside
-  it; at a lower priority the kernel runs the lookups first whenever both want the CPU. Background
-  work (filling a vector space, building a search structure) lowers itself the same way
-  (:func:`lower_thread_priority`, :data:`BACKGROUND_NICE`).
+- background work (filling a vector space, building a search structure) runs its threads at a lower
+  CPU priority (:func:`lower_thread_priority`, :data:`BACKGROUND_NICE`). Request work is not lowered
+  by thread: a lowered thread holding the interpreter lock stalls every thread of its process, so
+  the KB's searches get a lower priority in a process of their own instead
+  (``lastline.api.ladder.kb_process``).
 
 Framework-free on purpose: the HTTP middleware and the ladder use it; tests drive it directly.
 """
@@ -131,14 +131,13 @@ def _call_soon(loop: asyncio.AbstractEventLoop, ready: asyncio.Future[None]) -> 
 class Bulkhead:
     """At most ``limit`` units of one kind of work in flight; no tenant above ``tenant_share`` of them.
 
-    Its own threads (:meth:`call`, :meth:`executor`) run ``nice`` steps below the rest of the process.
     With ``queue`` > 0, :meth:`enter` (the door) and :meth:`call` (a ladder rung) let that many
     callers wait in line for at most ``max_wait_s`` (no tenant more than its share of the line);
     :meth:`try_acquire`, :meth:`acquire` and :meth:`slot` are refused at once.
     """
 
     def __init__(self, name: str, limit: int, *, tenant_share: float = 1.0,
-                 retry_after_s: int = DEFAULT_RETRY_AFTER_S, nice: int = 0, queue: int = 0,
+                 retry_after_s: int = DEFAULT_RETRY_AFTER_S, queue: int = 0,
                  max_wait_s: float = 0.0) -> None:
         if limit < 1 or not 0 < tenant_share <= 1 or queue < 0 or max_wait_s < 0:
             raise ValueError("limit must be ≥ 1, tenant_share in (0, 1], queue and max_wait_s ≥ 0")
@@ -150,7 +149,6 @@ class Bulkhead:
         self.tenant_queue = max(1, math.floor(tenant_share * queue))
         self._line: deque[_Waiter] = deque()
         self.retry_after_s = retry_after_s
-        self.nice = nice
         self._lock = threading.Lock()
         self._in_flight = 0
         self._by_tenant: dict[str, int] = {}
@@ -332,8 +330,7 @@ class Bulkhead:
         """This bulkhead's threads, as many as its slots: work admitted through a slot never waits for one."""
         with self._lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=self.limit, thread_name_prefix=f"bulkhead-{self.name}",
-                                                initializer=lower_thread_priority, initargs=(self.nice,))
+                self._pool = ThreadPoolExecutor(max_workers=self.limit, thread_name_prefix=f"bulkhead-{self.name}")
             return self._pool
 
     def stats(self) -> BulkheadStats:

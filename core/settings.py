@@ -138,9 +138,10 @@ class Settings(BaseSettings):
                           "at once past limit_kb); see queue_wait_s.")
     queue_wait_s: float = Field(1.0, ge=0, le=60, description="Longest wait in a bulkhead's line before the "
                                 "request is refused with 503 overloaded.")
-    kb_nice: int = Field(0, ge=0, le=19, description="How many nice steps below the cache lookups KB searches run "
-                         "(Linux; 0 runs them alike). Off by default: a lowered thread holding the interpreter lock "
-                         "runs less often, and the worker's other threads wait for that lock (docs/reliability.md).")
+    kb_process: bool = Field(True, description="Serve KB searches and answers from a process of their own per "
+                             "worker, off the cache lookups' interpreter lock (docs/reliability.md).")
+    kb_nice: int = Field(10, ge=0, le=19, description="How many nice steps below the cache lookups that process runs "
+                         "(Linux and macOS; with kb_process off KB searches run at the lookups' priority).")
     limit_rules: int = Field(8, ge=1, description="Rule extractions in flight per process.")
     limit_writes: int = Field(8, ge=1, description="Writes (entries, documents, packs…) in flight per process.")
     limit_ladder: int = Field(32, ge=1, description="Fallback and chat-completion requests in flight per process.")

@@ -251,16 +251,6 @@ def _own_nice() -> int:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priorities are Linux's")
-def test_a_bulkheads_threads_run_its_nice_steps_below_the_caller() -> None:
-    base = _own_nice()
-    lowered = Bulkhead("kb", 2, nice=5)
-    assert lowered.call(_own_nice, tenant="a", timeout_s=5) == min(19, base + 5)
-    assert Bulkhead("cache", 2).call(_own_nice, tenant="a", timeout_s=5) == base
-    assert _own_nice() == base  # the caller's own priority is untouched
-    lowered.close()
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priorities are Linux's")
 def test_lowering_a_thread_lowers_it_and_the_threads_it_starts_only() -> None:
     seen: dict[str, int] = {}
 

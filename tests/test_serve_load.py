@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import LiveServer, start_server, stop_server
+from prometheus_client.parser import text_string_to_metric_families
 
 LONG_TEXT = "\n\n".join(
     f"## Section {i}\n\nThe fallback ladder answers from the cache, the rules, the knowledge base "
@@ -214,28 +216,35 @@ def test_requests_are_counted_in_metrics_without_an_access_line_each(tight: Live
     assert "POST /v1/cache/lookup" not in tight.log_path.read_text()
 
 
-def _nice_of_threads(pid: int) -> dict[int, int]:
-    """``{thread id: nice}`` of a process's threads, from /proc (field 19 of each task's stat)."""
-    out: dict[int, int] = {}
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        stat = (task / "stat").read_text()
-        out[int(task.name)] = int(stat[stat.rindex(")") + 2 :].split()[16])
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``, from /proc."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(")") + 2 :].split()[1]) == pid:
+                out.append(int(entry.name))
     return out
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priorities are Linux's")
-def test_kb_searches_run_on_threads_below_the_request_threads_priority(tight: LiveServer) -> None:
-    """Python 3.11 gives its threads no OS names, so the lowered ones are told apart by priority alone:
-    the main thread (the event loop) stays where it was, the KB bulkhead's thread is the set 10 steps below."""
-    for query in ("fallback ladder", "knowledge base"):
-        httpx.post(tight.url("/v1/kb/search"), json={"query": query}, timeout=60).raise_for_status()
-    httpx.post(tight.url("/v1/cache/lookup"), json={"prompt": "fallback ladder"}, timeout=60).raise_for_status()
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_kb_searches_run_in_a_process_of_their_own_below_the_servers_priority(tight: LiveServer) -> None:
+    """The server spawns its KB process at start-up; once it is warm the searches are counted there."""
+    deadline = time.monotonic() + 90
+    counted = 0.0
+    while time.monotonic() < deadline and not counted:
+        httpx.post(tight.url("/v1/kb/search"), json={"query": "fallback ladder"}, timeout=60).raise_for_status()
+        families = text_string_to_metric_families(httpx.get(tight.url("/metrics")).text)
+        counted = sum(s.value for f in families for s in f.samples
+                      if s.name == "lastline_kb_calls_total" and s.labels == {"ran_in": "process"})
+        time.sleep(0.1)
+    assert counted, "no KB search ran in the KB's process"
     pid = tight.process.pid
-    threads = _nice_of_threads(pid)
-    base = threads[pid]
-    lowered = [tid for tid, nice in threads.items() if nice == min(19, base + 10)]  # LASTLINE_KB_NICE as set
-    assert lowered
-    assert len(lowered) < len(threads) - 1  # the request threads (and the loop's) are not lowered
+    (child,) = [c for c in _children(pid) if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()]
+    assert os.getpriority(os.PRIO_PROCESS, child) == min(19, os.getpriority(os.PRIO_PROCESS, pid) + 10)
 
 
 def test_workers_starting_on_an_empty_file_seed_the_knowledge_base_once(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ The executor has as many threads as the bulkheads have slots (``create_app`` siz
 anyio's limiter), so an admitted request never waits for a thread. Like anyio, a cancelled caller
 waits for its call to end before it lets go: the request keeps its bulkhead slot while its thread
 works, so threads in use never outnumber slots. KB searches hop to the ``kb`` bulkhead's own threads
-instead, which run at a lower CPU priority (``docs/reliability.md``).
+instead, which wait there for the KB's own process (``lastline.api.ladder.kb_process``).
 """
 
 from __future__ import annotations

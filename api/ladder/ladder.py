@@ -313,7 +313,7 @@ def _plain(value: Any) -> str:
 def _from_kb(runtime: Runtime, tenant: str, req: FallbackRequest, lang: str, trail: list[str]) -> Answer | None:
     """L3: an extractive answer from the tenant's documents or FAQ, with citations."""
     try:
-        found = runtime.kb.answer(req.prompt, tenant=tenant)
+        found = runtime.kb_searches.answer(req.prompt, tenant=tenant)
     except ModelUnavailable:
         trail.append("kb:model_unavailable")
         return None

@@ -18,6 +18,8 @@ Names, as DESIGN.md promises:
 - ``lastline_tier_skips_total{tier,reason}`` — ladder rungs skipped (``timeout``, ``overloaded``).
 - ``lastline_writer_items_total{outcome}`` — the background telemetry writer: ``written``,
   ``dropped`` (queue full), ``failed`` (given up after retries); ``errors`` counts failed writes.
+- ``lastline_kb_calls_total{ran_in}`` — KB searches and answers of the server, by where they ran:
+  ``process`` (the KB's own process) or ``worker`` (before it was ready, or after it died).
 - ``lastline_gc_pause_seconds{generation}`` — the server's garbage-collector pauses (every thread
   of the process waits them out), from :meth:`Metrics.watch_gc`.
 """
@@ -96,6 +98,10 @@ class Metrics:
             "lastline_writer_items_total", "Telemetry items of the background writer: written, dropped, failed;"
             " errors counts failed sink calls.", ["outcome"], registry=self.registry,
         )
+        self.kb_calls = Counter(
+            "lastline_kb_calls_total", "KB searches and answers by where they ran: the KB's own process or the worker.",
+            ["ran_in"], registry=self.registry,
+        )
         self.gc_pause = Histogram(
             "lastline_gc_pause_seconds", "Garbage-collector pauses of the server process, by generation.",
             ["generation"], buckets=_BUCKETS, registry=self.registry,
@@ -124,6 +130,8 @@ class Metrics:
             self.fallback.labels(outcome=outcome)
         for outcome in ("written", "dropped", "failed", "errors"):
             self.writer.labels(outcome=outcome)
+        for ran_in in ("process", "worker"):
+            self.kb_calls.labels(ran_in=ran_in)
         for generation in ("0", "1", "2"):
             self.gc_pause.labels(generation=generation)
 

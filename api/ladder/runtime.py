@@ -31,6 +31,7 @@ from lastline.writer import BatchWriter
 from .defaults import Defaults, load_defaults_file
 from .events import EventLog
 from .events_store import NewEvent
+from .kb_process import KBSearchProcess, open_knowledge_base
 from .metrics import Metrics
 from .stores import open_defaults_store, open_event_store
 
@@ -118,10 +119,7 @@ class Runtime:
     @cached_property
     def kb(self) -> KnowledgeBase:
         """The knowledge base (kb_0001_…); an empty KB is seeded from LASTLINE_KB_SEED for every tenant."""
-        name = self.settings.kb_english_embedder  # the KB's English vector space; "none" turns it off
-        english = None if name == "none" else get_embedder(name, self.settings.embed_threads)
-        # The English space fills in the background: a document is searchable once keyword + USE are in.
-        kb = KnowledgeBase(self.storage, self.embedder, english_embedder=english, background_spaces=True)
+        kb = open_knowledge_base(self.settings, self.storage)
         if self.settings.kb_seed is not None:
             seed = self.settings.kb_seed.expanduser()
             if not seed.exists():
@@ -129,6 +127,22 @@ class Runtime:
             for tenant in self.settings.tenants:
                 kb.seed(seed, tenant=tenant)
         return kb
+
+    @cached_property
+    def kb_searches(self) -> KnowledgeBase | KBSearchProcess:
+        """Where the server's KB searches and answers run: a process of their own (``kb_process``),
+        off the lookups' interpreter lock (docs/reliability.md, "The KB's own process"); the CLI's,
+        and with ``kb_process`` off the server's, run here."""
+        if self.background and self.settings.kb_process:
+            calls = self.metrics.kb_calls
+            return KBSearchProcess(self.settings, self.kb, nice=self.settings.kb_nice,
+                                   observer=lambda ran_in: calls.labels(ran_in=ran_in).inc())
+        return self.kb
+
+    def start_kb_process(self) -> None:
+        """Spawn the KB's search process now, without waiting for it (a server's start-up)."""
+        if isinstance(self.kb_searches, KBSearchProcess):
+            self.kb_searches.start()
 
     @cached_property
     def rules(self) -> RuleEngine:
@@ -153,9 +167,8 @@ class Runtime:
         share = s.tenant_share if s.multi_tenant else 1.0
         limits = {"cache": s.limit_cache, "semantic": s.limit_semantic, "kb": s.limit_kb, "rules": s.limit_rules,
                   "writes": s.limit_writes, "ladder": s.limit_ladder}
-        nice = {"kb": s.kb_nice}  # KB searches below the lookups' CPU priority (docs/reliability.md)
         queue = {"kb": s.queue_kb}  # a short line for the slow KB searches (docs/reliability.md, "The KB's line")
-        return {name: Bulkhead(name, limit, tenant_share=share, nice=nice.get(name, 0), queue=queue.get(name, 0),
+        return {name: Bulkhead(name, limit, tenant_share=share, queue=queue.get(name, 0),
                                max_wait_s=s.queue_wait_s)
                 for name, limit in limits.items()}
 
@@ -173,6 +186,9 @@ class Runtime:
             self.writer.close()
         for bulkhead in vars(self).get("bulkheads", {}).values():
             bulkhead.close()
+        searches = vars(self).get("kb_searches")
+        if isinstance(searches, KBSearchProcess):
+            searches.close()
         if "kb" in self.__dict__:
             self.kb.close()  # stop its background worker before the storage it writes to
         self.storage.checkpoint()

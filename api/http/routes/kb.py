@@ -91,12 +91,12 @@ _UPLOAD_DOC = {
 async def search(body: SearchIn, runtime: RuntimeDep, tenant: TenantDep) -> SearchOut:
     """Hybrid search (FTS5 BM25 + vector kNN, reciprocal rank fusion) inside the caller's tenant.
 
-    It runs on the ``kb`` bulkhead's threads (the slot was taken at the door): of a flood of searches
-    at most that many run beside the cache lookups, up to ``LASTLINE_QUEUE_KB`` more wait in the
-    bulkhead's line, and the rest are refused (docs/reliability.md, "The KB's line";
-    ``LASTLINE_KB_NICE`` can lower those threads: "CPU priority").
+    It runs in the KB's own process, at a lower CPU priority than the cache lookups, and waits for it
+    on one of the ``kb`` bulkhead's threads (the slot was taken at the door): of a flood of searches
+    at most that many run at once, up to ``LASTLINE_QUEUE_KB`` more wait in the bulkhead's line, and
+    the rest are refused (docs/reliability.md, "The KB's line" and "The KB's own process").
     """
-    results = await in_thread(runtime.kb.search, body.query, tenant=tenant, k=body.k, filters=body.filters,
+    results = await in_thread(runtime.kb_searches.search, body.query, tenant=tenant, k=body.k, filters=body.filters,
                               mode=body.mode, executor=runtime.bulkheads["kb"].executor())
     return SearchOut(results=results)
 
