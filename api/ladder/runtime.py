@@ -135,7 +135,7 @@ class Runtime:
         and with ``kb_process`` off the server's, run here."""
         if self.background and self.settings.kb_process:
             calls = self.metrics.kb_calls
-            return KBSearchProcess(self.settings, self.kb, nice=self.settings.kb_nice,
+            return KBSearchProcess(self.settings, self.kb, nice=self.settings.kb_nice, slots=self.settings.limit_kb,
                                    observer=lambda ran_in: calls.labels(ran_in=ran_in).inc())
         return self.kb
 
