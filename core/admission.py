@@ -64,24 +64,31 @@ T = TypeVar("T")
 
 #: What ``Retry-After`` says when a request is shed: long enough for a burst to pass.
 DEFAULT_RETRY_AFTER_S = 1
-#: Nice steps background threads lower themselves by: the kernel weighs a thread at nice 10 about a
-#: tenth of one at 0, so background work gets the CPU the requests leave over.
+#: The nice value background threads lower themselves to: the kernel weighs a thread at nice 10 about
+#: a tenth of one at 0, so background work gets the CPU the requests leave over.
 BACKGROUND_NICE = 10
 
 
 def lower_thread_priority(nice: int) -> bool:
-    """Lower the calling thread's CPU priority by ``nice`` steps; True when it was lowered.
+    """Lower the calling thread's CPU priority to nice value ``nice``; True when it was lowered.
+
+    To, not by: a thread already that low stays where it is. The KB's own process runs at
+    ``kb_nice`` below the workers, and a background build there lowered ten steps more (to 19) got
+    almost no CPU while the workers were busy, so its searches kept the store's slower path for
+    minutes after a bulk ingest.
 
     Linux schedules threads one by one, so this touches only the calling thread (and the threads it
     starts afterwards, which inherit it). Elsewhere ``setpriority`` would lower the whole process, so
     it is left alone there. Lowering is always allowed; raising it back is not (without privileges),
     which is why only threads that do nothing else are lowered.
     """
-    if nice <= 0 or not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux"):
         return False
     tid = threading.get_native_id()
     try:
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
+        if os.getpriority(os.PRIO_PROCESS, tid) >= min(19, nice):
+            return False
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, nice))
     except OSError:
         return False
     return True

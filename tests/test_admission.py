@@ -262,12 +262,29 @@ def test_lowering_a_thread_lowers_it_and_the_threads_it_starts_only() -> None:
         child.join()
 
     base = _own_nice()
+    assert base < BACKGROUND_NICE  # the test process runs at the default priority
     worker = threading.Thread(target=background)
     worker.start()
     worker.join()
-    assert seen == {"itself": min(19, base + BACKGROUND_NICE), "child": min(19, base + BACKGROUND_NICE)}
+    assert seen == {"itself": BACKGROUND_NICE, "child": BACKGROUND_NICE}
     assert _own_nice() == base
     assert not lower_thread_priority(0)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priorities are Linux's")
+def test_a_thread_already_low_is_not_lowered_further() -> None:
+    """In the KB's own process (nice 10) a background build stays at 10, beside its searches."""
+    seen: dict[str, object] = {}
+
+    def already_low() -> None:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE + 2)
+        seen["lowered"] = lower_thread_priority(BACKGROUND_NICE)
+        seen["nice"] = _own_nice()
+
+    worker = threading.Thread(target=already_low)
+    worker.start()
+    worker.join()
+    assert seen == {"lowered": False, "nice": BACKGROUND_NICE + 2}
 
 
 def test_refuse_if_full_refuses_as_a_slot_request_would_without_taking_one() -> None:
