@@ -2,11 +2,11 @@
 
 Why a process: a KB search is mostly Python (keyword postings, kNN walk, fusion) plus a model call,
 and in the server's worker it shares one interpreter lock with the cache's lookup rounds and the
-event loop. Beside a flood of searches the lookups then waited for the lock, not for a core: their
-p99 rose 2–4 × alone while the two cores were not both busy, and fewer slots, a lower thread
-priority (a lowered thread holding the lock stalls the whole worker) or a CPU-time pace on the
-searches did not bring it under 2 ×. The same flood with searches that only slept in their slot
-raised it 1.3–1.5 × (docs/reliability.md, "The KB's own process"). So each worker hands its
+event loop. Beside a flood of searches the lookups' p99 rose 2–4 × alone, and fewer slots, a lower
+thread priority (a lowered thread holding the lock stalls the whole worker), a shorter switch
+interval or a CPU-time pace on the searches did not bring it under 2 ×. The same flood with
+searches that only slept in their slot raised it 1.3–1.5 × (docs/reliability.md, "The KB's own
+process"). So each worker hands its
 searches and answers to one child process with its own lock, its own copy of the KB's in-memory
 structures, and a nice value ``kb_nice`` steps lower: the kernel runs the lookups first whenever
 both want a core, and no lookup waits for a lock a search holds.
