@@ -37,7 +37,7 @@ from typing import Any, cast
 
 from lastline import Answer, Settings
 from lastline.backends import open_storage
-from lastline.embedding import get_embedder
+from lastline.embedding import Embedder, get_embedder
 from lastline.kb import KnowledgeBase, SearchResult
 from lastline.postgres import PostgresStorage
 from lastline.storage import SQLiteStorage
@@ -54,13 +54,13 @@ _PARENT_CHECK_S = 0.5
 _METHODS = frozenset({"search", "answer"})
 
 
-def open_knowledge_base(settings: Settings, storage: SQLiteStorage | PostgresStorage) -> KnowledgeBase:
+def open_knowledge_base(settings: Settings, storage: SQLiteStorage | PostgresStorage,
+                        embedder: Embedder) -> KnowledgeBase:
     """The KB as ``settings`` describe it, on ``storage``: the worker's and its search process's alike."""
     name = settings.kb_english_embedder  # the KB's English vector space; "none" turns it off
     english = None if name == "none" else get_embedder(name, settings.embed_threads)
     # The English space fills in the background: a document is searchable once keyword + USE are in.
-    return KnowledgeBase(storage, get_embedder(settings.embedder, settings.embed_threads),
-                         english_embedder=english, background_spaces=True)
+    return KnowledgeBase(storage, embedder, english_embedder=english, background_spaces=True)
 
 
 # -- the child ----------------------------------------------------------------------------------
@@ -101,7 +101,7 @@ def _child_main(settings: Settings, nice: int, parent: int, conns: list[Connecti
         os.nice(nice)
     storage = open_storage(settings.database_url or settings.db, owner_url=settings.database_owner_url,
                            pool_size=len(conns))
-    kb = open_knowledge_base(settings, storage)
+    kb = open_knowledge_base(settings, storage, get_embedder(settings.embedder, settings.embed_threads))
     kb.warm(settings.tenants)
     ready.send(os.getpid())
     ready.close()
@@ -133,9 +133,6 @@ class KBSearchProcess:
         self._all_pipes: list[Connection] = []
         self._closed = False
         self._retry_at = 0.0  # after a child that could not start, when to try again
-        #: Calls the child answered / calls run in the worker (none ready, or it died under them).
-        self.ran_in_process = 0
-        self.ran_in_worker = 0
 
     @property
     def ready(self) -> bool:
@@ -206,13 +203,11 @@ class KBSearchProcess:
         pipes.put(pipe)
         if not ok:
             raise value
-        self.ran_in_process += 1
         if self.observer is not None:
             self.observer("process")
         return value
 
     def _in_worker(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        self.ran_in_worker += 1
         if self.observer is not None:
             self.observer("worker")
         fn: Callable[..., Any] = getattr(self.kb, method)

@@ -119,7 +119,7 @@ class Runtime:
     @cached_property
     def kb(self) -> KnowledgeBase:
         """The knowledge base (kb_0001_…); an empty KB is seeded from LASTLINE_KB_SEED for every tenant."""
-        kb = open_knowledge_base(self.settings, self.storage)
+        kb = open_knowledge_base(self.settings, self.storage, self.embedder)
         if self.settings.kb_seed is not None:
             seed = self.settings.kb_seed.expanduser()
             if not seed.exists():
