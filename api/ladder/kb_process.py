@@ -16,11 +16,11 @@ the same database and models from the worker's settings, warms the tenants' sear
 and then serves one pipe per slot of the ``kb`` bulkhead, each on a thread of its own. A caller
 (on one of the bulkhead's threads) takes a free pipe, sends the call and waits for the reply with
 the interpreter lock let go. No executor between them: ``ProcessPoolExecutor`` passes each call
-through two more threads of the worker (its manager and its queue's feeder), and cost 0.45 ms of
-the worker's CPU per call. The KB stays fresh the way several workers on one file already do:
-every search checks the store for chunks written elsewhere. Until the child says it is ready (a few
-seconds after start-up), and after it died until its successor is, calls run in the worker as
-before, so nothing waits for it.
+through two more threads of the worker (its manager and its queue's feeder), which cost the
+worker nearly three times the CPU per call (a diagnostic measurement, docs/reliability.md). The KB
+stays fresh the way several workers on one file already do: every search checks the store for
+chunks written elsewhere. Until the child says it is ready (a few seconds after start-up), and
+after it died until its successor is, calls run in the worker as before, so nothing waits for it.
 """
 
 from __future__ import annotations
