@@ -30,6 +30,9 @@ __all__ = [
     "DEFAULT_PORT",
     "DEFAULT_TENANT",
     "EMBEDDER_NAMES",
+    "EXACT_HIT_SLOTS",
+    "SEMANTIC_SLOTS_ROUNDS",
+    "SEMANTIC_SLOTS_THREADS",
     "ChatScope",
     "Settings",
     "load_settings",
@@ -46,6 +49,12 @@ DEFAULT_PORT = 8765
 DEFAULT_TENANT = "default"
 #: Longest text field (prompt, context, document text for rules) a request may carry, in characters.
 DEFAULT_MAX_PROMPT_CHARS = 32_000
+#: Default ``semantic`` slots per process: lookups waiting in the lookup rounds (SQLite), lookups on a
+#: thread each (PostgreSQL); see :attr:`Settings.semantic_slots`.
+SEMANTIC_SLOTS_ROUNDS = 128
+SEMANTIC_SLOTS_THREADS = 48
+#: The door's ``cache`` slots beyond the ``semantic`` ones by default: room for exact hits.
+EXACT_HIT_SLOTS = 16
 #: TOML file read when ``LASTLINE_CONFIG`` names none.
 DEFAULT_CONFIG_FILE = "lastline.toml"
 #: Bundled embedders; ``st:/path/to/model`` names any local sentence-transformers directory.
@@ -130,9 +139,12 @@ class Settings(BaseSettings):
     # starves the event loop that answers the 503s); concurrent embeddings still share model calls.
     workers: int | None = Field(None, ge=1, le=64, description="Server processes (default: the core count).")
     access_log: bool = Field(False, description="One log line per request (off: requests are counted in /metrics).")
-    limit_cache: int = Field(64, ge=1, description="Cache lookups in flight per process (exact hits need no more).")
-    limit_semantic: int = Field(48, ge=1, description="Of those, lookups past the exact key (fuzzy scan, embedding,"
-                                " kNN, guard) in flight per process: the cache's CPU-heavy half.")
+    limit_cache: int | None = Field(None, ge=1, description="Cache lookups in flight per process (exact hits need "
+                                    "no more); default: limit_semantic's + 16, room for exact hits beside them.")
+    limit_semantic: int | None = Field(None, ge=1, description="Of those, lookups past the exact key (fuzzy scan, "
+                                       "embedding, kNN, guard) in flight per process: the cache's CPU-heavy half;"
+                                       " default 128 on SQLite (they wait in the lookup rounds), 48 on PostgreSQL"
+                                       " (each holds a thread).")
     limit_kb: int = Field(2, ge=1, description="KB searches and answers in flight per process.")
     queue_kb: int = Field(32, ge=0, description="KB searches that may wait per process for a slot (0: refused "
                           "at once past limit_kb); see queue_wait_s.")
@@ -205,6 +217,28 @@ class Settings(BaseSettings):
             if not key.strip() or not str(tenant).strip():
                 raise ValueError("every key and tenant must be a non-empty string")
         return value
+
+    @property
+    def semantic_slots(self) -> int:
+        """``limit_semantic``, or the default of the store the lookups run against.
+
+        Why two: on SQLite a lookup past its exact key waits in the cache's lookup rounds, where a
+        waiting lookup costs nothing and more of them make cheaper rounds, so the bound is what the
+        rounds drain within the admitted-latency target (≈1 ms a lookup per worker at full load:
+        128 in ≈130 ms); a lookup refused sooner is only a client coming straight back, and those
+        refusals took the CPU from the rounds (docs/reliability.md, "128 `semantic` slots"). On
+        PostgreSQL each lookup holds a thread of its own, and more threads only pass the
+        interpreter lock around.
+        """
+        if self.limit_semantic is not None:
+            return self.limit_semantic
+        return SEMANTIC_SLOTS_THREADS if self.database_url is not None else SEMANTIC_SLOTS_ROUNDS
+
+    @property
+    def cache_slots(self) -> int:
+        """``limit_cache``, or the ``semantic`` slots plus room for the exact hits beside them (which
+        hold a door slot for microseconds and need no other)."""
+        return self.limit_cache if self.limit_cache is not None else self.semantic_slots + EXACT_HIT_SLOTS
 
     @property
     def multi_tenant(self) -> bool:

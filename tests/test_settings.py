@@ -35,6 +35,22 @@ def test_environment_overrides_defaults(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert settings.multi_tenant
 
 
+def test_lookup_slots_default_to_the_store_the_lookups_run_against(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("LASTLINE_DATABASE_URL", "LASTLINE_LIMIT_CACHE", "LASTLINE_LIMIT_SEMANTIC"):
+        monkeypatch.delenv(name, raising=False)
+    sqlite = load_settings()  # lookups wait in the cache's rounds
+    assert (sqlite.semantic_slots, sqlite.cache_slots) == (128, 144)
+    postgres = load_settings(database_url="postgresql://app@127.0.0.1:5432/lastline")  # a thread each
+    assert (postgres.semantic_slots, postgres.cache_slots) == (48, 64)
+    monkeypatch.setenv("LASTLINE_LIMIT_SEMANTIC", "10")
+    assert (load_settings().semantic_slots, load_settings().cache_slots) == (10, 26)
+    monkeypatch.setenv("LASTLINE_LIMIT_CACHE", "12")
+    assert (load_settings().semantic_slots, load_settings().cache_slots) == (10, 12)
+    monkeypatch.setenv("LASTLINE_LIMIT_SEMANTIC", "0")
+    with pytest.raises(ConfigError, match="LASTLINE_LIMIT_SEMANTIC"):
+        load_settings()
+
+
 def test_an_owner_url_without_a_database_url_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LASTLINE_DATABASE_URL", raising=False)
     monkeypatch.setenv("LASTLINE_DATABASE_OWNER_URL", "postgresql://owner@127.0.0.1:5432/lastline")

@@ -165,7 +165,7 @@ class Runtime:
         """
         s = self.settings
         share = s.tenant_share if s.multi_tenant else 1.0
-        limits = {"cache": s.limit_cache, "semantic": s.limit_semantic, "kb": s.limit_kb, "rules": s.limit_rules,
+        limits = {"cache": s.cache_slots, "semantic": s.semantic_slots, "kb": s.limit_kb, "rules": s.limit_rules,
                   "writes": s.limit_writes, "ladder": s.limit_ladder}
         queue = {"kb": s.queue_kb}  # a short line for the slow KB searches (docs/reliability.md, "The KB's line")
         return {name: Bulkhead(name, limit, tenant_share=share, queue=queue.get(name, 0),
