@@ -156,6 +156,8 @@ class Settings(BaseSettings):
                          "(Linux and macOS; with kb_process off KB searches run at the lookups' priority).")
     limit_rules: int = Field(8, ge=1, description="Rule extractions in flight per process.")
     limit_writes: int = Field(8, ge=1, description="Writes (entries, documents, packs…) in flight per process.")
+    queue_writes: int = Field(32, ge=0, description="Writes that may wait per process for a slot (0: refused at "
+                              "once past limit_writes); see queue_wait_s.")
     limit_ladder: int = Field(32, ge=1, description="Fallback and chat-completion requests in flight per process.")
     tenant_share: float = Field(0.5, gt=0, le=1, description="Most of one bulkhead's slots one tenant may hold.")
     tier_timeout_s: float = Field(5.0, gt=0, le=600, description="Hard timeout of one ladder tier call.")

@@ -96,6 +96,28 @@ def test_kb_searches_past_the_limit_wait_in_a_short_line_and_past_it_are_refused
         stop_server(server)
 
 
+def test_writes_past_the_limit_wait_in_a_short_line_and_without_one_are_refused(tmp_path: Path) -> None:
+    """One write slot: 12 inserts at once all land with the default line (32), some are refused without."""
+    env = {"LASTLINE_LIMIT_WRITES": "1", "LASTLINE_KB_ENGLISH_EMBEDDER": "none"}
+    bodies: list[dict[str, object]] = [{"prompt": f"What is the refund window for plan {i}?", "response": f"{i} days."}
+                                       for i in range(12)]
+    server = start_server(tmp_path, env)
+    try:
+        assert [r.status_code for r in _burst(server.url("/v1/cache/entries"), bodies)] == [201] * 12
+        found = [httpx.post(server.url("/v1/cache/lookup"), json={"prompt": b["prompt"], "exact_only": True}).json()
+                 for b in bodies]
+        assert [f["answer"] for f in found] == [b["response"] for b in bodies]
+    finally:
+        stop_server(server)
+    server = start_server(tmp_path, {**env, "LASTLINE_QUEUE_WRITES": "0"})  # the same file, restarted
+    try:
+        statuses = [r.status_code for r in _burst(server.url("/v1/cache/entries"), bodies)]
+        assert set(statuses) == {201, 503}
+        assert _counted(server, "lastline_shed_total", bulkhead="writes", reason="full") == statuses.count(503)
+    finally:
+        stop_server(server)
+
+
 def test_a_kb_flood_does_not_shed_cache_lookups(tight: LiveServer) -> None:
     bodies: list[dict[str, object]] = [{"prompt": f"question {i}"} for i in range(12)]
     kb = threading.Thread(target=_burst, args=(tight.url("/v1/kb/search"), [{"query": "ladder"}] * 12))

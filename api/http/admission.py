@@ -5,7 +5,8 @@ Each request that does work is classified by method and path into one bulkhead o
 (``/v1/fallback``, ``/v1/chat/completions``, other reads), ``writes`` (everything else) — and
 takes one of its slots for as long as it runs. A request that finds its bulkhead full (or its tenant
 holding its share) gets ``503 {"error": "overloaded"}`` with ``Retry-After`` before its body is read
-(a bulkhead with a line, the KB's, lets a few wait for a slot first, briefly: :meth:`Bulkhead.enter`);
+(a bulkhead with a line, the KB's and the writes', lets a few wait for a slot first, briefly:
+:meth:`Bulkhead.enter`);
 the OpenAI face answers with the OpenAI error shape, which the SDKs retry on 503. Health, readiness,
 metrics and the dashboard are never refused. While the server drains (SIGTERM), new requests are
 refused the same way and the ones in flight finish.

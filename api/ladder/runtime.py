@@ -167,7 +167,8 @@ class Runtime:
         share = s.tenant_share if s.multi_tenant else 1.0
         limits = {"cache": s.cache_slots, "semantic": s.semantic_slots, "kb": s.limit_kb, "rules": s.limit_rules,
                   "writes": s.limit_writes, "ladder": s.limit_ladder}
-        queue = {"kb": s.queue_kb}  # a short line for the slow KB searches (docs/reliability.md, "The KB's line")
+        # Short lines for the slow KB searches and writes (docs/reliability.md, "The KB's line", "A line for writes")
+        queue = {"kb": s.queue_kb, "writes": s.queue_writes}
         return {name: Bulkhead(name, limit, tenant_share=share, queue=queue.get(name, 0),
                                max_wait_s=s.queue_wait_s)
                 for name, limit in limits.items()}
