@@ -140,7 +140,7 @@ class Settings(BaseSettings):
     workers: int | None = Field(None, ge=1, le=64, description="Server processes (default: the core count).")
     access_log: bool = Field(False, description="One log line per request (off: requests are counted in /metrics).")
     limit_cache: int | None = Field(None, ge=1, description="Cache lookups in flight per process (exact hits need "
-                                    "no more); default: limit_semantic's + 16, room for exact hits beside them.")
+                                    "no more); default: the semantic slots + 16, room for exact hits beside them.")
     limit_semantic: int | None = Field(None, ge=1, description="Of those, lookups past the exact key (fuzzy scan, "
                                        "embedding, kNN, guard) in flight per process: the cache's CPU-heavy half;"
                                        " default 128 on SQLite (they wait in the lookup rounds), 48 on PostgreSQL"
@@ -228,7 +228,7 @@ class Settings(BaseSettings):
         waiting lookup costs nothing and more of them make cheaper rounds, so the bound is what the
         rounds drain within the admitted-latency target (≈1 ms a lookup per worker at full load:
         128 in ≈130 ms); a lookup refused sooner is only a client coming straight back, and those
-        refusals took the CPU from the rounds (docs/reliability.md, "128 `semantic` slots"). On
+        refusals took the CPU from the rounds (docs/reliability.md, "128 `semantic` slots on SQLite"). On
         PostgreSQL each lookup holds a thread of its own, and more threads only pass the
         interpreter lock around.
         """
