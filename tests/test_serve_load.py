@@ -49,6 +49,29 @@ def _counted(server: LiveServer, sample: str, **labels: str) -> float:
                if s.name == sample and labels.items() <= s.labels.items())
 
 
+def _wave(server: LiveServer, path: str, bodies: list[dict[str, object]]) -> list[tuple[int, dict[str, Any]]]:
+    """Every body on a connection of its own, all written within a few milliseconds (connections
+    opened first, then one write each): ``(status, JSON body)`` per request, in order."""
+    host, port = server.base_url.removeprefix("http://").split(":")
+    conns = [socket.create_connection((host, int(port)), timeout=60) for _ in bodies]
+    try:
+        for conn, body in zip(conns, bodies, strict=True):
+            payload = json.dumps(body).encode()
+            conn.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                         f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode() + payload)
+        replies = []
+        for conn in conns:
+            chunks = []
+            while chunk := conn.recv(65536):  # the server closes the connection after its reply
+                chunks.append(chunk)
+            head, _, payload = b"".join(chunks).partition(b"\r\n\r\n")
+            replies.append((int(head.split(b" ", 2)[1]), json.loads(payload)))
+        return replies
+    finally:
+        for conn in conns:
+            conn.close()
+
+
 @pytest.fixture(scope="module")
 def tight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """A server whose KB and ladder take one request at a time, and whose KB keeps no line."""
@@ -103,7 +126,7 @@ def test_writes_past_the_limit_wait_in_a_short_line_and_without_one_are_refused(
                                        for i in range(12)]
     server = start_server(tmp_path, env)
     try:
-        assert [r.status_code for r in _burst(server.url("/v1/cache/entries"), bodies)] == [201] * 12
+        assert [status for status, _ in _wave(server, "/v1/cache/entries", bodies)] == [201] * 12
         found = [httpx.post(server.url("/v1/cache/lookup"), json={"prompt": b["prompt"], "exact_only": True}).json()
                  for b in bodies]
         assert [f["answer"] for f in found] == [b["response"] for b in bodies]
@@ -111,7 +134,7 @@ def test_writes_past_the_limit_wait_in_a_short_line_and_without_one_are_refused(
         stop_server(server)
     server = start_server(tmp_path, {**env, "LASTLINE_QUEUE_WRITES": "0"})  # the same file, restarted
     try:
-        statuses = [r.status_code for r in _burst(server.url("/v1/cache/entries"), bodies)]
+        statuses = [status for status, _ in _wave(server, "/v1/cache/entries", bodies)]
         assert set(statuses) == {201, 503}
         assert _counted(server, "lastline_shed_total", bulkhead="writes", reason="full") == statuses.count(503)
     finally:
@@ -155,29 +178,6 @@ def test_past_the_exact_key_lookups_are_bounded_apart_and_exact_hits_are_never_s
         assert "overloaded on POST" not in (tmp_path / "server.log").read_text()  # counted, never logged
     finally:
         stop_server(server)
-
-
-def _wave(server: LiveServer, path: str, bodies: list[dict[str, object]]) -> list[tuple[int, dict[str, Any]]]:
-    """Every body on a connection of its own, all written within a few milliseconds (connections
-    opened first, then one write each): ``(status, JSON body)`` per request, in order."""
-    host, port = server.base_url.removeprefix("http://").split(":")
-    conns = [socket.create_connection((host, int(port)), timeout=60) for _ in bodies]
-    try:
-        for conn, body in zip(conns, bodies, strict=True):
-            payload = json.dumps(body).encode()
-            conn.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-                         f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode() + payload)
-        replies = []
-        for conn in conns:
-            chunks = []
-            while chunk := conn.recv(65536):  # the server closes the connection after its reply
-                chunks.append(chunk)
-            head, _, payload = b"".join(chunks).partition(b"\r\n\r\n")
-            replies.append((int(head.split(b" ", 2)[1]), json.loads(payload)))
-        return replies
-    finally:
-        for conn in conns:
-            conn.close()
 
 
 def test_by_default_a_wave_of_unseen_questions_waits_in_the_lookup_rounds_instead_of_being_shed(
