@@ -12,7 +12,6 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -24,34 +23,9 @@ LONG_TEXT = "\n\n".join(
     f"and the declared default; paragraph {i} says so again in other words, at some length." for i in range(400))
 
 
-def _burst(url: str, bodies: list[dict[str, object]], headers: dict[str, str] | None = None) -> list[httpx.Response]:
-    """Send every body at the same moment, one connection each."""
-    barrier = threading.Barrier(len(bodies))
-    out: list[httpx.Response | None] = [None] * len(bodies)
-
-    def one(i: int) -> None:
-        with httpx.Client(timeout=60) as client:
-            barrier.wait()
-            out[i] = client.post(url, json=bodies[i], headers=headers)
-
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(bodies))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return [r for r in out if r is not None]
-
-
-def _counted(server: LiveServer, sample: str, **labels: str) -> float:
-    """``sample``'s value in ``server``'s ``/metrics``, summed over the series carrying ``labels``."""
-    families = text_string_to_metric_families(httpx.get(server.url("/metrics")).text)
-    return sum(s.value for f in families for s in f.samples
-               if s.name == sample and labels.items() <= s.labels.items())
-
-
-def _wave(server: LiveServer, path: str, bodies: list[dict[str, object]]) -> list[tuple[int, dict[str, Any]]]:
-    """Every body on a connection of its own, all written within a few milliseconds (connections
-    opened first, then one write each): ``(status, JSON body)`` per request, in order."""
+def _burst(server: LiveServer, path: str, bodies: list[dict[str, object]]) -> list[httpx.Response]:
+    """POST every body on a connection of its own, all written within a few milliseconds (connections
+    opened first, then one write each), so they reach the server together; the replies in order."""
     host, port = server.base_url.removeprefix("http://").split(":")
     conns = [socket.create_connection((host, int(port)), timeout=60) for _ in bodies]
     try:
@@ -64,12 +38,21 @@ def _wave(server: LiveServer, path: str, bodies: list[dict[str, object]]) -> lis
             chunks = []
             while chunk := conn.recv(65536):  # the server closes the connection after its reply
                 chunks.append(chunk)
-            head, _, payload = b"".join(chunks).partition(b"\r\n\r\n")
-            replies.append((int(head.split(b" ", 2)[1]), json.loads(payload)))
+            head, _, content = b"".join(chunks).partition(b"\r\n\r\n")
+            status, *fields = head.decode("latin-1").split("\r\n")
+            headers = [tuple(field.split(": ", 1)) for field in fields]
+            replies.append(httpx.Response(int(status.split(" ", 2)[1]), headers=headers, content=content))
         return replies
     finally:
         for conn in conns:
             conn.close()
+
+
+def _counted(server: LiveServer, sample: str, **labels: str) -> float:
+    """``sample``'s value in ``server``'s ``/metrics``, summed over the series carrying ``labels``."""
+    families = text_string_to_metric_families(httpx.get(server.url("/metrics")).text)
+    return sum(s.value for f in families for s in f.samples
+               if s.name == sample and labels.items() <= s.labels.items())
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +68,7 @@ def tight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 def test_past_the_kb_limit_requests_get_503_overloaded_with_retry_after(tight: LiveServer) -> None:
     httpx.post(tight.url("/v1/kb/documents"), json={"title": "ladder", "text": LONG_TEXT[:4000]},
                timeout=60).raise_for_status()
-    replies = _burst(tight.url("/v1/kb/search"), [{"query": f"fallback ladder {i}", "k": 5} for i in range(16)])
+    replies = _burst(tight, "/v1/kb/search", [{"query": f"fallback ladder {i}", "k": 5} for i in range(16)])
     statuses = [r.status_code for r in replies]
     assert set(statuses) <= {200, 503}
     assert 200 in statuses and 503 in statuses
@@ -106,7 +89,7 @@ def test_kb_searches_past_the_limit_wait_in_a_short_line_and_past_it_are_refused
     server = start_server(tmp_path, env)
     try:
         bodies: list[dict[str, object]] = [{"query": f"fallback ladder {i}", "k": 5} for i in range(16)]
-        statuses = [r.status_code for r in _burst(server.url("/v1/kb/search"), bodies)]
+        statuses = [r.status_code for r in _burst(server, "/v1/kb/search", bodies)]
         metrics = httpx.get(server.url("/metrics")).text
     finally:
         stop_server(server)
@@ -114,7 +97,7 @@ def test_kb_searches_past_the_limit_wait_in_a_short_line_and_past_it_are_refused
     assert f'lastline_shed_total{{bulkhead="kb",reason="full"}} {statuses.count(503)}.0' in metrics
     server = start_server(tmp_path, {**env, "LASTLINE_QUEUE_KB": "32"})  # the same file, restarted
     try:
-        assert [r.status_code for r in _burst(server.url("/v1/kb/search"), bodies)] == [200] * 16
+        assert [r.status_code for r in _burst(server, "/v1/kb/search", bodies)] == [200] * 16
     finally:
         stop_server(server)
 
@@ -126,7 +109,7 @@ def test_writes_past_the_limit_wait_in_a_short_line_and_without_one_are_refused(
                                        for i in range(12)]
     server = start_server(tmp_path, env)
     try:
-        assert [status for status, _ in _wave(server, "/v1/cache/entries", bodies)] == [201] * 12
+        assert [r.status_code for r in _burst(server, "/v1/cache/entries", bodies)] == [201] * 12
         found = [httpx.post(server.url("/v1/cache/lookup"), json={"prompt": b["prompt"], "exact_only": True}).json()
                  for b in bodies]
         assert [f["answer"] for f in found] == [b["response"] for b in bodies]
@@ -134,7 +117,7 @@ def test_writes_past_the_limit_wait_in_a_short_line_and_without_one_are_refused(
         stop_server(server)
     server = start_server(tmp_path, {**env, "LASTLINE_QUEUE_WRITES": "0"})  # the same file, restarted
     try:
-        statuses = [status for status, _ in _wave(server, "/v1/cache/entries", bodies)]
+        statuses = [r.status_code for r in _burst(server, "/v1/cache/entries", bodies)]
         assert set(statuses) == {201, 503}
         assert _counted(server, "lastline_shed_total", bulkhead="writes", reason="full") == statuses.count(503)
     finally:
@@ -143,9 +126,9 @@ def test_writes_past_the_limit_wait_in_a_short_line_and_without_one_are_refused(
 
 def test_a_kb_flood_does_not_shed_cache_lookups(tight: LiveServer) -> None:
     bodies: list[dict[str, object]] = [{"prompt": f"question {i}"} for i in range(12)]
-    kb = threading.Thread(target=_burst, args=(tight.url("/v1/kb/search"), [{"query": "ladder"}] * 12))
+    kb = threading.Thread(target=_burst, args=(tight, "/v1/kb/search", [{"query": "ladder"}] * 12))
     kb.start()
-    lookups = _burst(tight.url("/v1/cache/lookup"), bodies)
+    lookups = _burst(tight, "/v1/cache/lookup", bodies)
     kb.join()
     assert [r.status_code for r in lookups] == [200] * 12
 
@@ -163,9 +146,9 @@ def test_past_the_exact_key_lookups_are_bounded_apart_and_exact_hits_are_never_s
                   for i in range(16)]
         exact_replies: list[httpx.Response] = []
         exact = threading.Thread(target=lambda: exact_replies.extend(
-            _burst(server.url("/v1/cache/lookup"), [{"prompt": p} for p in stored])))
+            _burst(server, "/v1/cache/lookup", [{"prompt": p} for p in stored])))
         exact.start()
-        replies = _burst(server.url("/v1/cache/lookup"), unseen)
+        replies = _burst(server, "/v1/cache/lookup", unseen)
         exact.join()
         assert [(r.status_code, r.json()["layer"]) for r in exact_replies] == [(200, "exact")] * 16
         statuses = [r.status_code for r in replies]
@@ -187,15 +170,15 @@ def test_by_default_a_wave_of_unseen_questions_waits_in_the_lookup_rounds_instea
     unseen = [{"prompt": f"Which depot {i} restocks " + " ".join(f"item{i}y{j}" for j in range(200)) + "?"}
               for i in range(120)]
     shed_before = _counted(tight, "lastline_shed_total")
-    replies = _wave(tight, "/v1/cache/lookup", unseen)
-    assert [status for status, _ in replies] == [200] * 120
-    assert not any(body["hit"] for _, body in replies)
+    replies = _burst(tight, "/v1/cache/lookup", unseen)
+    assert [r.status_code for r in replies] == [200] * 120
+    assert not any(r.json()["hit"] for r in replies)
     assert _counted(tight, "lastline_shed_total") == shed_before
 
 
 def test_the_openai_face_sheds_in_the_openai_error_shape(tight: LiveServer) -> None:
     body = {"model": "lastline", "messages": [{"role": "user", "content": "what is the fallback ladder?"}]}
-    replies = _burst(tight.url("/v1/chat/completions"), [body] * 12)
+    replies = _burst(tight, "/v1/chat/completions", [body] * 12)
     shed = [r for r in replies if r.status_code == 503]
     assert shed, [r.status_code for r in replies]
     error = shed[0].json()["error"]
