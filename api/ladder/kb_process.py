@@ -36,7 +36,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, cast
 
 from lastline import Answer, Settings
-from lastline.backends import open_storage
+from lastline.backends import open_settings_storage
 from lastline.embedding import Embedder, get_embedder
 from lastline.kb import KnowledgeBase, SearchResult
 from lastline.postgres import PostgresStorage
@@ -99,8 +99,7 @@ def _child_main(settings: Settings, nice: int, parent: int, conns: list[Connecti
     threading.Thread(target=_exit_with_parent, args=(parent,), name="lastline-kb-parent", daemon=True).start()
     if nice > 0:
         os.nice(nice)
-    storage = open_storage(settings.database_url or settings.db, owner_url=settings.database_owner_url,
-                           pool_size=len(conns))
+    storage = open_settings_storage(settings, pool_size=len(conns))
     kb = open_knowledge_base(settings, storage, get_embedder(settings.embedder, settings.embed_threads))
     kb.warm(settings.tenants)
     ready.send(os.getpid())

@@ -19,9 +19,9 @@ from lastline import (
     SQLiteStorage,
     get_embedder,
     load_settings,
-    open_storage,
 )
 from lastline.admission import Bulkhead
+from lastline.backends import open_settings_storage
 from lastline.cache import CacheConfig, SemanticCache
 from lastline.kb import KnowledgeBase
 from lastline.rules import RuleEngine
@@ -57,8 +57,7 @@ class Runtime:
     def open(cls, settings: Settings | None = None, *, background: bool = False, **overrides: Any) -> Runtime:
         """Read settings (failing by name), open storage and name the embedder (loaded lazily)."""
         settings = settings or load_settings(**overrides)
-        storage = open_storage(settings.database_url or settings.db, owner_url=settings.database_owner_url,
-                               pool_size=settings.database_pool_size)
+        storage = open_settings_storage(settings)
         embedder = get_embedder(settings.embedder, settings.embed_threads)
         return cls(settings=settings, storage=storage, embedder=embedder, background=background)
 
