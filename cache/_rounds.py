@@ -20,7 +20,7 @@ No round waits for company: the lookups that arrive while one runs form the next
 with the load and a lone lookup never waits.
 
 What bounds the queue: its callers. ``SemanticCache.submit_lookup`` queues a lookup holding its
-``past_exact`` slot (``semantic``, 128 per process by default, ``docs/reliability.md``) and frees it
+``past_exact`` slot (``semantic``, 144 per process by default, ``docs/reliability.md``) and frees it
 when the lookup is done, so the slots bound the queue as they bound the work; a lookup queued
 without a slot takes one inside its steps, on this thread, and is refused (or served stale) as
 :meth:`LookupPath.run` would be.

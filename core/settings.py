@@ -51,7 +51,7 @@ DEFAULT_TENANT = "default"
 DEFAULT_MAX_PROMPT_CHARS = 32_000
 #: Default ``semantic`` slots per process: lookups waiting in the lookup rounds (SQLite), lookups on a
 #: thread each (PostgreSQL); see :attr:`Settings.semantic_slots`.
-SEMANTIC_SLOTS_ROUNDS = 128
+SEMANTIC_SLOTS_ROUNDS = 144
 SEMANTIC_SLOTS_THREADS = 48
 #: The door's ``cache`` slots beyond the ``semantic`` ones by default: room for exact hits.
 EXACT_HIT_SLOTS = 16
@@ -143,7 +143,7 @@ class Settings(BaseSettings):
                                     "no more); default: the semantic slots + 16, room for exact hits beside them.")
     limit_semantic: int | None = Field(None, ge=1, description="Of those, lookups past the exact key (fuzzy scan, "
                                        "embedding, kNN, guard) in flight per process: the cache's CPU-heavy half;"
-                                       " default 128 on SQLite (they wait in the lookup rounds), 48 on PostgreSQL"
+                                       " default 144 on SQLite (they wait in the lookup rounds), 48 on PostgreSQL"
                                        " (each holds a thread).")
     limit_kb: int = Field(2, ge=1, description="KB searches and answers in flight per process.")
     queue_kb: int = Field(32, ge=0, description="KB searches that may wait per process for a slot (0: refused "
@@ -227,8 +227,11 @@ class Settings(BaseSettings):
         Why two: on SQLite a lookup past its exact key waits in the cache's lookup rounds, where a
         waiting lookup costs nothing and more of them make cheaper rounds, so the bound is what the
         rounds drain within the admitted-latency target (≈1 ms a lookup per worker at full load:
-        128 in ≈130 ms); a lookup refused sooner is only a client coming straight back, and those
-        refusals took the CPU from the rounds (docs/reliability.md, "128 `semantic` slots on SQLite"). On
+        128 in ≈130 ms), plus room for connections split a little unevenly (256 clients over two
+        workers come as 130/126 or 134/122, and a client past the slots comes straight back to be
+        refused again, hundreds of times a second); a lookup refused sooner is only a client coming
+        straight back, and those refusals took the CPU from the rounds (docs/reliability.md,
+        "`semantic` slots on SQLite"). On
         PostgreSQL each lookup holds a thread of its own, and more threads only pass the
         interpreter lock around.
         """

@@ -98,7 +98,7 @@ def test_a_request_past_its_deadline_skips_every_bounded_tier(db_path: Path, emb
 
 def test_bulkheads_are_built_from_the_settings(runtime: Runtime) -> None:
     assert {name: b.limit for name, b in runtime.bulkheads.items()} == {
-        "cache": 144, "semantic": 128, "kb": 1, "rules": 8, "writes": 8, "ladder": 32}  # SQLite's defaults
+        "cache": 160, "semantic": 144, "kb": 1, "rules": 8, "writes": 8, "ladder": 32}  # SQLite's defaults
     assert {name: b.queue for name, b in runtime.bulkheads.items() if b.queue} == {"kb": 32, "writes": 32}
     runtime.bulkheads["kb"].acquire("default")
     with pytest.raises(Overloaded):

@@ -166,7 +166,7 @@ def test_past_the_exact_key_lookups_are_bounded_apart_and_exact_hits_are_never_s
 def test_by_default_a_wave_of_unseen_questions_waits_in_the_lookup_rounds_instead_of_being_shed(
         tight: LiveServer) -> None:
     # 120 long unseen questions written at once are in flight together: past the 48 `semantic` (and 64
-    # door) slots of the old default, which refused 36 and 46 of them in two runs here; within the 128 on SQLite.
+    # door) slots of the old default, which refused 36 and 46 of them in two runs here; within the 144 on SQLite.
     unseen = [{"prompt": f"Which depot {i} restocks " + " ".join(f"item{i}y{j}" for j in range(200)) + "?"}
               for i in range(120)]
     shed_before = _counted(tight, "lastline_shed_total")

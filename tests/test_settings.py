@@ -39,7 +39,7 @@ def test_lookup_slots_default_to_the_store_the_lookups_run_against(monkeypatch: 
     for name in ("LASTLINE_DATABASE_URL", "LASTLINE_LIMIT_CACHE", "LASTLINE_LIMIT_SEMANTIC"):
         monkeypatch.delenv(name, raising=False)
     sqlite = load_settings()  # lookups wait in the cache's rounds
-    assert (sqlite.semantic_slots, sqlite.cache_slots) == (128, 144)
+    assert (sqlite.semantic_slots, sqlite.cache_slots) == (144, 160)
     postgres = load_settings(database_url="postgresql://app@127.0.0.1:5432/lastline")  # a thread each
     assert (postgres.semantic_slots, postgres.cache_slots) == (48, 64)
     monkeypatch.setenv("LASTLINE_LIMIT_SEMANTIC", "10")

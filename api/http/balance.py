@@ -25,9 +25,11 @@ worker whose event loop is busy neither publishes nor accepts, and a burst of co
 opening at once (a client pool replaced) is weighed against counts from before it. Measured: 64
 connections opened right after 16 had closed split 38/26 on a loaded machine, and that split lasted
 the whole run. So a worker holding three or more connections more than its least loaded sibling
-(and at most :data:`HAND_BACK_BELOW`) asks one caller to reconnect: ``Connection: close`` on its
-next response (:class:`HandBackSurplus`), at most one every :data:`HAND_BACK_EVERY_S`. HTTP/1.1
-clients (the SDKs' pools, ``wrk``) open a new connection, which the accept step gives to the sibling.
+asks one caller to reconnect: ``Connection: close`` on its next response (:class:`HandBackSurplus`),
+at most one every :data:`HAND_BACK_EVERY_S`. HTTP/1.1 clients (the SDKs' pools, ``wrk``) open a new
+connection, which the accept step gives to the sibling. Past :data:`HAND_BACK_BELOW` connections the
+surplus must be an eighth of what the worker holds (:data:`LARGE_SURPLUS`): a wave of 256 connections
+once split 192/64 (``wrk``, a server just started), and the fuller worker shed for the whole run.
 
 A wave of connections (a fleet turning to lastline at once, a 5× burst) is the other way a split goes
 wrong, slowly: every worker is busy answering the connections it already took, and each took one
@@ -65,8 +67,8 @@ import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.supervisors import multiprocess
 
-__all__ = ["DEFER_S", "BalancedProcess", "BalancedServer", "ConnectionShare", "HandBackSurplus", "accept_queue_length",
-           "balanced_workers"]
+__all__ = ["DEFER_S", "HAND_BACK_BELOW", "LARGE_SURPLUS", "BalancedProcess", "BalancedServer", "ConnectionShare",
+           "HandBackSurplus", "accept_queue_length", "balanced_workers"]
 
 log = logging.getLogger(__name__)
 
@@ -78,10 +80,16 @@ SLACK = 1
 #: Connections above its least loaded sibling past which a worker hands one back: one more than the
 #: accept step leaves, so a connection handed back is not accepted again by the same worker ...
 SURPLUS = SLACK + 1
-#: A worker holding more connections than this hands none back: in a flood of hundreds of connections
-#: per worker both shed anyway, and a caller sent to reconnect waits in an accept queue behind the
-#: flood (a 5× burst of 1,280 clients had its slowest requests at 3–5 s with hand-backs, about 1 s without).
+#: Past this many connections a worker hands one back only when it holds a :data:`LARGE_SURPLUS` of them
+#: more than its least loaded sibling: in a flood of hundreds of connections per worker a caller sent
+#: to reconnect waits for a busy sibling's loop (a 5× burst of 1,280 clients had its slowest requests at
+#: 3–5 s with hand-backs at a surplus of three, about 1 s without), but a wave split 192/64 at 256
+#: clients, which the fuller worker's bulkheads cannot hold, must not last the whole flood.
 HAND_BACK_BELOW = 100
+#: The share of its own connections a worker past :data:`HAND_BACK_BELOW` may hold above its least
+#: loaded sibling before it hands one back: 256 connections settle no further apart than 136/120,
+#: which the default 144 ``semantic`` slots per worker hold.
+LARGE_SURPLUS = 1 / 8
 #: The least time between two connections one worker hands back: a hand-back shows in the counts only
 #: once the caller has closed it.
 HAND_BACK_EVERY_S = 0.05
@@ -266,7 +274,8 @@ class BalancedServer(uvicorn.Server):
         if now - self._handed_back_at < HAND_BACK_EVERY_S:
             return False
         held = self._open()
-        if held > HAND_BACK_BELOW or held <= self._fewest_elsewhere() + SURPLUS:
+        surplus = SURPLUS if held <= HAND_BACK_BELOW else max(SURPLUS, int(held * LARGE_SURPLUS))
+        if held <= self._fewest_elsewhere() + surplus:
             return False
         if self._queued():  # a wave still being taken: the siblings are about to take their part
             return False
