@@ -102,6 +102,15 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]] | None, co
     return await http_client.drive(base, requests, concurrency, seconds, judge=_is_hit)
 
 
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started, from any of its threads (Linux /proc); none once it is gone."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            found.extend(int(c) for c in (task / "children").read_text().split())
+    return found
+
+
 def process_tree(pid: int) -> list[int]:
     """``pid`` and all its descendants (``lastline serve`` runs its uvicorn workers as children)."""
     found: list[int] = []
@@ -109,9 +118,7 @@ def process_tree(pid: int) -> list[int]:
     while pending:
         p = pending.pop()
         found.append(p)
-        with contextlib.suppress(OSError):
-            for task in Path(f"/proc/{p}/task").iterdir():
-                pending.extend(int(c) for c in (task / "children").read_text().split())
+        pending.extend(children(p))
     return found
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine, write_section
-from http_bench import start_server
+from http_bench import children, start_server
 from load import bodies_for, seed
 
 SECTION = "## wrk against two workers"
@@ -85,10 +85,7 @@ class Row:
 def workers_of(pid: int) -> list[int]:
     """The server's uvicorn workers: its children spawned by multiprocessing, not its resource tracker
     (the workers' KB processes are their children, not the server's)."""
-    children: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        children += [int(c) for c in (task / "children").read_text().split()]
-    return sorted(c for c in children if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes())
+    return sorted(c for c in children(pid) if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes())
 
 
 def connections_held(pids: list[int], port: int) -> tuple[int, ...]:
