@@ -231,9 +231,8 @@ class Settings(BaseSettings):
         workers come as 130/126 or 134/122, and a client past the slots comes straight back to be
         refused again, hundreds of times a second); a lookup refused sooner is only a client coming
         straight back, and those refusals took the CPU from the rounds (docs/reliability.md,
-        "`semantic` slots on SQLite"). On
-        PostgreSQL each lookup holds a thread of its own, and more threads only pass the
-        interpreter lock around.
+        "`semantic` slots on SQLite"). On PostgreSQL each lookup holds a thread of its own, and more
+        threads only pass the interpreter lock around.
         """
         if self.limit_semantic is not None:
             return self.limit_semantic
