@@ -176,6 +176,79 @@ def test_by_default_a_wave_of_unseen_questions_waits_in_the_lookup_rounds_instea
     assert _counted(tight, "lastline_shed_total") == shed_before
 
 
+def _send(server: LiveServer, path: str, bodies: list[dict[str, object]]) -> list[socket.socket]:
+    """POST every body on a connection of its own, replies unread: the caller reads or closes them."""
+    host, port = server.base_url.removeprefix("http://").split(":")
+    conns = []
+    for body in bodies:
+        payload = json.dumps(body).encode()
+        conn = socket.create_connection((host, int(port)), timeout=60)
+        conn.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
+        conns.append(conn)
+    return conns
+
+
+def _status_of_reply(conn: socket.socket) -> int:
+    with conn:
+        return int(conn.recv(65536).split(b" ", 2)[1])
+
+
+def test_lookups_whose_client_left_before_their_round_are_dropped_unrun(tmp_path: Path) -> None:
+    """Clients that close their connections while their unseen questions wait for the round after a
+    long one are not answered for nobody: their lookups never run, their slots are free again at once."""
+    server = start_server(tmp_path, {"LASTLINE_LIMIT_SEMANTIC": "17", "LASTLINE_KB_ENGLISH_EMBEDDER": "none"})
+    try:
+        stored = {"prompt": "Who signs off refund requests?", "response": "The finance desk."}
+        httpx.post(server.url("/v1/cache/entries"), json=stored, timeout=60).raise_for_status()
+        # 12,000 distinct characters: the model computes each token's own stages, ≈0.5 s for the round.
+        busy = _send(server, "/v1/cache/lookup", [{"prompt": "".join(map(chr, range(0x4E00, 0x4E00 + 12_000)))}])
+        time.sleep(0.05)  # its round has started: what comes now waits for the next one
+        leaving = _send(server, "/v1/cache/lookup",
+                        [{"prompt": f"Who signs off refund request {i} of the north region?"} for i in range(16)])
+        time.sleep(0.05)  # read and queued, then their clients go
+        for conn in leaving:
+            conn.close()
+        assert _status_of_reply(busy[0]) == 200
+        assert _counted(server, "lastline_abandoned_total", bulkhead="semantic") == 16
+        assert _counted(server, "lastline_http_requests_total", route="/v1/cache/lookup", status="499") == 16
+        assert _counted(server, "lastline_lookup_duration_seconds_count", endpoint="cache") == 1  # run: the long one
+        # Every one of the 17 `semantic` slots is free again: 17 unseen questions at once are all answered.
+        again = [{"prompt": f"Which courier {i} collects the parcels of depot {i}?"} for i in range(17)]
+        assert [r.status_code for r in _burst(server, "/v1/cache/lookup", again)] == [200] * 17
+        assert "Exception in ASGI application" not in (tmp_path / "server.log").read_text()
+    finally:
+        stop_server(server)
+
+
+def test_writes_whose_client_left_while_in_line_are_dropped_unwritten(tmp_path: Path) -> None:
+    """With one write slot busy with a long KB document, inserts whose clients leave while in line
+    leave it: nothing of theirs is written, and the insert after them lands."""
+    server = start_server(tmp_path, {"LASTLINE_LIMIT_WRITES": "1", "LASTLINE_KB_ENGLISH_EMBEDDER": "none"})
+    try:
+        document = _send(server, "/v1/kb/documents", [{"title": "ladder", "text": LONG_TEXT}])
+        time.sleep(0.05)  # it holds the one slot
+        bodies: list[dict[str, object]] = [
+            {"prompt": f"What is the refund window for plan {i}?", "response": f"{i} days."} for i in range(8)]
+        leaving = _send(server, "/v1/cache/entries", bodies)
+        time.sleep(0.05)  # in line, then their clients go
+        for conn in leaving:
+            conn.close()
+        staying = _send(server, "/v1/cache/entries", [{"prompt": "What is the refund window for plan 99?",
+                                                        "response": "99 days."}])
+        assert _status_of_reply(document[0]) == 201
+        assert _status_of_reply(staying[0]) == 201
+        assert _counted(server, "lastline_abandoned_total", bulkhead="writes") == 8
+        assert _counted(server, "lastline_http_requests_total", status="499") == 8
+        found = [httpx.post(server.url("/v1/cache/lookup"), json={"prompt": b["prompt"], "exact_only": True}).json()
+                 for b in bodies]
+        assert not any(f["hit"] for f in found)
+        assert httpx.post(server.url("/v1/cache/lookup"), json={"prompt": "What is the refund window for plan 99?",
+                                                                 "exact_only": True}).json()["answer"] == "99 days."
+    finally:
+        stop_server(server)
+
+
 def test_the_openai_face_sheds_in_the_openai_error_shape(tight: LiveServer) -> None:
     body = {"model": "lastline", "messages": [{"role": "user", "content": "what is the fallback ladder?"}]}
     replies = _burst(tight, "/v1/chat/completions", [body] * 12)

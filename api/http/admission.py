@@ -17,6 +17,7 @@ for a thread either: no queue between the socket and the work but the bulkheads'
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import threading
 import time
@@ -33,6 +34,7 @@ from lastline.settings import DEFAULT_TENANT
 
 from ..ladder.metrics import Metrics
 from .deps import bearer_token, tenant_of_key
+from .protocol import CLIENT_CLOSED_REQUEST, client_left, when_client_leaves
 
 __all__ = ["DRAIN_GRACE_S", "AdmissionControl", "Refusal", "bulkhead_for", "drain_on_sigterm"]
 
@@ -98,7 +100,16 @@ class AdmissionControl:
             return
         bulkhead = self.bulkheads[name]
         tenant = _tenant_of(self.api_keys, scope)
-        why = "draining" if self.draining() else await bulkhead.enter(tenant)
+        if self.draining():
+            why: str | None = "draining"
+        elif bulkhead.queue:
+            why = await _enter_while_connected(bulkhead, tenant, scope)
+            if client_left(scope):  # out of the line, holding nothing: nobody waits for the answer
+                self.metrics.abandoned.labels(bulkhead=name).inc()
+                await Response(status_code=CLIENT_CLOSED_REQUEST)(scope, receive, send)
+                return
+        else:
+            why = bulkhead.try_acquire(tenant)
         if why is not None:
             self.metrics.shed.labels(bulkhead=name, reason=why).inc()
             await self.refusal(scope.get("path", ""), bulkhead.overloaded(why))(scope, receive, send)
@@ -107,6 +118,33 @@ class AdmissionControl:
             await self.app(scope, receive, send)
         finally:
             bulkhead.release(tenant)
+
+
+async def _enter_while_connected(bulkhead: Bulkhead, tenant: str, scope: Scope) -> str | None:
+    """:meth:`Bulkhead.enter`, left as soon as the client leaves (:func:`client_left` then says so, and
+    no slot is held).
+
+    Why: a caller in line waits up to the line's ``max_wait_s`` for a slot; one whose client timed
+    out and asked again would otherwise take a slot and run for nobody, ahead of the callers behind it.
+    """
+    task = asyncio.current_task()
+    assert task is not None
+    forget = when_client_leaves(scope, task.cancel)
+    try:
+        why = await bulkhead.enter(tenant)
+    except asyncio.CancelledError:
+        if not client_left(scope):
+            raise
+        task.uncancel()
+        return None
+    finally:
+        forget()
+    if client_left(scope):  # it left as a slot came: the slot arrived first, the cancellation was lost
+        if task.cancelling():
+            task.uncancel()
+        if why is None:
+            bulkhead.release(tenant)
+    return why
 
 
 def drain_on_sigterm(state: Any, bulkheads: dict[str, Bulkhead], grace_s: float = DRAIN_GRACE_S) -> bool:

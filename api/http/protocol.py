@@ -13,6 +13,12 @@
 - **No access log line per request**: formatting and writing it was a measurable share of an
   exact hit. Every request is counted by route and status in ``/metrics`` instead
   (``lastline_requests_total``); ``LASTLINE_ACCESS_LOG=true`` turns the lines back on.
+- **Work whose client left is dropped before it starts.** uvicorn tells an application that its
+  client closed the connection only through ``receive()``, which nothing awaits once the body is
+  read: a lookup queued in the lookup rounds, or a request waiting in a bulkhead's line, ran to its
+  end for nobody and held its slot meanwhile, while the client (one that timed out, say) asked
+  again. Our protocol runs the callbacks a request registered with :func:`when_client_leaves` when
+  its connection is lost before its response is complete; nothing is watched per request.
 
 - **A worker has a minute to answer the supervisor's health check** (uvicorn's default is 5 s):
   a spawned worker answers only once it has imported the application, and on a busy 2-core host
@@ -30,14 +36,46 @@ import asyncio
 import contextlib
 import importlib.util
 import socket
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-__all__ = ["WORKER_HEALTHCHECK_S", "NoDelayHttpToolsProtocol", "uvicorn_options"]
+__all__ = ["CLIENT_CLOSED_REQUEST", "WORKER_HEALTHCHECK_S", "NoDelayHttpToolsProtocol", "client_left",
+           "uvicorn_options", "when_client_leaves"]
 
 #: Seconds a worker may take to answer the supervisor's health check before it is replaced.
 WORKER_HEALTHCHECK_S = 60
+
+#: The status a request dropped because its client left is counted under (nginx's "client closed
+#: request"); nobody receives it.
+CLIENT_CLOSED_REQUEST = 499
+
+#: Scope keys: the callbacks of :func:`when_client_leaves`, and whether the client has left.
+_ON_LEAVING = "lastline.on_client_leaving"
+_LEFT = "lastline.client_left"
+
+
+def when_client_leaves(scope: MutableMapping[str, Any], callback: Callable[[], object]) -> Callable[[], None]:
+    """Run ``callback`` on the event loop if the request's client closes its connection before the
+    response is complete; returns what un-registers it.
+
+    Only :class:`NoDelayHttpToolsProtocol` runs the callbacks (``lastline serve``); under another
+    server they are never called, and the work runs to its end as it would without them.
+    """
+    callbacks: list[Callable[[], object]] = scope.setdefault(_ON_LEAVING, [])
+    callbacks.append(callback)
+
+    def forget() -> None:
+        with contextlib.suppress(ValueError):
+            callbacks.remove(callback)
+
+    return forget
+
+
+def client_left(scope: Mapping[str, Any]) -> bool:
+    """Whether the request's client closed its connection before its response was complete."""
+    return bool(scope.get(_LEFT))
 
 
 def _no_nagle(transport: asyncio.BaseTransport) -> None:
@@ -48,11 +86,20 @@ def _no_nagle(transport: asyncio.BaseTransport) -> None:
 
 
 class NoDelayHttpToolsProtocol(HttpToolsProtocol):
-    """:class:`HttpToolsProtocol` that sets ``TCP_NODELAY`` on its connection first."""
+    """:class:`HttpToolsProtocol` that sets ``TCP_NODELAY`` on its connection first…"""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         _no_nagle(transport)
         super().connection_made(transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """…and runs the callbacks of :func:`when_client_leaves` of a request left unanswered."""
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            cycle.scope[_LEFT] = True  # type: ignore[literal-required]
+            for callback in cycle.scope.pop(_ON_LEAVING, ()):  # type: ignore[misc]
+                callback()
+        super().connection_lost(exc)
 
 
 def uvicorn_options(*, access_log: bool) -> dict[str, Any]:

@@ -90,6 +90,11 @@ class Metrics:
             "lastline_shed_total", "Requests refused with 503 overloaded, by bulkhead and reason.",
             ["bulkhead", "reason"], registry=self.registry,
         )
+        self.abandoned = Counter(
+            "lastline_abandoned_total", "Requests dropped before their work began because their client left"
+            " (a lookup queued for its round, a caller in a bulkhead's line), by bulkhead.",
+            ["bulkhead"], registry=self.registry,
+        )
         self.tier_skips = Counter(
             "lastline_tier_skips_total", "Ladder tiers skipped: timed out or their bulkhead full.",
             ["tier", "reason"], registry=self.registry,

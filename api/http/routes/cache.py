@@ -7,15 +7,17 @@ endpoints, and for the lookup, the hot path, the cache's lookup rounds (one thre
 a model call: ``cache/_rounds.py``), or the loop's executor when the store's reads leave the process
 (``http/threads.py``). The lookup looks at its exact key on the loop first (one indexed read of the
 embedded file): exact hits, and refusals for want of a ``semantic`` slot, never wait for a thread.
+A lookup whose client leaves before its round starts is dropped there (``http/protocol.py``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import Path, Query, status
+from fastapi import Path, Query, Request, status
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, TypeAdapter
 
@@ -27,6 +29,7 @@ from ...ladder.text_limits import check_text_lengths
 from ..deps import RuntimeDep, StrictBody, TenantDep
 from ..direct_route import direct_post
 from ..prefixed_router import PrefixedRouter
+from ..protocol import CLIENT_CLOSED_REQUEST, client_left, when_client_leaves
 from ..threads import in_thread, settled
 
 __all__ = ["router"]
@@ -91,7 +94,7 @@ class FeedbackIn(StrictBody):
 
 
 @direct_post(router, "/lookup", response_model=LookupResult, responses=_ERRORS)
-async def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> Response:
+async def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep, request: Request) -> Response:
     """Exact → fuzzy → semantic, slot guard and age check; a miss says why in ``reason``."""
     check_text_lengths(runtime.settings, prompt=body.prompt)
     started = time.perf_counter()
@@ -99,9 +102,20 @@ async def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep) -> Resp
     try:
         first = _ask(cache.first_look, body, tenant)  # on the loop: what the exact key decides
         # The rest in the cache's lookup rounds, or on a thread when the store's reads leave the process.
-        res: LookupResult = first if first is not None else await (
-            settled(_ask(cache.submit_lookup, body, tenant)) if cache.reads_locally
-            else in_thread(_ask, cache.lookup, body, tenant))
+        if first is not None:
+            res: LookupResult = first
+        elif cache.reads_locally:
+            queued = _ask(cache.submit_lookup, body, tenant)
+            when_client_leaves(request.scope, queued.cancel)  # not yet in its round: dropped, slot freed
+            try:
+                res = await settled(queued)
+            except asyncio.CancelledError:
+                if not (queued.cancelled() and client_left(request.scope)):
+                    raise
+                runtime.metrics.abandoned.labels(bulkhead="semantic").inc()
+                return Response(status_code=CLIENT_CLOSED_REQUEST)
+        else:
+            res = await in_thread(_ask, cache.lookup, body, tenant)
     except Overloaded as refused:  # admitted at the door, but every slot past the exact key is taken
         runtime.metrics.shed.labels(bulkhead=str(refused.extra.get("limit")), reason=refused.reason).inc()
         raise
