@@ -296,10 +296,12 @@ class Row:
 
 
 async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: int, seconds: float,
-                row: Row, *, hit_marker: bytes | None = None, rate: float | None = None) -> None:
+                row: Row, *, hit_marker: bytes | None = None, rate: float | None = None,
+                timeout_s: float = CLIENT_TIMEOUT_S) -> None:
     """``clients`` kept-alive connections send back to back for ``seconds`` (or paced at ``rate``/s).
 
-    A failed exchange (timeout, closed connection) is recorded and the connection reopened.
+    A failed exchange (a reply later than ``timeout_s``, a closed connection) is recorded and the
+    connection closed and opened again, as an HTTP client that gives up on a request does.
     Requests are pre-encoded; each client walks the bodies from its own offset.
     """
     host, port = base.removeprefix("http://").split(":")
@@ -321,9 +323,9 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
             t0 = time.perf_counter()
             try:
                 if conn is None:
-                    conn = await asyncio.wait_for(asyncio.open_connection(host, int(port)), CLIENT_TIMEOUT_S)
+                    conn = await asyncio.wait_for(asyncio.open_connection(host, int(port)), timeout_s)
                 status, body, _ = await asyncio.wait_for(exchange(*conn, requests[i % len(requests)]),
-                                                         CLIENT_TIMEOUT_S)
+                                                         timeout_s)
             except TimeoutError:
                 row.add("timeout", time.perf_counter() - t0)
                 conn = _close(conn)
@@ -382,7 +384,7 @@ def rss_mb(pid: int) -> float:
 
 
 def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, stream: Stream,
-            clients: int, seconds: float, rate: float | None = None) -> Row:
+            clients: int, seconds: float, rate: float | None = None, timeout_s: float = CLIENT_TIMEOUT_S) -> Row:
     """One row: ``clients`` connections spread evenly over ``servers`` (replicas), figures summed."""
     row = Row(mix, clients, seconds)
     path, bodies = stream.path, stream.bodies()
@@ -393,7 +395,7 @@ def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, st
 
     async def all_servers() -> None:
         await asyncio.gather(*(drive(base, path, bodies, share, seconds, row, hit_marker=HIT_MARKERS.get(mix),
-                                     rate=rate and rate * share / clients)
+                                     rate=rate and rate * share / clients, timeout_s=timeout_s)
                                for (_, base), share in zip(servers, shares, strict=True) if share))
 
     asyncio.run(all_servers())
@@ -467,7 +469,8 @@ def run(args: argparse.Namespace) -> Run:
                 if mix in BURST_MIXES and not args.no_burst:
                     levels.append(BURST_FACTOR * max(args.levels))
                 for clients in levels:
-                    result.rows.append(measure(servers, mix, stream, clients, args.seconds))
+                    result.rows.append(measure(servers, mix, stream, clients, args.seconds,
+                                               timeout_s=args.client_timeout))
             if not args.no_flood:
                 result.flood = kb_flood(replicas[0], args, streams)
             if args.soak:
@@ -564,7 +567,8 @@ def section_of(args: argparse.Namespace) -> str:
 def render(res: Run, args: argparse.Namespace) -> str:
     bare = {r.clients: r.rps for r in res.rows if r.mix == "bare"}
     flags = (f"{f' --soak {args.soak:g}' if args.soak else ''}{f' --workers {args.workers}' if args.workers else ''}"
-             f"{' --postgres' if args.postgres else ''}{f' --replicas {args.replicas}' if args.replicas > 1 else ''}")
+             f"{' --postgres' if args.postgres else ''}{f' --replicas {args.replicas}' if args.replicas > 1 else ''}"
+             f"{f' --client-timeout {args.client_timeout:g}' if args.client_timeout != CLIENT_TIMEOUT_S else ''}")
     servers = (f"{args.replicas} `lastline serve` processes on one PostgreSQL database (application role under "
                "row-level security; clients spread evenly over them)" if args.postgres else
                "One `lastline serve` on a scratch SQLite file")
@@ -577,7 +581,7 @@ def render(res: Run, args: argparse.Namespace) -> str:
         "questions (+ the demo folder) in the KB, and a bare FastAPI app (one POST endpoint, the same JSON body",
         "through pydantic) started by the same run; client and servers share the machine's cores. Each row:",
         f"`clients` kept-alive connections send back to back for {args.seconds:g} s (raw-socket asyncio client of",
-        f"`bench/http_bench.py`, {CLIENT_TIMEOUT_S:g} s timeout). `× bare` is throughput over the bare app's at the",
+        f"`bench/http_bench.py`, {args.client_timeout:g} s timeout). `× bare` is throughput over the bare app's at the",
         f"same concurrency; the burst row is {BURST_FACTOR} × the top level at once. A row sends the bodies of its mix",
         "from where the row before it stopped (only `retry` repeats its questions). Shed requests (503 overloaded)",
         "are counted in the status column; `p99 ok` covers answers only (2xx, and 404 for no answer),",
@@ -664,6 +668,9 @@ def main() -> None:
     parser.add_argument("--replicas", type=int, default=1,
                         help="lastline serve processes sharing the database, clients spread evenly (needs --postgres).")
     parser.add_argument("--soak", type=float, default=0.0, help="Seconds of soak at 80%% of capacity.")
+    parser.add_argument("--client-timeout", type=float, default=CLIENT_TIMEOUT_S,
+                        help="Seconds a client waits for a reply before it closes the connection and asks again "
+                             "(the mixes' rows; clients that give the server a budget, as agents do).")
     parser.add_argument("--no-burst", action="store_true")
     parser.add_argument("--no-flood", action="store_true")
     parser.add_argument("--write", action="store_true", help="Update docs/benchmarks.md.")

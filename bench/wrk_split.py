@@ -99,7 +99,10 @@ def connections_held(pids: list[int], port: int) -> tuple[int, ...]:
     for pid in pids:
         inodes = set()
         for fd in Path(f"/proc/{pid}/fd").iterdir():
-            match = re.fullmatch(r"socket:\[(\d+)\]", os.readlink(fd)) if fd.is_symlink() else None
+            try:
+                match = re.fullmatch(r"socket:\[(\d+)\]", os.readlink(fd))
+            except OSError:  # closed since the listing (a connection the worker handed back), or not a link
+                continue
             if match:
                 inodes.add(match.group(1))
         held.append(len(inodes & established))
