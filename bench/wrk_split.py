@@ -11,9 +11,16 @@ answers — against fresh servers on ``bench/load.py``'s data, samples how many 
 worker holds once a second, and counts the ``503 overloaded``. ``--env`` sets server settings, to
 compare (e.g. the 128 slots of before).
 
+``--mix exact`` posts the stored questions instead (exact hits, one indexed read each), and
+``--levels`` runs rows at several client counts, ``--bare`` the bare app of ``bench/load.py`` first
+at the same levels: the issue's own measurement of whether throughput holds as clients rise, with a
+client written in C, where ``bench/load.py``'s asyncio client pays more per request at 256
+connections than at 64 and shares the same two cores.
+
     python bench/wrk_split.py                        # 2 servers × 4 rows of 256 clients (≈3 minutes)
     python bench/wrk_split.py --env LASTLINE_LIMIT_SEMANTIC=128 --env LASTLINE_LIMIT_CACHE=144
     python bench/wrk_split.py --write                # also replace its section of docs/benchmarks.md
+    python bench/wrk_split.py --mix exact --levels 1,16,64,256,1280 --servers 1 --rows 1 --bare --write
 
 Needs Debian's ``wrk`` and Linux ``/proc``; 127.0.0.1 only.
 """
@@ -39,6 +46,8 @@ from http_bench import children, start_server
 from load import bodies_for, seed
 
 SECTION = "## wrk against two workers"
+#: Each mix writes a section of its own.
+SECTIONS = {"semantic": SECTION, "exact": "## wrk against two workers: exact hits by level"}
 #: Posts the lines of BODIES in turn (each wrk thread from its own offset) and prints one JSON line.
 LUA = r"""
 local bodies = {}
@@ -74,7 +83,7 @@ end
 
 @dataclass
 class Row:
-    server: int  # which fresh server, from 0
+    server: int  # which fresh server, from 0; -1 for the bare app
     pid: int
     row: int
     clients: int
@@ -112,7 +121,8 @@ def connections_held(pids: list[int], port: int) -> tuple[int, ...]:
 def run_row(port: int, bodies: Path, lua: Path, args: argparse.Namespace, row: Row) -> None:
     """One ``wrk`` row, sampling the split once a second while it runs."""
     proc = subprocess.Popen(
-        ["wrk", f"-t{args.threads}", f"-c{args.clients}", f"-d{args.seconds}s", "--latency", "-s", str(lua),
+        ["wrk", f"-t{min(args.threads, row.clients)}", f"-c{row.clients}", f"-d{args.seconds}s", "--latency",
+         "-s", str(lua),
          f"http://127.0.0.1:{port}"], env={**os.environ, "BODIES": str(bodies)},
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     workers: list[int] = []
@@ -144,26 +154,33 @@ def run(args: argparse.Namespace) -> list[Row]:
         seed(seeded, {**env, "LASTLINE_DB": str(seeded / "bench.db")}, args.entries, args.kb_docs)
         lua = tmp / "post.lua"
         lua.write_text(LUA, encoding="utf-8")
-        _, semantic = bodies_for("semantic", args.entries)
-        per_row = len(semantic) // (args.servers * args.rows)
+        _, posted = bodies_for(args.mix, args.entries)
+        _, bare_bodies = bodies_for("bare", args.entries)
+        per_row = len(posted) // (args.servers * args.rows * len(args.levels))
         settings = dict(kv.split("=", 1) for kv in args.env)
-        for s in range(args.servers):
+        servers = ([-1] if args.bare else []) + list(range(args.servers))
+        made = 0
+        for s in servers:
             run_dir = tmp / f"server{s}"
             run_dir.mkdir()
             shutil.copy(seeded / "bench.db", run_dir / "bench.db")  # start_server's database name
-            proc, base = start_server(run_dir, env={**env, **settings})
+            proc, base = (start_server(run_dir, command=[sys.executable, str(Path(__file__).parent / "load.py"),
+                                                         "--bare"]) if s < 0
+                          else start_server(run_dir, env={**env, **settings}))
             try:
                 time.sleep(args.settle)
-                for r in range(args.rows):
-                    k = s * args.rows + r
-                    bodies = tmp / f"row{k}.jsonl"
-                    bodies.write_text("".join(json.dumps(b, ensure_ascii=False) + "\n"
-                                              for b in semantic[k * per_row : (k + 1) * per_row]), encoding="utf-8")
-                    row = Row(server=s, pid=proc.pid, row=r, clients=args.clients)
-                    run_row(int(base.rsplit(":", 1)[1]), bodies, lua, args, row)
-                    rows.append(row)
-                    print(render_row(row), flush=True)
-                    time.sleep(args.gap)
+                for clients in args.levels:
+                    for r in range(args.rows):
+                        texts = bare_bodies[:per_row] if s < 0 else posted[made * per_row : (made + 1) * per_row]
+                        made += s >= 0
+                        bodies = tmp / f"server{s}-c{clients}-row{r}.jsonl"
+                        bodies.write_text("".join(json.dumps(b, ensure_ascii=False) + "\n" for b in texts),
+                                          encoding="utf-8")
+                        row = Row(server=s, pid=proc.pid, row=r, clients=clients)
+                        run_row(int(base.rsplit(":", 1)[1]), bodies, lua, args, row)
+                        rows.append(row)
+                        print(render_row(row), flush=True)
+                        time.sleep(args.gap)
             finally:
                 proc.terminate()
                 proc.wait(timeout=60)
@@ -174,26 +191,40 @@ def render_row(row: Row) -> str:
     res = row.result
     answered = res["requests"] - res["refused"] - res["other"]  # a 200 each
     splits = sorted({"/".join(map(str, sorted(s, reverse=True))) for s in row.splits if sum(s) == row.clients})
-    return (f"| {row.server + 1} | {row.row + 1} | {', '.join(splits) or '—'} | {answered / res['seconds']:.0f} | "
+    server = "bare app" if row.server < 0 else f"{row.server + 1}"
+    return (f"| {server} | {row.clients} | {row.row + 1} | {', '.join(splits) or '—'} | "
+            f"{answered / res['seconds']:.0f} | "
             f"{res['refused']:.0f} | {res['other']:.0f} | {res['socket_errors']:.0f} | {res['p50_ms']:.1f} | "
             f"{res['p99_ms']:.1f} | {res['max_ms']:.1f} |")
 
 
 def render(rows: list[Row], args: argparse.Namespace, started: str, load_before: str) -> str:
     settings = " ".join(args.env) or "the defaults"
+    levels = ",".join(map(str, args.levels))
+    flags = (f"{f' --mix {args.mix}' if args.mix != 'semantic' else ''}"
+             f"{f' --levels {levels}' if levels != '256' else ''}"
+             f"{f' --servers {args.servers}' if args.servers != 2 else ''}"
+             f"{f' --rows {args.rows}' if args.rows != 4 else ''}"
+             f"{f' --seconds {args.seconds}' if args.seconds != 5 else ''}"
+             f"{' --bare' if args.bare else ''}{''.join(f' --env {e}' for e in args.env)}")
+    posting = ("the stored questions themselves (exact hits)" if args.mix == "exact"
+               else "unseen questions in fallback mode")
+    bare = (" The bare app (`bench/load.py --bare`: one POST endpoint, the same JSON body through pydantic) first, "
+            "at the same levels." if args.bare else "")
     head = [
-        SECTION, "",
+        SECTIONS[args.mix], "",
         f"Machine: {machine()}; started {started} UTC; load average {load_before} before, "
         f"{' / '.join(f'{x:.1f}' for x in os.getloadavg())} after. Produced by `python bench/wrk_split.py"
-        f"{''.join(f' --env {e}' for e in args.env)} --write`.", "",
+        f"{flags} --write`.", "",
         f"`lastline serve` with its default two workers and {settings}, on `bench/load.py`'s data "
-        f"({args.entries} cached questions); `wrk -t{args.threads} -c{args.clients} -d{args.seconds}s` posting "
-        "unseen questions in fallback mode, a fresh server per "
-        f"{args.rows} rows, {args.gap:g} s between rows. Split: the connections each worker held, sampled once "
+        f"({args.entries} cached questions); `wrk -t{args.threads} -c<clients> -d{args.seconds}s` posting "
+        f"{posting}, a fresh server per {args.rows} row(s) at each of {levels} clients, {args.gap:g} s between rows."
+        f"{bare} Split: the connections each worker held, sampled once "
         "a second while all of them were open (every distinct split seen). Answered: 200s a second; "
         "refused: `503 overloaded` in the row.", "",
-        "| server | row | split | answered/s | refused | other statuses | socket errors | p50 ms | p99 ms | max ms |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| server | clients | row | split | answered/s | refused | other statuses | socket errors | p50 ms | p99 ms "
+        "| max ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     return "\n".join(head + [render_row(r) for r in rows]) + "\n"
 
@@ -202,7 +233,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--servers", type=int, default=2, help="Fresh servers, one after another.")
     parser.add_argument("--rows", type=int, default=4, help="wrk rows per server.")
-    parser.add_argument("--clients", type=int, default=256)
+    parser.add_argument("--levels", default="256", help="Clients per row, comma-separated: rows at each level.")
+    parser.add_argument("--mix", choices=sorted(SECTIONS), default="semantic",
+                        help="Unseen questions (semantic) or the stored ones (exact hits).")
+    parser.add_argument("--bare", action="store_true", help="Rows against the bare app first, at the same levels.")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads (-t).")
     parser.add_argument("--seconds", type=int, default=5, help="Length of each row.")
     parser.add_argument("--gap", type=float, default=2.0,
@@ -211,19 +245,20 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=2000, help="Cached questions (QQP validation).")
     parser.add_argument("--kb-docs", type=int, default=2000, help="BQ FAQ questions in the KB.")
     parser.add_argument("--env", action="append", default=[], metavar="K=V", help="A server setting (repeatable).")
-    parser.add_argument("--write", action="store_true", help=f'Replace "{SECTION}" in docs/benchmarks.md.')
+    parser.add_argument("--write", action="store_true", help="Replace the mix's section of docs/benchmarks.md.")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         sys.exit("needs wrk (apt-get install wrk)")
     if any("=" not in kv for kv in args.env):
         sys.exit("--env takes K=V")
+    args.levels = [int(c) for c in args.levels.split(",")]
     started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     load_before = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     rows = run(args)
     text = render(rows, args, started, load_before)
     print(text)
     if args.write:
-        print(f"wrote {write_section(SECTION, text)}", file=sys.stderr)
+        print(f"wrote {write_section(SECTIONS[args.mix], text)}", file=sys.stderr)
 
 
 if __name__ == "__main__":
