@@ -58,11 +58,14 @@ _LEFT = "lastline.client_left"
 
 def when_client_leaves(scope: MutableMapping[str, Any], callback: Callable[[], object]) -> Callable[[], None]:
     """Run ``callback`` on the event loop if the request's client closes its connection before the
-    response is complete; returns what un-registers it.
+    response is complete (at once if it already has); returns what un-registers it.
 
     Only :class:`NoDelayHttpToolsProtocol` runs the callbacks (``lastline serve``); under another
     server they are never called, and the work runs to its end as it would without them.
     """
+    if client_left(scope):
+        callback()
+        return lambda: None
     callbacks: list[Callable[[], object]] = scope.setdefault(_ON_LEAVING, [])
     callbacks.append(callback)
 
