@@ -297,11 +297,13 @@ class Row:
 
 async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: int, seconds: float,
                 row: Row, *, hit_marker: bytes | None = None, rate: float | None = None,
-                timeout_s: float = CLIENT_TIMEOUT_S) -> None:
+                timeout_s: float = CLIENT_TIMEOUT_S, honour_retry_after: bool = False) -> None:
     """``clients`` kept-alive connections send back to back for ``seconds`` (or paced at ``rate``/s).
 
     A failed exchange (a reply later than ``timeout_s``, a closed connection) is recorded and the
-    connection closed and opened again, as an HTTP client that gives up on a request does.
+    connection closed and opened again, as an HTTP client that gives up on a request does. With
+    ``honour_retry_after`` a client refused with 503 waits the ``retry_after_s`` the refusal names
+    before it asks again, as the OpenAI SDKs do with ``Retry-After``; without it, it asks at once.
     Requests are pre-encoded; each client walks the bodies from its own offset.
     """
     host, port = base.removeprefix("http://").split(":")
@@ -337,6 +339,8 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
                 continue
             latency = time.perf_counter() - t0
             row.add(str(status), latency)
+            if honour_retry_after and status == 503:
+                await asyncio.sleep(_retry_after_s(body))
             if conn[1].is_closing():  # the server handed the connection back: open another
                 conn = None
             i += clients
@@ -349,6 +353,13 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
 
     await asyncio.gather(*(client(k) for k in range(clients)))
     row.seconds = time.perf_counter() - started
+
+
+def _retry_after_s(body: bytes) -> float:
+    """The wait a ``503 overloaded`` body names (the ``Retry-After`` header's value), else 1 s."""
+    with contextlib.suppress(ValueError, AttributeError):
+        return float(json.loads(body).get("retry_after_s", 1.0))
+    return 1.0
 
 
 def _close(conn: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None) -> None:
@@ -384,7 +395,8 @@ def rss_mb(pid: int) -> float:
 
 
 def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, stream: Stream,
-            clients: int, seconds: float, rate: float | None = None, timeout_s: float = CLIENT_TIMEOUT_S) -> Row:
+            clients: int, seconds: float, rate: float | None = None, timeout_s: float = CLIENT_TIMEOUT_S,
+            honour_retry_after: bool = False) -> Row:
     """One row: ``clients`` connections spread evenly over ``servers`` (replicas), figures summed."""
     row = Row(mix, clients, seconds)
     path, bodies = stream.path, stream.bodies()
@@ -395,7 +407,8 @@ def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, st
 
     async def all_servers() -> None:
         await asyncio.gather(*(drive(base, path, bodies, share, seconds, row, hit_marker=HIT_MARKERS.get(mix),
-                                     rate=rate and rate * share / clients, timeout_s=timeout_s)
+                                     rate=rate and rate * share / clients, timeout_s=timeout_s,
+                                     honour_retry_after=honour_retry_after)
                                for (_, base), share in zip(servers, shares, strict=True) if share))
 
     asyncio.run(all_servers())
@@ -470,7 +483,8 @@ def run(args: argparse.Namespace) -> Run:
                     levels.append(BURST_FACTOR * max(args.levels))
                 for clients in levels:
                     result.rows.append(measure(servers, mix, stream, clients, args.seconds,
-                                               timeout_s=args.client_timeout))
+                                               timeout_s=args.client_timeout,
+                                               honour_retry_after=args.honour_retry_after))
             if not args.no_flood:
                 result.flood = kb_flood(replicas[0], args, streams)
             if args.soak:
@@ -568,7 +582,8 @@ def render(res: Run, args: argparse.Namespace) -> str:
     bare = {r.clients: r.rps for r in res.rows if r.mix == "bare"}
     flags = (f"{f' --soak {args.soak:g}' if args.soak else ''}{f' --workers {args.workers}' if args.workers else ''}"
              f"{' --postgres' if args.postgres else ''}{f' --replicas {args.replicas}' if args.replicas > 1 else ''}"
-             f"{f' --client-timeout {args.client_timeout:g}' if args.client_timeout != CLIENT_TIMEOUT_S else ''}")
+             f"{f' --client-timeout {args.client_timeout:g}' if args.client_timeout != CLIENT_TIMEOUT_S else ''}"
+             f"{' --honour-retry-after' if args.honour_retry_after else ''}")
     servers = (f"{args.replicas} `lastline serve` processes on one PostgreSQL database (application role under "
                "row-level security; clients spread evenly over them)" if args.postgres else
                "One `lastline serve` on a scratch SQLite file")
@@ -583,7 +598,9 @@ def render(res: Run, args: argparse.Namespace) -> str:
         f"`clients` kept-alive connections send back to back for {args.seconds:g} s (raw-socket asyncio client of",
         f"`bench/http_bench.py`, {args.client_timeout:g} s timeout). `× bare` is throughput over the bare app's at the",
         f"same concurrency; the burst row is {BURST_FACTOR} × the top level at once. A row sends the bodies of its mix",
-        "from where the row before it stopped (only `retry` repeats its questions). Shed requests (503 overloaded)",
+        "from where the row before it stopped (only `retry` repeats its questions). A refused client "
+        + ("waits the `Retry-After` its 503 names before it asks again." if args.honour_retry_after
+           else "asks again at once.") + " Shed requests (503 overloaded)",
         "are counted in the status column; `p99 ok` covers answers only (2xx, and 404 for no answer),",
         "`p99 503` the shed ones. RSS is the server's (all workers). `CPU ms` is the server's CPU time (user +",
         "system of the server process and its workers, from `/proc/<pid>/stat`) over the row, per answered",
@@ -671,6 +688,9 @@ def main() -> None:
     parser.add_argument("--client-timeout", type=float, default=CLIENT_TIMEOUT_S,
                         help="Seconds a client waits for a reply before it closes the connection and asks again "
                              "(the mixes' rows; clients that give the server a budget, as agents do).")
+    parser.add_argument("--honour-retry-after", action="store_true",
+                        help="Refused clients wait the Retry-After their 503 names before asking again, as the "
+                             "OpenAI SDKs do (the mixes' rows); by default they ask again at once, as wrk does.")
     parser.add_argument("--no-burst", action="store_true")
     parser.add_argument("--no-flood", action="store_true")
     parser.add_argument("--write", action="store_true", help="Update docs/benchmarks.md.")
