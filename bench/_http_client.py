@@ -34,14 +34,16 @@ def get_request(host: str, path: str) -> bytes:
 
 
 async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes,
-                   first: Callable[[bytes], bool] | None = None) -> tuple[int, bytes, float]:
+                   first: Callable[[bytes], bool] | None = None,
+                   headers: dict[bytes, bytes] | None = None) -> tuple[int, bytes, float]:
     """One request on a kept-alive connection → (status, body, seconds to the first wanted bytes).
 
     ``first`` picks the piece of a chunked reply that counts as "first content" (an SSE chunk
     carrying text, say); without it, or for a ``Content-Length`` reply, that time is the whole
     exchange's. A reply that says ``Connection: close`` (a server worker handing the connection back
     to be opened again, where another worker takes it) closes the writer once read: callers reconnect
-    when ``writer.is_closing()``, as HTTP/1.1 clients do.
+    when ``writer.is_closing()``, as HTTP/1.1 clients do. ``headers``, when given, gets the reply's
+    header fields (lower-case names).
     """
     t0 = time.perf_counter()
     writer.write(request)
@@ -52,6 +54,8 @@ async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, r
     while (line := await reader.readline()) not in (b"\r\n", b""):
         name, _, value = line.partition(b":")
         name = name.strip().lower()
+        if headers is not None:
+            headers[name] = value.strip()
         if name == b"content-length":
             length = int(value)
         elif name == b"transfer-encoding" and b"chunked" in value.lower():

@@ -302,8 +302,8 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
 
     A failed exchange (a reply later than ``timeout_s``, a closed connection) is recorded and the
     connection closed and opened again, as an HTTP client that gives up on a request does. With
-    ``honour_retry_after`` a client refused with 503 waits the ``retry_after_s`` the refusal names
-    before it asks again, as the OpenAI SDKs do with ``Retry-After``; without it, it asks at once.
+    ``honour_retry_after`` a client refused with 503 waits what the refusal's ``retry-after-ms``
+    (else ``Retry-After``) says before it asks again, as the OpenAI SDKs do; without it, at once.
     Requests are pre-encoded; each client walks the bodies from its own offset.
     """
     host, port = base.removeprefix("http://").split(":")
@@ -326,8 +326,10 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
             try:
                 if conn is None:
                     conn = await asyncio.wait_for(asyncio.open_connection(host, int(port)), timeout_s)
-                status, body, _ = await asyncio.wait_for(exchange(*conn, requests[i % len(requests)]),
-                                                         timeout_s)
+                headers: dict[bytes, bytes] = {}
+                status, body, _ = await asyncio.wait_for(
+                    exchange(*conn, requests[i % len(requests)], headers=headers if honour_retry_after else None),
+                    timeout_s)
             except TimeoutError:
                 row.add("timeout", time.perf_counter() - t0)
                 conn = _close(conn)
@@ -340,7 +342,7 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
             latency = time.perf_counter() - t0
             row.add(str(status), latency)
             if honour_retry_after and status == 503:
-                await asyncio.sleep(_retry_after_s(body))
+                await asyncio.sleep(_retry_after_s(headers))
             if conn[1].is_closing():  # the server handed the connection back: open another
                 conn = None
             i += clients
@@ -355,10 +357,12 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
     row.seconds = time.perf_counter() - started
 
 
-def _retry_after_s(body: bytes) -> float:
-    """The wait a ``503 overloaded`` body names (the ``Retry-After`` header's value), else 1 s."""
-    with contextlib.suppress(ValueError, AttributeError):
-        return float(json.loads(body).get("retry_after_s", 1.0))
+def _retry_after_s(headers: dict[bytes, bytes]) -> float:
+    """The wait a refusal's headers name, read as the OpenAI SDKs read it: ``retry-after-ms``, else
+    ``Retry-After`` in seconds, else 1 s."""
+    for name, divisor in ((b"retry-after-ms", 1000), (b"retry-after", 1)):
+        with contextlib.suppress(KeyError, ValueError):
+            return float(headers[name]) / divisor
     return 1.0
 
 
@@ -599,8 +603,8 @@ def render(res: Run, args: argparse.Namespace) -> str:
         f"`bench/http_bench.py`, {args.client_timeout:g} s timeout). `× bare` is throughput over the bare app's at the",
         f"same concurrency; the burst row is {BURST_FACTOR} × the top level at once. A row sends the bodies of its mix",
         "from where the row before it stopped (only `retry` repeats its questions). A refused client "
-        + ("waits the `Retry-After` its 503 names before it asks again." if args.honour_retry_after
-           else "asks again at once.") + " Shed requests (503 overloaded)",
+        + ("waits what its 503 says (`retry-after-ms`, else `Retry-After`) before it asks again, as the OpenAI "
+           "SDKs do." if args.honour_retry_after else "asks again at once.") + " Shed requests (503 overloaded)",
         "are counted in the status column; `p99 ok` covers answers only (2xx, and 404 for no answer),",
         "`p99 503` the shed ones. RSS is the server's (all workers). `CPU ms` is the server's CPU time (user +",
         "system of the server process and its workers, from `/proc/<pid>/stat`) over the row, per answered",
@@ -689,8 +693,8 @@ def main() -> None:
                         help="Seconds a client waits for a reply before it closes the connection and asks again "
                              "(the mixes' rows; clients that give the server a budget, as agents do).")
     parser.add_argument("--honour-retry-after", action="store_true",
-                        help="Refused clients wait the Retry-After their 503 names before asking again, as the "
-                             "OpenAI SDKs do (the mixes' rows); by default they ask again at once, as wrk does.")
+                        help="Refused clients wait what their 503 says (retry-after-ms, else Retry-After) before "
+                             "asking again, as the OpenAI SDKs do (the mixes' rows); by default at once, as wrk does.")
     parser.add_argument("--no-burst", action="store_true")
     parser.add_argument("--no-flood", action="store_true")
     parser.add_argument("--write", action="store_true", help="Update docs/benchmarks.md.")
