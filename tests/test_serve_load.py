@@ -78,10 +78,6 @@ def test_past_the_kb_limit_requests_get_503_overloaded_with_retry_after(tight: L
     retry_after = int(shed.headers["retry-after"])
     assert retry_after >= 1
     assert shed.json()["detail"] == f"kb: full (1 in flight at most); retry after {retry_after} s"
-    # The same wait in milliseconds for the SDKs, spread over ±50 % so that the refused come back apart.
-    spread = [int(r.headers["retry-after-ms"]) for r in replies if r.status_code == 503]
-    assert all(500 * retry_after <= ms <= 1500 * retry_after for ms in spread)
-    assert len(spread) < 4 or len(set(spread)) > 1
     metrics = httpx.get(tight.url("/metrics")).text
     assert f'lastline_shed_total{{bulkhead="kb",reason="full"}} {statuses.count(503)}.0' in metrics
 
@@ -261,7 +257,6 @@ def test_the_openai_face_sheds_in_the_openai_error_shape(tight: LiveServer) -> N
     error = shed[0].json()["error"]
     assert error["code"] == "overloaded" and error["type"] == "server_error"
     assert "retry-after" in shed[0].headers
-    assert 500 <= int(shed[0].headers["retry-after-ms"]) <= 1500 * int(shed[0].headers["retry-after"])
     assert all(r.status_code in (200, 422, 503) for r in replies)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import random
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -58,27 +57,11 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-#: How far ``retry-after-ms`` spreads a refused client's wait around ``Retry-After`` (± this share).
-RETRY_SPREAD = 0.5
-
-
-def retry_headers(retry_after_s: float) -> dict[str, str]:
-    """``Retry-After`` (whole seconds, all HTTP allows) and ``retry-after-ms``: the same wait, spread
-    at random over ± :data:`RETRY_SPREAD` of it.
-
-    Why: the OpenAI SDKs wait exactly what ``retry-after-ms`` says (else ``Retry-After``), with no
-    jitter of their own. An agent fleet refused in one burst came back in one wave a second later,
-    and was refused again together; spread over a second, the same clients come back a few at a time.
-    """
-    spread_s = retry_after_s * (1.0 + RETRY_SPREAD * (2.0 * random.random() - 1.0))
-    return {"retry-after": str(retry_after_s), "retry-after-ms": str(round(spread_s * 1000))}
-
-
 def lastline_error_response(exc: LastlineError) -> JSONResponse:
-    """A lastline error as its response; ``retry_after_s`` (overloaded, shed) becomes its retry headers."""
+    """A lastline error as its response; ``retry_after_s`` (overloaded, shed) becomes ``Retry-After``."""
     body = {k: _jsonable(v) for k, v in exc.to_dict().items()}
     retry = exc.extra.get("retry_after_s")
-    headers = retry_headers(retry) if retry is not None else None
+    headers = {"retry-after": str(retry)} if retry is not None else None
     return JSONResponse(body, status_code=exc.status, headers=headers)
 
 

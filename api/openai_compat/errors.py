@@ -32,7 +32,6 @@ from fastapi.routing import APIRoute
 from lastline import InvalidInput, LastlineError, NoFallbackAnswer, PayloadTooLarge
 
 from ..http.direct_route import DirectRoute
-from ..http.errors import retry_headers
 
 __all__ = [
     "NO_ANSWER_STATUS", "OPENAI_PATHS", "OpenAIDirectRoute", "OpenAIRoute", "openai_error", "openai_error_response",
@@ -59,15 +58,14 @@ def openai_error(
 ) -> JSONResponse:
     """An OpenAI-shaped error response; 4xx responses tell the openai SDK not to retry.
 
-    A ``retry_after_s`` extra (overloaded) is also sent as ``Retry-After`` and a spread
-    ``retry-after-ms`` (:func:`~lastline.api.http.errors.retry_headers`), which the SDKs wait for
+    A ``retry_after_s`` extra (overloaded) is also sent as ``Retry-After``, which the SDKs wait for
     before their retry of a 503.
     """
     kind = kind or _TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
     body = {"error": {"message": message, "type": kind, "code": code, "param": param, **extra}}
     headers = {"x-should-retry": "false"} if status < 500 else {}
     if extra.get("retry_after_s") is not None:
-        headers.update(retry_headers(extra["retry_after_s"]))
+        headers["retry-after"] = str(extra["retry_after_s"])
     return JSONResponse(body, status_code=status, headers=headers)
 
 
