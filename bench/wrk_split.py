@@ -14,8 +14,8 @@ compare (e.g. the 128 slots of before).
 ``--mix exact`` posts the stored questions instead (exact hits, one indexed read each), and
 ``--levels`` runs rows at several client counts, ``--bare`` the bare app of ``bench/load.py`` first
 at the same levels: the issue's own measurement of whether throughput holds as clients rise, with a
-client written in C, where ``bench/load.py``'s asyncio client pays more per request at 256
-connections than at 64 and shares the same two cores.
+client written in C, where ``bench/load.py``'s asyncio client spends more of the same two cores
+per request.
 
     python bench/wrk_split.py                        # 2 servers × 4 rows of 256 clients (≈3 minutes)
     python bench/wrk_split.py --env LASTLINE_LIMIT_SEMANTIC=128 --env LASTLINE_LIMIT_CACHE=144
