@@ -136,6 +136,11 @@ def serve_bare(argv: Sequence[str]) -> None:
     uvicorn.run(bare_app(), host=args.host, port=args.port, **uvicorn_options(access_log=False))
 
 
+def start_bare(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """The bare app (:func:`serve_bare`) on a free loopback port, its log in ``tmp``."""
+    return start_server(tmp, command=[sys.executable, str(Path(__file__).resolve()), "--bare"])
+
+
 # -- data ----------------------------------------------------------------------------------------
 def qqp_pairs(limit: int) -> list[tuple[str, str, int]]:
     """(question1, question2, is_duplicate) with distinct, non-empty question1."""
@@ -326,10 +331,9 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
             try:
                 if conn is None:
                     conn = await asyncio.wait_for(asyncio.open_connection(host, int(port)), timeout_s)
-                headers: dict[bytes, bytes] = {}
-                status, body, _ = await asyncio.wait_for(
-                    exchange(*conn, requests[i % len(requests)], headers=headers if honour_retry_after else None),
-                    timeout_s)
+                headers: dict[bytes, bytes] | None = {} if honour_retry_after else None
+                status, body, _ = await asyncio.wait_for(exchange(*conn, requests[i % len(requests)], headers=headers),
+                                                         timeout_s)
             except TimeoutError:
                 row.add("timeout", time.perf_counter() - t0)
                 conn = _close(conn)
@@ -341,7 +345,7 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
                 continue
             latency = time.perf_counter() - t0
             row.add(str(status), latency)
-            if honour_retry_after and status == 503:
+            if headers is not None and status == 503:
                 await asyncio.sleep(_retry_after_s(headers))
             if conn[1].is_closing():  # the server handed the connection back: open another
                 conn = None
@@ -471,7 +475,7 @@ def run(args: argparse.Namespace) -> Run:
         seed(tmp, env, args.entries, args.kb_docs)
         print(f"seeded in {time.perf_counter() - started:.0f} s", file=sys.stderr)
         serve_args = ["--workers", str(args.workers)] if args.workers else []
-        bare = [start_server(tmp, command=[sys.executable, __file__, "--bare"])]
+        bare = [start_bare(tmp)]
         replicas = [start_server(tmp, serve_args, env) for _ in range(args.replicas)]
         try:
             streams = {mix: Stream(mix, args.entries) for mix in {*args.mixes, "semantic", "kb_search"}}

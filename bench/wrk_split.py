@@ -43,7 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine, write_section
 from http_bench import children, start_server
-from load import bodies_for, seed
+from load import bodies_for, seed, start_bare
 
 SECTION = "## wrk against two workers"
 #: Each mix writes a section of its own.
@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> list[Row]:
         lua = tmp / "post.lua"
         lua.write_text(LUA, encoding="utf-8")
         _, posted = bodies_for(args.mix, args.entries)
-        _, bare_bodies = bodies_for("bare", args.entries)
+        bare_bodies = bodies_for("bare", args.entries)[1] if args.bare else []
         per_row = len(posted) // (args.servers * args.rows * len(args.levels))
         settings = dict(kv.split("=", 1) for kv in args.env)
         servers = ([-1] if args.bare else []) + list(range(args.servers))
@@ -164,9 +164,7 @@ def run(args: argparse.Namespace) -> list[Row]:
             run_dir = tmp / f"server{s}"
             run_dir.mkdir()
             shutil.copy(seeded / "bench.db", run_dir / "bench.db")  # start_server's database name
-            proc, base = (start_server(run_dir, command=[sys.executable, str(Path(__file__).parent / "load.py"),
-                                                         "--bare"]) if s < 0
-                          else start_server(run_dir, env={**env, **settings}))
+            proc, base = start_bare(run_dir) if s < 0 else start_server(run_dir, env={**env, **settings})
             try:
                 time.sleep(args.settle)
                 for clients in args.levels:

@@ -23,16 +23,23 @@ LONG_TEXT = "\n\n".join(
     f"and the declared default; paragraph {i} says so again in other words, at some length." for i in range(400))
 
 
-def _burst(server: LiveServer, path: str, bodies: list[dict[str, object]]) -> list[httpx.Response]:
+def _send(server: LiveServer, path: str, bodies: list[dict[str, object]]) -> list[socket.socket]:
     """POST every body on a connection of its own, all written within a few milliseconds (connections
-    opened first, then one write each), so they reach the server together; the replies in order."""
+    opened first, then one write each), so they reach the server together; the replies unread (the
+    server closes each connection after its reply): the caller reads or closes them."""
     host, port = server.base_url.removeprefix("http://").split(":")
     conns = [socket.create_connection((host, int(port)), timeout=60) for _ in bodies]
+    for conn, body in zip(conns, bodies, strict=True):
+        payload = json.dumps(body).encode()
+        conn.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode() + payload)
+    return conns
+
+
+def _burst(server: LiveServer, path: str, bodies: list[dict[str, object]]) -> list[httpx.Response]:
+    """:func:`_send`, then the replies in order."""
+    conns = _send(server, path, bodies)
     try:
-        for conn, body in zip(conns, bodies, strict=True):
-            payload = json.dumps(body).encode()
-            conn.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-                         f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode() + payload)
         replies = []
         for conn in conns:
             chunks = []
@@ -174,19 +181,6 @@ def test_by_default_a_wave_of_unseen_questions_waits_in_the_lookup_rounds_instea
     assert [r.status_code for r in replies] == [200] * 120
     assert not any(r.json()["hit"] for r in replies)
     assert _counted(tight, "lastline_shed_total") == shed_before
-
-
-def _send(server: LiveServer, path: str, bodies: list[dict[str, object]]) -> list[socket.socket]:
-    """POST every body on a connection of its own, replies unread: the caller reads or closes them."""
-    host, port = server.base_url.removeprefix("http://").split(":")
-    conns = []
-    for body in bodies:
-        payload = json.dumps(body).encode()
-        conn = socket.create_connection((host, int(port)), timeout=60)
-        conn.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-                     f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
-        conns.append(conn)
-    return conns
 
 
 def _status_of_reply(conn: socket.socket) -> int:
