@@ -13,12 +13,34 @@ import asyncio
 import json
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, TypeVar
 
-__all__ = ["Judge", "drive", "exchange", "get_request", "post_request"]
+try:
+    import uvloop
+except ImportError:  # no Windows build; asyncio's loop there
+    uvloop = None
+
+T = TypeVar("T")
+
+__all__ = ["Judge", "drive", "exchange", "get_request", "post_request", "run_client"]
 
 #: Whether one reply counts (``hit`` column): gets the status and the whole body.
 Judge = Callable[[int, bytes], bool]
+
+
+def run_client(main: Coroutine[Any, Any, T]) -> T:
+    """Run a bench's clients on uvloop, the loop ``lastline serve`` runs on (asyncio's where absent).
+
+    Why: the client shares the two cores it measures; what it spends on itself the servers lose,
+    and its own delays are added to the latencies it reports. Against the bare app a request cost
+    ``bench/load.py``'s client 61–106 µs of CPU on asyncio's loop (with ``asyncio.wait_for``, a task
+    per request), 44–63 µs on uvloop (docs/reliability.md, "The benches' client").
+    """
+    if uvloop is None:
+        return asyncio.run(main)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(main)
 
 
 def post_request(host: str, path: str, body: object) -> bytes:

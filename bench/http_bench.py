@@ -3,7 +3,7 @@
 Starts the service (one uvicorn process, the default USE embedder) on a fresh SQLite file, seeds
 the cache with the 999 ``origin`` questions of GPTCache's benchmark pairs, then drives it with
 1, 16 and 64 concurrent clients (kept-alive connections of the raw-socket client in
-``bench/_http_client.py``, one asyncio loop in this process) for a
+``bench/_http_client.py``, one uvloop event loop in this process) for a
 
 - ``exact hit``     — ``POST /v1/cache/lookup`` with a seeded question: hash lookup, no embedding;
 - ``semantic``      — ``POST /v1/cache/lookup`` with its paraphrase (``similar``): fuzzy check,
@@ -20,7 +20,6 @@ Client and server share the machine's cores, so throughput is a floor for a dedi
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
 import os
@@ -39,7 +38,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _http_client as http_client
 from _common import DATA, machine, write_section
-from _http_client import get_request, post_request
+from _http_client import get_request, post_request, run_client
 
 SECTION = "## HTTP service"
 CONCURRENCY = (1, 16, 64)
@@ -151,10 +150,10 @@ def run(seconds: float, n_entries: int) -> tuple[list[dict[str, object]], str]:
             ]
             rows: list[dict[str, object]] = []
             for name, path, bodies in cases:
-                asyncio.run(drive(base, path, bodies, 4, 1.0))  # warm-up: caches, connections, JIT-free paths
+                run_client(drive(base, path, bodies, 4, 1.0))  # warm-up: caches, connections, JIT-free paths
                 for c in CONCURRENCY:
                     cpu0 = cpu_seconds(proc.pid)
-                    res = asyncio.run(drive(base, path, bodies, c, seconds))
+                    res = run_client(drive(base, path, bodies, c, seconds))
                     res["cpu_ms"] = 1000 * (cpu_seconds(proc.pid) - cpu0) / max(1, res["n"])
                     rows.append({"case": name, "clients": c, **res})
                     print(f"{name:18s} c={c:3d}  n={res['n']:6d}  {res['rps']:8.0f} req/s  "
@@ -177,7 +176,7 @@ def table(rows: list[dict[str, object]], where: str, seconds: float, n_entries: 
         "",
         "One `lastline serve` process (uvicorn, default USE embedder, 1 encode thread) on loopback; the cache",
         f"holds {n_entries} questions (GPTCache's benchmark `origin` questions). Each row: clients send requests",
-        f"back to back for {seconds:g} s over kept-alive connections from one asyncio loop (a minimal HTTP/1.1",
+        f"back to back for {seconds:g} s over kept-alive connections from one uvloop event loop (a minimal HTTP/1.1",
         "client in the script) **on the same 2 cores** as the server,",
         "after a 1 s warm-up. `semantic` sends each question's paraphrase (`similar`) in fallback mode: it is",
         "embedded and searched; the hit column is the share served (the rest are threshold misses). These",

@@ -2,7 +2,7 @@
 
 One run starts two servers on 127.0.0.1 — ``lastline serve`` on a scratch SQLite file, and a bare
 FastAPI app (this file, ``--bare``) with one POST endpoint that takes the same JSON body through
-pydantic — and drives both with the raw-socket asyncio client of ``bench/_http_client.py`` (kept-alive
+pydantic — and drives both with the raw-socket client of ``bench/_http_client.py`` on uvloop (kept-alive
 connections, pre-encoded requests; httpx caps near 40 req/s here). Throughput is reported as a ratio
 to the bare app measured in the same run, so a machine shared with other work does not move the goal.
 
@@ -68,7 +68,7 @@ from lastline.api.http.protocol import uvicorn_options
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DATA, ROOT, bq_lines, machine, write_section
-from _http_client import exchange, post_request
+from _http_client import exchange, post_request, run_client
 from backends import pg_cluster, postgres
 from http_bench import cpu_seconds, process_tree, start_server
 
@@ -329,11 +329,11 @@ async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: 
                     await asyncio.sleep(delay)
             t0 = time.perf_counter()
             try:
-                if conn is None:
-                    conn = await asyncio.wait_for(asyncio.open_connection(host, int(port)), timeout_s)
-                headers: dict[bytes, bytes] | None = {} if honour_retry_after else None
-                status, body, _ = await asyncio.wait_for(exchange(*conn, requests[i % len(requests)], headers=headers),
-                                                         timeout_s)
+                async with asyncio.timeout(timeout_s):  # no task per request, as wait_for makes
+                    if conn is None:
+                        conn = await asyncio.open_connection(host, int(port))
+                    headers: dict[bytes, bytes] | None = {} if honour_retry_after else None
+                    status, body, _ = await exchange(*conn, requests[i % len(requests)], headers=headers)
             except TimeoutError:
                 row.add("timeout", time.perf_counter() - t0)
                 conn = _close(conn)
@@ -419,7 +419,7 @@ def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, st
                                      honour_retry_after=honour_retry_after)
                                for (_, base), share in zip(servers, shares, strict=True) if share))
 
-    asyncio.run(all_servers())
+    run_client(all_servers())
     stream.advance(row)
     row.cpu_ms = 1000 * (sum(cpu_seconds(proc.pid) for proc, _ in servers) - cpu0) / max(1, row.answers)
     gc1 = [gc_pause_s(base) for _, base in servers]
@@ -484,7 +484,7 @@ def run(args: argparse.Namespace) -> Run:
                 stream = streams[mix]
                 for _, base in servers:
                     warm_up = Row(mix, 4, 1.0)
-                    asyncio.run(drive(base, stream.path, stream.bodies(), 4, 1.0, warm_up))
+                    run_client(drive(base, stream.path, stream.bodies(), 4, 1.0, warm_up))
                     stream.advance(warm_up)
                 levels = [c for c in args.levels if c in SHORT_MIXES.get(mix, args.levels)]
                 if mix in BURST_MIXES and not args.no_burst:
@@ -523,7 +523,7 @@ def kb_flood(server: tuple[subprocess.Popen[bytes], str], args: argparse.Namespa
         await asyncio.gather(drive(base, lookups.path, lookups.bodies(), 16, args.seconds, beside),
                              drive(base, searches.path, searches.bodies(), 32, args.seconds, flood))
 
-    asyncio.run(both())
+    run_client(both())
     lookups.advance(beside)
     searches.advance(flood)
     for row in (beside, flood):
@@ -569,7 +569,7 @@ def soak(server: tuple[subprocess.Popen[bytes], str], args: argparse.Namespace,
         await asyncio.gather(drive(base, stream.path, stream.bodies(), 64, args.soak, row, rate=rate), sample())
 
     cpu0 = cpu_seconds(proc.pid)
-    asyncio.run(both())
+    run_client(both())
     row.cpu_ms = 1000 * (cpu_seconds(proc.pid) - cpu0) / max(1, row.answers)
     print(f"soak at {rate:.0f} req/s: {row.rps:.0f} req/s, p99 {row.pct(0.99):.1f} ms, {row.statuses()}, "
           f"RSS {samples[0][1]:.0f} → {samples[-1][1]:.0f} MB", file=sys.stderr)
@@ -603,9 +603,10 @@ def render(res: Run, args: argparse.Namespace) -> str:
         f"holding {args.entries} cached QQP questions and {args.kb_docs} BQ FAQ",
         "questions (+ the demo folder) in the KB, and a bare FastAPI app (one POST endpoint, the same JSON body",
         "through pydantic) started by the same run; client and servers share the machine's cores. Each row:",
-        f"`clients` kept-alive connections send back to back for {args.seconds:g} s (raw-socket asyncio client of",
-        f"`bench/http_bench.py`, {args.client_timeout:g} s timeout). `× bare` is throughput over the bare app's at the",
-        f"same concurrency; the burst row is {BURST_FACTOR} × the top level at once. A row sends the bodies of its mix",
+        f"`clients` kept-alive connections send back to back for {args.seconds:g} s (raw-socket client of",
+        f"`bench/_http_client.py` on uvloop, {args.client_timeout:g} s timeout). `× bare` is throughput over the",
+        f"bare app's at the same concurrency; the burst row is {BURST_FACTOR} × the top level at once. A row sends",
+        "the bodies of its mix",
         "from where the row before it stopped (only `retry` repeats its questions). A refused client "
         + ("waits what its 503 says (`retry-after-ms`, else `Retry-After`) before it asks again, as the OpenAI "
            "SDKs do." if args.honour_retry_after else "asks again at once.") + " Shed requests (503 overloaded)",

@@ -2,8 +2,8 @@
 
 Starts one ``lastline serve`` (default USE embedder) on a fresh SQLite file, seeds the cache with
 GPTCache's benchmark ``origin`` questions, then drives three cases with 1, 16 and 64 concurrent
-clients (kept-alive connections of the raw-socket client in ``bench/_http_client.py``, one asyncio
-loop in this process: httpx's own cost per request would cap the figures, not the server), each
+clients (kept-alive connections of the raw-socket client in ``bench/_http_client.py``, one uvloop
+event loop in this process: httpx's own cost per request would cap the figures, not the server), each
 answered from the exact cache layer:
 
 - ``fallback``  — ``POST /v1/fallback {prompt}``: the envelope (baseline);
@@ -18,7 +18,6 @@ answered from the exact cache layer:
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 import tempfile
@@ -30,7 +29,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _http_client as http_client
 from _common import machine
-from _http_client import post_request
+from _http_client import post_request, run_client
 from http_bench import ONE_PROCESS, cli, load_pairs, start_server
 
 SECTION = "## OpenAI-compatible endpoint"
@@ -69,9 +68,9 @@ def run(seconds: float, n_entries: int) -> tuple[list[dict[str, object]], str]:
             ]
             rows: list[dict[str, object]] = []
             for name, path, bodies, stream in cases:
-                asyncio.run(drive(base, path, bodies, stream, 4, 1.0))  # warm-up
+                run_client(drive(base, path, bodies, stream, 4, 1.0))  # warm-up
                 for c in CONCURRENCY:
-                    res = asyncio.run(drive(base, path, bodies, stream, c, seconds))
+                    res = run_client(drive(base, path, bodies, stream, c, seconds))
                     rows.append({"case": name, "clients": c, **res})
                     print(f"{name:9s} c={c:3d} n={res['n']:6d} {res['rps']:7.0f} req/s p50 {res['p50_ms']:7.2f} "
                           f"p99 {res['p99_ms']:7.2f} first {res['first_ms']:7.2f} ok {res['answered']:.2f}",
@@ -87,7 +86,7 @@ def table(rows: list[dict[str, object]], where: str, seconds: float, n_entries: 
         SECTION, "",
         f"Machine: {where}. Produced by `python bench/openai_bench.py --write`.", "",
         f"One `lastline serve` process on loopback, {n_entries} cached questions, every request an exact-cache",
-        f"answer. Clients send back to back for {seconds:g} s over kept-alive connections from one asyncio loop",
+        f"answer. Clients send back to back for {seconds:g} s over kept-alive connections from one uvloop event loop",
         "(the raw-socket HTTP/1.1 client in `bench/_http_client.py`) on the same cores as the server, after a 1 s",
         "warm-up. `first ms` (median) is the time to the first content chunk of the",
         "stream (the whole answer for non-streaming rows, and for the stream too now that its events come in",

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine, write_section
-from _http_client import exchange, get_request
+from _http_client import exchange, get_request, run_client
 from http_bench import start_server
 
 SECTION = "## Workers: connections opened at once"
@@ -52,7 +52,7 @@ def both_workers_answer(host: str, port: int) -> None:
     """Wait until a wave reaches both workers: the second starts a little after the first says ready."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        if asyncio.run(wave(host, port, 4))[0] < 4:  # not all four on one worker
+        if run_client(wave(host, port, 4))[0] < 4:  # not all four on one worker
             return
         time.sleep(0.5)
     raise RuntimeError("the second worker never answered")
@@ -69,7 +69,7 @@ def run(sizes: list[int], trials: int) -> list[dict[str, object]]:
                 spreads: Counter[int] = Counter()
                 times = []
                 for _ in range(trials):
-                    spread, elapsed = asyncio.run(wave(host, int(port), size))
+                    spread, elapsed = run_client(wave(host, int(port), size))
                     spreads[spread] += 1
                     times.append(elapsed)
                     time.sleep(0.3)  # the workers see the last wave's connections closed
