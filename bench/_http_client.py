@@ -43,10 +43,11 @@ def run_client(main: Coroutine[Any, Any, T]) -> T:
         return runner.run(main)
 
 
-def post_request(host: str, path: str, body: object) -> bytes:
-    """A ``POST`` with a JSON body, encoded once so the timed loop only writes bytes."""
+def post_request(host: str, path: str, body: object, headers: dict[str, str] | None = None) -> bytes:
+    """A ``POST`` with a JSON body (and ``headers``), encoded once so the timed loop only writes bytes."""
     data = json.dumps(body).encode()
-    head = (f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+    extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
+    head = (f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n{extra}"
             f"Content-Length: {len(data)}\r\n\r\n")
     return head.encode() + data
 

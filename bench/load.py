@@ -302,17 +302,20 @@ class Row:
 
 async def drive(base: str, path: str, bodies: list[dict[str, object]], clients: int, seconds: float,
                 row: Row, *, hit_marker: bytes | None = None, rate: float | None = None,
-                timeout_s: float = CLIENT_TIMEOUT_S, honour_retry_after: bool = False) -> None:
+                timeout_s: float = CLIENT_TIMEOUT_S, honour_retry_after: bool = False,
+                say_budget: bool = False) -> None:
     """``clients`` kept-alive connections send back to back for ``seconds`` (or paced at ``rate``/s).
 
     A failed exchange (a reply later than ``timeout_s``, a closed connection) is recorded and the
     connection closed and opened again, as an HTTP client that gives up on a request does. With
     ``honour_retry_after`` a client refused with 503 waits what the refusal's ``retry-after-ms``
     (else ``Retry-After``) says before it asks again, as the OpenAI SDKs do; without it, at once.
+    With ``say_budget`` every request says how long its client waits (``X-Lastline-Budget-Ms``).
     Requests are pre-encoded; each client walks the bodies from its own offset.
     """
     host, port = base.removeprefix("http://").split(":")
-    requests = [post_request(host, path, b) for b in bodies]
+    budget = {"X-Lastline-Budget-Ms": f"{timeout_s * 1000:.0f}"} if say_budget else None
+    requests = [post_request(host, path, b, budget) for b in bodies]
     started = time.perf_counter()
     stop = started + seconds
     interval = clients / rate if rate else 0.0
@@ -404,7 +407,7 @@ def rss_mb(pid: int) -> float:
 
 def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, stream: Stream,
             clients: int, seconds: float, rate: float | None = None, timeout_s: float = CLIENT_TIMEOUT_S,
-            honour_retry_after: bool = False) -> Row:
+            honour_retry_after: bool = False, say_budget: bool = False) -> Row:
     """One row: ``clients`` connections spread evenly over ``servers`` (replicas), figures summed."""
     row = Row(mix, clients, seconds)
     path, bodies = stream.path, stream.bodies()
@@ -416,7 +419,7 @@ def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, st
     async def all_servers() -> None:
         await asyncio.gather(*(drive(base, path, bodies, share, seconds, row, hit_marker=HIT_MARKERS.get(mix),
                                      rate=rate and rate * share / clients, timeout_s=timeout_s,
-                                     honour_retry_after=honour_retry_after)
+                                     honour_retry_after=honour_retry_after, say_budget=say_budget)
                                for (_, base), share in zip(servers, shares, strict=True) if share))
 
     run_client(all_servers())
@@ -492,7 +495,8 @@ def run(args: argparse.Namespace) -> Run:
                 for clients in levels:
                     result.rows.append(measure(servers, mix, stream, clients, args.seconds,
                                                timeout_s=args.client_timeout,
-                                               honour_retry_after=args.honour_retry_after))
+                                               honour_retry_after=args.honour_retry_after,
+                                               say_budget=args.say_budget))
             if not args.no_flood:
                 result.flood = kb_flood(replicas[0], args, streams)
             if args.soak:
@@ -591,7 +595,8 @@ def render(res: Run, args: argparse.Namespace) -> str:
     flags = (f"{f' --soak {args.soak:g}' if args.soak else ''}{f' --workers {args.workers}' if args.workers else ''}"
              f"{' --postgres' if args.postgres else ''}{f' --replicas {args.replicas}' if args.replicas > 1 else ''}"
              f"{f' --client-timeout {args.client_timeout:g}' if args.client_timeout != CLIENT_TIMEOUT_S else ''}"
-             f"{' --honour-retry-after' if args.honour_retry_after else ''}")
+             f"{' --honour-retry-after' if args.honour_retry_after else ''}"
+             f"{' --say-budget' if args.say_budget else ''}")
     servers = (f"{args.replicas} `lastline serve` processes on one PostgreSQL database (application role under "
                "row-level security; clients spread evenly over them)" if args.postgres else
                "One `lastline serve` on a scratch SQLite file")
@@ -604,7 +609,9 @@ def render(res: Run, args: argparse.Namespace) -> str:
         "questions (+ the demo folder) in the KB, and a bare FastAPI app (one POST endpoint, the same JSON body",
         "through pydantic) started by the same run; client and servers share the machine's cores. Each row:",
         f"`clients` kept-alive connections send back to back for {args.seconds:g} s (raw-socket client of",
-        f"`bench/_http_client.py` on uvloop, {args.client_timeout:g} s timeout). `× bare` is throughput over the",
+        f"`bench/_http_client.py` on uvloop, {args.client_timeout:g} s timeout"
+        f"{', which every request says in `X-Lastline-Budget-Ms`' if args.say_budget else ''}). `× bare` is"
+        " throughput over the",
         f"bare app's at the same concurrency; the burst row is {BURST_FACTOR} × the top level at once. A row sends",
         "the bodies of its mix",
         "from where the row before it stopped (only `retry` repeats its questions). A refused client "
@@ -700,6 +707,9 @@ def main() -> None:
     parser.add_argument("--honour-retry-after", action="store_true",
                         help="Refused clients wait what their 503 says (retry-after-ms, else Retry-After) before "
                              "asking again, as the OpenAI SDKs do (the mixes' rows); by default at once, as wrk does.")
+    parser.add_argument("--say-budget", action="store_true",
+                        help="Every request says how long its client waits (X-Lastline-Budget-Ms: the client "
+                             "time-out), as the OpenAI SDKs say theirs (the mixes' rows).")
     parser.add_argument("--no-burst", action="store_true")
     parser.add_argument("--no-flood", action="store_true")
     parser.add_argument("--write", action="store_true", help="Update docs/benchmarks.md.")

@@ -259,13 +259,16 @@ class Bulkhead:
         self._stats.admitted += 1
 
     def overloaded(self, why: str) -> Overloaded:
-        """The refusal of a request to this bulkhead: ``why`` is a refusal reason or ``draining``.
+        """The refusal of a request to this bulkhead: ``why`` is a refusal reason, ``draining``, or
+        ``deadline`` (its work queued for one of these slots had not begun when its deadline passed).
 
         One wording whoever refuses (the door, the ladder, a tier call), so a client and the logs
         read the same reason and ``Retry-After`` for the same state.
         """
         if why == "draining":
             state = "the server is shutting down"
+        elif why == "deadline":
+            state = f"the request's deadline passed before its work began ({self.limit} in flight at most)"
         elif why == "waited":
             state = f"no slot came free within {self.max_wait_s * 1000:.0f} ms ({self.limit} in flight at most)"
         else:

@@ -107,7 +107,7 @@ class Overloaded(LastlineError):
     """Past the bounded in-flight work (or the request's deadline): refused at once, retry later.
 
     ``retry_after_s`` becomes the ``Retry-After`` header; ``limit`` names the bulkhead that was full.
-    ``reason`` (``full``, ``tenant_share``, ``waited``, ``draining``) labels the shed count, not the body.
+    ``reason`` (``full``, ``tenant_share``, ``waited``, ``draining``, ``deadline``) labels the shed count, not the body.
     """
 
     status = 503

@@ -44,3 +44,21 @@ def test_write_refusal_body_is_exactly_error_detail_and_key(live_server: LiveSer
 def test_unanswerable_is_404_no_fallback_answer(live_server: LiveServer) -> None:
     r = httpx.post(live_server.url("/v1/fallback"), json={"prompt": "zxqv unanswerable 98123", "task": "nothing"})
     assert r.status_code == 404 and r.json()["error"] == "no_fallback_answer"
+
+
+def test_the_rungs_fit_in_the_callers_budget_and_the_default_answers_in_time(live_server: LiveServer) -> None:
+    """A caller that waits 1 ms (``X-Lastline-Budget-Ms``) leaves the rungs with a tier no time: each
+    is skipped as timed out, and the declared default answers; a malformed budget is a 422 naming the
+    header. (The cache's first look, on the event loop before them, is not a tier call.)"""
+    text = "Party A: Initech LLC\nParty B: Hooli Inc\nEffective Date: June 1, 2024\nThis agreement ..."
+    body = {"prompt": "Extract the parties of this agreement", "task": "contract_en", "text": text}
+    httpx.put(live_server.url("/v1/defaults/contract_en"),
+              json={"answer": "Contract reading is unavailable; try again later."}).raise_for_status()
+    assert httpx.post(live_server.url("/v1/fallback"), json=body).json()["source"] == "rules"
+    r = httpx.post(live_server.url("/v1/fallback"), json=body, headers={"X-Lastline-Budget-Ms": "1"})
+    assert r.status_code == 200, r.text
+    assert r.json()["source"] == "default"
+    path = httpx.get(live_server.url("/v1/events"), params={"limit": 1}).json()["events"][0]["path"]
+    assert path.split()[1:3] == ["rules:timeout", "kb:timeout"], path
+    malformed = httpx.post(live_server.url("/v1/fallback"), json=body, headers={"X-Lastline-Budget-Ms": "-5"})
+    assert malformed.status_code == 422 and "x-lastline-budget-ms" in malformed.json()["detail"]

@@ -23,22 +23,23 @@ LONG_TEXT = "\n\n".join(
     f"and the declared default; paragraph {i} says so again in other words, at some length." for i in range(400))
 
 
-def _send(server: LiveServer, path: str, bodies: list[dict[str, object]]) -> list[socket.socket]:
+def _send(server: LiveServer, path: str, bodies: list[dict[str, object]],
+          headers: dict[str, str] | None = None) -> list[socket.socket]:
     """POST every body on a connection of its own, all written within a few milliseconds (connections
     opened first, then one write each), so they reach the server together; the replies unread (the
     server closes each connection after its reply): the caller reads or closes them."""
     host, port = server.base_url.removeprefix("http://").split(":")
+    extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
     conns = [socket.create_connection((host, int(port)), timeout=60) for _ in bodies]
     for conn, body in zip(conns, bodies, strict=True):
         payload = json.dumps(body).encode()
-        conn.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        conn.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n{extra}"
                      f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode() + payload)
     return conns
 
 
-def _burst(server: LiveServer, path: str, bodies: list[dict[str, object]]) -> list[httpx.Response]:
-    """:func:`_send`, then the replies in order."""
-    conns = _send(server, path, bodies)
+def _read(conns: list[socket.socket]) -> list[httpx.Response]:
+    """The replies on connections of :func:`_send`, in order; the connections closed."""
     try:
         replies = []
         for conn in conns:
@@ -53,6 +54,11 @@ def _burst(server: LiveServer, path: str, bodies: list[dict[str, object]]) -> li
     finally:
         for conn in conns:
             conn.close()
+
+
+def _burst(server: LiveServer, path: str, bodies: list[dict[str, object]]) -> list[httpx.Response]:
+    """:func:`_send`, then the replies in order."""
+    return _read(_send(server, path, bodies))
 
 
 def _counted(server: LiveServer, sample: str, **labels: str) -> float:
@@ -211,6 +217,39 @@ def test_lookups_whose_client_left_before_their_round_are_dropped_unrun(tmp_path
         again = [{"prompt": f"Which courier {i} collects the parcels of depot {i}?"} for i in range(17)]
         assert [r.status_code for r in _burst(server, "/v1/cache/lookup", again)] == [200] * 17
         assert "Exception in ASGI application" not in (tmp_path / "server.log").read_text()
+    finally:
+        stop_server(server)
+
+
+def test_lookups_whose_deadline_passes_before_their_round_are_refused_unrun(tmp_path: Path) -> None:
+    """A caller that says it waits 20 ms (``X-Lastline-Budget-Ms``, or the OpenAI SDKs' read timeout)
+    for an unseen question queued behind a long round gets ``503 overloaded`` when its deadline
+    passes, and its lookup never runs; a caller without a budget waits for the round and is answered."""
+    server = start_server(tmp_path, {"LASTLINE_LIMIT_SEMANTIC": "8", "LASTLINE_KB_ENGLISH_EMBEDDER": "none"})
+    try:
+        stored = {"prompt": "Who signs off refund requests?", "response": "The finance desk."}
+        httpx.post(server.url("/v1/cache/entries"), json=stored, timeout=60).raise_for_status()
+        busy = _send(server, "/v1/cache/lookup", [{"prompt": "".join(map(chr, range(0x4E00, 0x4E00 + 12_000)))}])
+        time.sleep(0.05)  # its round has started: what comes now waits for the next one
+        hurried = _send(server, "/v1/cache/lookup",
+                        [{"prompt": f"Who signs off refund request {i} of the east region?"} for i in range(3)],
+                        headers={"X-Lastline-Budget-Ms": "20"})
+        sdk = _send(server, "/v1/cache/lookup", [{"prompt": "Who signs off refunds in the west region?"}],
+                    headers={"X-Stainless-Read-Timeout": "0.02"})
+        patient = _send(server, "/v1/cache/lookup", [{"prompt": "Who signs off refunds in the south region?"}])
+        refused = _read(hurried + sdk)
+        assert [r.status_code for r in refused] == [503] * 4
+        assert refused[0].json()["error"] == "overloaded" and refused[0].json()["limit"] == "semantic"
+        assert "deadline" in refused[0].json()["detail"] and int(refused[0].headers["retry-after"]) >= 1
+        assert [r.status_code for r in _read(busy + patient)] == [200, 200]
+        assert _counted(server, "lastline_shed_total", bulkhead="semantic", reason="deadline") == 4
+        assert _counted(server, "lastline_lookup_duration_seconds_count", endpoint="cache") == 2  # never ran
+        malformed = httpx.post(server.url("/v1/cache/lookup"), json={"prompt": "Who signs off refund requests?"},
+                               headers={"X-Lastline-Budget-Ms": "soon"})
+        assert malformed.status_code == 422 and "x-lastline-budget-ms" in malformed.json()["detail"]
+        # The SDK's header is not ours to define: one that does not read as a budget is no budget.
+        assert httpx.post(server.url("/v1/cache/lookup"), json={"prompt": "Who signs off refund requests?"},
+                          headers={"X-Stainless-Read-Timeout": "None"}).status_code == 200
     finally:
         stop_server(server)
 

@@ -1,19 +1,31 @@
-"""Request dependencies shared by every router (the runtime, the caller's tenant) and the strict body base."""
+"""Request dependencies shared by every router (the runtime, the caller's tenant, the request's deadline)
+and the strict body base."""
 
 from __future__ import annotations
 
 import hmac
+import math
+from collections.abc import Mapping
 from typing import Annotated
 
 from fastapi import Depends, Request
 from pydantic import BaseModel, ConfigDict
 
-from lastline import Unauthorized
+from lastline import InvalidInput, Unauthorized
+from lastline.admission import Deadline
 from lastline.settings import DEFAULT_TENANT
 
 from ..ladder.runtime import Runtime
 
-__all__ = ["RuntimeDep", "StrictBody", "TenantDep", "bearer_token", "get_runtime", "get_tenant", "tenant_of_key"]
+__all__ = ["BUDGET_HEADER", "BUDGET_SHARE", "RuntimeDep", "StrictBody", "TenantDep", "bearer_token", "deadline_of",
+           "get_runtime", "get_tenant", "tenant_of_key"]
+
+#: The header in which a caller says how long it waits for this answer, in milliseconds.
+BUDGET_HEADER = "x-lastline-budget-ms"
+#: The OpenAI SDKs send their read timeout, in seconds, on every request; read as a budget too.
+OPENAI_SDK_TIMEOUT_HEADER = "x-stainless-read-timeout"
+#: The share of a caller's budget the server may spend; the rest is for the answer's way back.
+BUDGET_SHARE = 0.9
 
 
 def _runtime_of(request: Request) -> Runtime:
@@ -55,6 +67,36 @@ async def get_tenant(request: Request) -> str:
     if tenant is None:
         raise Unauthorized("unknown API key")
     return tenant
+
+
+def deadline_of(headers: Mapping[str, str], ceiling_s: float) -> Deadline:
+    """When this request must be answered by: ``ceiling_s`` (``request_deadline_s``) from now, or sooner
+    when its caller says it waits less (:data:`BUDGET_HEADER`, else the OpenAI SDKs' read timeout).
+
+    Why: an answer the caller has stopped waiting for is work for nobody. Within its budget the ladder
+    skips a slow rung for the ones below it (the declared default arrives in time), and a lookup still
+    queued for its round is refused with ``503 overloaded`` the caller can act on, not left to its
+    time-out. A malformed :data:`BUDGET_HEADER` is a 422; the SDK's header, not ours to define, is
+    used only when it reads as a positive number.
+    """
+    budget_s: float | None = None
+    raw = headers.get(BUDGET_HEADER)
+    if raw is not None:
+        try:
+            budget_s = float(raw) / 1000
+        except ValueError:
+            budget_s = math.nan
+        if not (math.isfinite(budget_s) and budget_s > 0):
+            raise InvalidInput(f"{BUDGET_HEADER} must be a positive number of milliseconds, got {raw[:40]!r}")
+    elif (sdk := headers.get(OPENAI_SDK_TIMEOUT_HEADER)) is not None:
+        try:
+            seconds = float(sdk)
+        except ValueError:
+            seconds = math.nan
+        budget_s = seconds if math.isfinite(seconds) and seconds > 0 else None
+    if budget_s is None:
+        return Deadline.after(ceiling_s)
+    return Deadline.after(min(ceiling_s, BUDGET_SHARE * budget_s))
 
 
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]

@@ -167,12 +167,17 @@ def first_answer(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: 
     return run.answered(answer) if answer is not None else None
 
 
-def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: str = "fallback") -> Answer:
-    """Answer ``req`` from the highest rung that can; raise 409 for writes, 404 when none can."""
+def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: str = "fallback",
+               deadline: Deadline | None = None) -> Answer:
+    """Answer ``req`` from the highest rung that can; raise 409 for writes, 404 when none can.
+
+    ``deadline`` (default: ``request_deadline_s`` from now) bounds the rungs with a tier: each gets
+    what is left of it, at most its ``tier_timeout_s``, and is skipped (``:timeout``) when none is.
+    """
     run = _LadderRun.enter(runtime, tenant, req, route)
     trail = run.trail
     lang = language_of(req.prompt)
-    deadline = Deadline.after(runtime.settings.request_deadline_s)
+    deadline = deadline or Deadline.after(runtime.settings.request_deadline_s)
     for rung, bulkhead in ((_from_cache, "cache"), (_from_rules, "rules"), (_from_kb, "kb"), (_from_default, None)):
         try:
             answer = _bounded(runtime, tenant, req, lang, trail, rung, bulkhead, deadline)

@@ -23,8 +23,9 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 
 from lastline import Answer, InvalidInput, NoDegradedWrites
+from lastline.admission import Deadline
 
-from ..http.deps import RuntimeDep, TenantDep
+from ..http.deps import RuntimeDep, TenantDep, deadline_of
 from ..http.direct_route import direct_post
 from ..http.prefixed_router import PrefixedRouter
 from ..http.threads import in_thread
@@ -86,24 +87,27 @@ async def chat_completions(
     degraded answer; ``lastline`` field and ``x-lastline-source`` / ``x-lastline-confidence`` headers
     carry its provenance. Sampling options are accepted and ignored; ``usage`` is an estimate."""
     options = lastline_options(body, request.headers)
+    # The SDKs send their read timeout on every request: the ladder's rungs fit in it.
+    deadline = deadline_of(request.headers, runtime.settings.request_deadline_s)
     messages = [m.model_dump(exclude_none=True) for m in body.messages]
     size = request.headers.get("content-length", "")
     if not size.isdigit() or int(size) > LOOP_BODY_MAX_BYTES:  # the whole way on a thread, as a long one needs
-        return await in_thread(_complete, runtime, tenant, body, options, messages)
+        return await in_thread(_complete, runtime, tenant, body, options, messages, deadline)
     # On the loop: the conversation's cache key, then what the ladder answers without a thread (a
     # refused write, a fresh exact hit); the rest of the ladder on a thread.
     req = _ladder_request(runtime, tenant, body, options, messages)
     answer = first_answer(runtime, tenant, req, route=_ROUTE)
     if answer is None:
-        answer = await in_thread(run_ladder, runtime, tenant, req, route=_ROUTE)
+        answer = await in_thread(run_ladder, runtime, tenant, req, route=_ROUTE, deadline=deadline)
     return _completion(body, options, messages, _checked(answer, options))
 
 
 def _complete(runtime: Runtime, tenant: str, body: ChatCompletionRequest, options: LastlineOptions,
-              messages: list[dict[str, Any]]) -> Response:
+              messages: list[dict[str, Any]], deadline: Deadline) -> Response:
     """The whole completion, for a thread."""
     req = _ladder_request(runtime, tenant, body, options, messages)
-    return _completion(body, options, messages, _checked(run_ladder(runtime, tenant, req, route=_ROUTE), options))
+    answer = run_ladder(runtime, tenant, req, route=_ROUTE, deadline=deadline)
+    return _completion(body, options, messages, _checked(answer, options))
 
 
 def _completion(body: ChatCompletionRequest, options: LastlineOptions, messages: list[dict[str, Any]],

@@ -26,7 +26,7 @@ from lastline.cache import Language, LookupResult, Mode
 
 from ...ladder.ladder import Context, ThresholdOverride
 from ...ladder.text_limits import check_text_lengths
-from ..deps import RuntimeDep, StrictBody, TenantDep
+from ..deps import RuntimeDep, StrictBody, TenantDep, deadline_of
 from ..direct_route import direct_post
 from ..prefixed_router import PrefixedRouter
 from ..protocol import CLIENT_CLOSED_REQUEST, client_left, when_client_leaves
@@ -98,6 +98,7 @@ async def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep, request
     """Exact → fuzzy → semantic, slot guard and age check; a miss says why in ``reason``."""
     check_text_lengths(runtime.settings, prompt=body.prompt)
     started = time.perf_counter()
+    deadline = deadline_of(request.headers, runtime.settings.request_deadline_s)
     cache = runtime.cache
     try:
         first = _ask(cache.first_look, body, tenant)  # on the loop: what the exact key decides
@@ -106,14 +107,20 @@ async def lookup(body: LookupIn, runtime: RuntimeDep, tenant: TenantDep, request
             res: LookupResult = first
         elif cache.reads_locally:
             queued = _ask(cache.submit_lookup, body, tenant)
-            when_client_leaves(request.scope, queued.cancel)  # not yet in its round: dropped, slot freed
+            # Not yet in its round when its client leaves or its deadline passes: dropped, slot freed.
+            when_client_leaves(request.scope, queued.cancel)
+            too_late = asyncio.get_running_loop().call_later(max(0.0, deadline.left()), queued.cancel)
             try:
                 res = await settled(queued)
             except asyncio.CancelledError:
-                if not (queued.cancelled() and client_left(request.scope)):
+                if not queued.cancelled():
                     raise
-                runtime.metrics.abandoned.labels(bulkhead="semantic").inc()
-                return Response(status_code=CLIENT_CLOSED_REQUEST)
+                if client_left(request.scope):
+                    runtime.metrics.abandoned.labels(bulkhead="semantic").inc()
+                    return Response(status_code=CLIENT_CLOSED_REQUEST)
+                raise runtime.bulkheads["semantic"].overloaded("deadline") from None
+            finally:
+                too_late.cancel()
         else:
             res = await in_thread(_ask, cache.lookup, body, tenant)
     except Overloaded as refused:  # admitted at the door, but every slot past the exact key is taken

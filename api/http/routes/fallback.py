@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Path, Query
+from fastapi import Path, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
@@ -13,7 +13,7 @@ from lastline import Answer, NotFound
 from ...ladder.defaults import MAX_TASK_CHARS, DeclaredDefault
 from ...ladder.events_store import Event
 from ...ladder.ladder import FallbackRequest, first_answer, run_ladder
-from ..deps import RuntimeDep, TenantDep
+from ..deps import RuntimeDep, TenantDep, deadline_of
 from ..direct_route import direct_post
 from ..prefixed_router import PrefixedRouter
 from ..threads import in_thread
@@ -34,14 +34,15 @@ _ERRORS: dict[int | str, dict[str, str]] = {
 
 
 @direct_post(router, "/fallback", response_model=Answer, responses=_ERRORS)
-async def fallback(req: FallbackRequest, runtime: RuntimeDep, tenant: TenantDep) -> Answer:
+async def fallback(req: FallbackRequest, runtime: RuntimeDep, tenant: TenantDep, request: Request) -> Answer:
     """Answer from the highest rung that can: exact cache → semantic cache → rules → KB → default.
 
     Writes (and tasks declared with side effects) get 409 ``no_degraded_writes`` without any tier
-    being consulted.
+    being consulted. The rungs fit in the caller's budget when it says one (``X-Lastline-Budget-Ms``).
     """
+    deadline = deadline_of(request.headers, runtime.settings.request_deadline_s)
     first = first_answer(runtime, tenant, req)  # on the loop: a refused write or a fresh exact hit
-    return first if first is not None else await in_thread(run_ladder, runtime, tenant, req)
+    return first if first is not None else await in_thread(run_ladder, runtime, tenant, req, deadline=deadline)
 
 
 class DefaultsList(BaseModel):
