@@ -141,6 +141,9 @@ def test_invalid_requests_get_openai_shaped_400s(live_server: Any) -> None:
         error = response.json()["error"]
         assert error["type"] == "invalid_request_error" and error["code"] == "invalid_input"
         assert error["message"]
+    response = httpx.post(live_server.url("/v1/chat/completions"), headers={"X-Lastline-Budget-Ms": "never"},
+                          json={"model": "lastline", "messages": [{"role": "user", "content": "hi"}]})
+    assert response.status_code == 400 and "x-lastline-budget-ms" in response.json()["error"]["message"]
 
 
 def test_upstream_answer_written_back_is_served_for_the_same_conversation(
