@@ -194,16 +194,24 @@ def _status_of_reply(conn: socket.socket) -> int:
         return int(conn.recv(65536).split(b" ", 2)[1])
 
 
+def _a_long_round(server: LiveServer) -> list[socket.socket]:
+    """Store one entry (an empty cache answers a lookup without the model), then send a lookup of
+    12,000 distinct characters — the model computes each token's own stages, ≈0.5 s for its round — and
+    return once that round has started: what is sent next waits for the round after it. Its connection,
+    unread."""
+    stored = {"prompt": "Who signs off refund requests?", "response": "The finance desk."}
+    httpx.post(server.url("/v1/cache/entries"), json=stored, timeout=60).raise_for_status()
+    busy = _send(server, "/v1/cache/lookup", [{"prompt": "".join(map(chr, range(0x4E00, 0x4E00 + 12_000)))}])
+    time.sleep(0.05)
+    return busy
+
+
 def test_lookups_whose_client_left_before_their_round_are_dropped_unrun(tmp_path: Path) -> None:
     """Clients that close their connections while their unseen questions wait for the round after a
     long one are not answered for nobody: their lookups never run, their slots are free again at once."""
     server = start_server(tmp_path, {"LASTLINE_LIMIT_SEMANTIC": "17", "LASTLINE_KB_ENGLISH_EMBEDDER": "none"})
     try:
-        stored = {"prompt": "Who signs off refund requests?", "response": "The finance desk."}
-        httpx.post(server.url("/v1/cache/entries"), json=stored, timeout=60).raise_for_status()
-        # 12,000 distinct characters: the model computes each token's own stages, ≈0.5 s for the round.
-        busy = _send(server, "/v1/cache/lookup", [{"prompt": "".join(map(chr, range(0x4E00, 0x4E00 + 12_000)))}])
-        time.sleep(0.05)  # its round has started: what comes now waits for the next one
+        busy = _a_long_round(server)
         leaving = _send(server, "/v1/cache/lookup",
                         [{"prompt": f"Who signs off refund request {i} of the north region?"} for i in range(16)])
         time.sleep(0.05)  # read and queued, then their clients go
@@ -227,10 +235,7 @@ def test_lookups_whose_deadline_passes_before_their_round_are_refused_unrun(tmp_
     passes, and its lookup never runs; a caller without a budget waits for the round and is answered."""
     server = start_server(tmp_path, {"LASTLINE_LIMIT_SEMANTIC": "8", "LASTLINE_KB_ENGLISH_EMBEDDER": "none"})
     try:
-        stored = {"prompt": "Who signs off refund requests?", "response": "The finance desk."}
-        httpx.post(server.url("/v1/cache/entries"), json=stored, timeout=60).raise_for_status()
-        busy = _send(server, "/v1/cache/lookup", [{"prompt": "".join(map(chr, range(0x4E00, 0x4E00 + 12_000)))}])
-        time.sleep(0.05)  # its round has started: what comes now waits for the next one
+        busy = _a_long_round(server)
         hurried = _send(server, "/v1/cache/lookup",
                         [{"prompt": f"Who signs off refund request {i} of the east region?"} for i in range(3)],
                         headers={"X-Lastline-Budget-Ms": "20"})

@@ -79,24 +79,26 @@ def deadline_of(headers: Mapping[str, str], ceiling_s: float) -> Deadline:
     time-out. A malformed :data:`BUDGET_HEADER` is a 422; the SDK's header, not ours to define, is
     used only when it reads as a positive number.
     """
-    budget_s: float | None = None
     raw = headers.get(BUDGET_HEADER)
     if raw is not None:
-        try:
-            budget_s = float(raw) / 1000
-        except ValueError:
-            budget_s = math.nan
-        if not (math.isfinite(budget_s) and budget_s > 0):
+        budget_s = _positive_seconds(raw, per_second=1000)
+        if budget_s is None:
             raise InvalidInput(f"{BUDGET_HEADER} must be a positive number of milliseconds, got {raw[:40]!r}")
-    elif (sdk := headers.get(OPENAI_SDK_TIMEOUT_HEADER)) is not None:
-        try:
-            seconds = float(sdk)
-        except ValueError:
-            seconds = math.nan
-        budget_s = seconds if math.isfinite(seconds) and seconds > 0 else None
+    else:
+        sdk = headers.get(OPENAI_SDK_TIMEOUT_HEADER)
+        budget_s = _positive_seconds(sdk, per_second=1) if sdk is not None else None
     if budget_s is None:
         return Deadline.after(ceiling_s)
     return Deadline.after(min(ceiling_s, BUDGET_SHARE * budget_s))
+
+
+def _positive_seconds(value: str, *, per_second: float) -> float | None:
+    """``value`` (a count of ``1 / per_second`` seconds) in seconds; ``None`` unless finite and above 0."""
+    try:
+        seconds = float(value) / per_second
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds > 0 else None
 
 
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
