@@ -47,15 +47,17 @@ def test_unanswerable_is_404_no_fallback_answer(live_server: LiveServer) -> None
 
 
 def test_the_rungs_fit_in_the_callers_budget_and_the_default_answers_in_time(live_server: LiveServer) -> None:
-    """A caller that waits 1 ms (``X-Lastline-Budget-Ms``) leaves the rungs with a tier no time: each
-    is skipped as timed out, and the declared default answers; a malformed budget is a 422 naming the
-    header. (The cache's first look, on the event loop before them, is not a tier call.)"""
+    """A caller that waits 1 µs (``X-Lastline-Budget-Ms: 0.001``) leaves the rungs with a tier no time:
+    each is skipped as timed out, and the declared default answers; a malformed budget is a 422 naming
+    the header. (The cache's first look, on the event loop before them, is not a tier call. A budget of
+    1 ms was not enough: a rung that began within 0.9 ms of the request's arrival could finish in what
+    was left of it.)"""
     text = "Party A: Initech LLC\nParty B: Hooli Inc\nEffective Date: June 1, 2024\nThis agreement ..."
     body = {"prompt": "Extract the parties of this agreement", "task": "contract_en", "text": text}
     httpx.put(live_server.url("/v1/defaults/contract_en"),
               json={"answer": "Contract reading is unavailable; try again later."}).raise_for_status()
     assert httpx.post(live_server.url("/v1/fallback"), json=body).json()["source"] == "rules"
-    r = httpx.post(live_server.url("/v1/fallback"), json=body, headers={"X-Lastline-Budget-Ms": "1"})
+    r = httpx.post(live_server.url("/v1/fallback"), json=body, headers={"X-Lastline-Budget-Ms": "0.001"})
     assert r.status_code == 200, r.text
     assert r.json()["source"] == "default"
     path = httpx.get(live_server.url("/v1/events"), params={"limit": 1}).json()["events"][0]["path"]
