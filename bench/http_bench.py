@@ -61,11 +61,11 @@ def start_server(tmp: Path, args: Sequence[str] = (), env: dict[str, str] | None
     full_env = {**os.environ, "LASTLINE_DB": str(tmp / "bench.db"), "HF_HUB_OFFLINE": "1", **(env or {})}
     base_cmd = list(command) if command is not None else [sys.executable, "-m", "lastline.api", "serve"]
     log_path = tmp / f"server-{port}.log"
-    log = open(log_path, "wb")  # noqa: SIM115 - lives as long as the server
-    proc = subprocess.Popen(
-        [*base_cmd, "--host", "127.0.0.1", "--port", str(port), *args],
-        env=full_env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
-    )
+    with open(log_path, "wb") as log:  # the server writes to its own copy of the descriptor
+        proc = subprocess.Popen(
+            [*base_cmd, "--host", "127.0.0.1", "--port", str(port), *args],
+            env=full_env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
+        )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:

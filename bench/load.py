@@ -11,6 +11,10 @@ holds ``--kb-docs`` short Chinese FAQ questions of BQ (``kb/bq_faq_dev``) plus t
 Fixed mixes, each at rising concurrency:
 
 - ``bare``        the bare app (the ceiling);
+- ``floor``       a server that refuses every request with a constant ``503 overloaded``, no framework
+                  (this file, ``--floor``; one process per core, like ``lastline serve``'s workers):
+                  what the client sees of the cheapest refusal a Python server can write, the floor
+                  under the burst's refusal target;
 - ``exact``       ``POST /v1/cache/lookup`` with a stored question (hash lookup, no embedding);
 - ``semantic``    ``POST /v1/cache/lookup`` (fallback mode) with its pair's other question: embedded,
                   searched, guarded; hit or miss as the threshold decides. After the pairs come fresh
@@ -77,14 +81,14 @@ REPLICAS_SECTION = "## Under load: replicas on one PostgreSQL"
 LEVELS = (1, 16, 64, 256)
 BURST_FACTOR = 5
 CLIENT_TIMEOUT_S = 30.0
-MIXES = ("bare", "exact", "semantic", "mixed", "retry", "chat", "fallback_kb", "insert", "kb_search")
+MIXES = ("bare", "floor", "exact", "semantic", "mixed", "retry", "chat", "fallback_kb", "insert", "kb_search")
 #: Training questions the insert mix may store (the semantic mix looks up the ones after them).
 INSERTED = 40_000
 #: Distinct questions the ``retry`` mix cycles through.
 RETRY_QUESTIONS = 200
 #: Mixes whose cost is the writes or the KB: fewer levels keep the run bounded.
 SHORT_MIXES = {"fallback_kb": (1, 16, 64), "insert": (1, 16, 64), "kb_search": (1, 16, 64)}
-BURST_MIXES = ("bare", "exact", "semantic", "mixed", "chat")
+BURST_MIXES = ("bare", "floor", "exact", "semantic", "mixed", "chat")
 #: Mixes whose answers say hit or miss (the hits column), and what a hit's body holds (spaces removed).
 HIT_MARKERS = {"exact": b'"hit":true', "semantic": b'"hit":true', "mixed": b'"hit":true', "retry": b'"hit":true',
                "chat": b'"source":"cache"'}
@@ -141,6 +145,87 @@ def start_bare(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
     return start_server(tmp, command=[sys.executable, str(Path(__file__).resolve()), "--bare"])
 
 
+# -- the floor: the cheapest refusal a Python server writes ---------------------------------------
+#: What the floor server answers every request but ``GET /readyz``: lastline's refusal, byte for byte
+#: in shape (status, headers, body), written as one constant.
+FLOOR_REFUSAL_BODY = (b'{"error":"overloaded","detail":"cache: full (160 in flight at most); retry after 1 s",'
+                      b'"limit":"cache","retry_after_s":1}')
+FLOOR_REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\n"
+                 b"content-length: %d\r\n\r\n" % len(FLOOR_REFUSAL_BODY)) + FLOOR_REFUSAL_BODY
+FLOOR_READY = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 14\r\n\r\n{\"ready\":true}"
+
+
+class FloorProtocol(asyncio.Protocol):
+    """Refuses every request with :data:`FLOOR_REFUSAL` as soon as its last byte is read.
+
+    No framework, no parser but the header end and ``Content-Length``: what is left of a refusal's
+    cost is the event loop's read and write and this loop over the buffer. Why it exists: the burst
+    target asks for refusals within 10 ms (p99); this server measures what the same client on the
+    same cores sees when the server does nothing else.
+    """
+
+    def __init__(self) -> None:
+        self.buffer = b""
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]  # uvloop's is a Transport, not a subclass
+
+    def data_received(self, data: bytes) -> None:
+        assert self.transport is not None
+        self.buffer += data
+        replies = []
+        while (end := self.buffer.find(b"\r\n\r\n")) >= 0:
+            head = self.buffer[:end].lower()
+            length = next((int(value) for name, _, value in (line.partition(b":") for line in head.split(b"\r\n"))
+                           if name == b"content-length"), 0)
+            if len(self.buffer) < end + 4 + length:
+                break
+            self.buffer = self.buffer[end + 4 + length:]
+            replies.append(FLOOR_READY if head.startswith(b"get /readyz") else FLOOR_REFUSAL)
+        if replies:
+            self.transport.write(b"".join(replies))
+
+
+def serve_floor(argv: Sequence[str]) -> None:
+    """``load.py --floor --host H --port P [--processes N]``: the refusal floor, N processes on one port.
+
+    As many processes as ``lastline serve`` has workers (the core count), each its own uvloop loop
+    on a ``SO_REUSEPORT`` socket, so the floor gets the cores lastline's workers get.
+    """
+    import uvloop
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--floor", action="store_true")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args(argv)
+
+    async def serve() -> None:
+        server = await asyncio.get_running_loop().create_server(FloorProtocol, args.host, args.port,
+                                                               reuse_port=True, backlog=2048)
+        await server.serve_forever()
+
+    children: list[int] = []
+    for _ in range(args.processes - 1):
+        if (pid := os.fork()) == 0:
+            children = []
+            break
+        children.append(pid)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        uvloop.run(serve())
+    finally:
+        for pid in children:
+            os.kill(pid, signal.SIGTERM)
+
+
+def start_floor(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """The refusal floor (:func:`serve_floor`) on a free loopback port, its log in ``tmp``."""
+    return start_server(tmp, command=[sys.executable, str(Path(__file__).resolve()), "--floor"])
+
+
 # -- data ----------------------------------------------------------------------------------------
 def qqp_pairs(limit: int) -> list[tuple[str, str, int]]:
     """(question1, question2, is_duplicate) with distinct, non-empty question1."""
@@ -191,7 +276,7 @@ def seed(tmp: Path, env: dict[str, str], entries: int, kb_docs: int) -> None:
 def bodies_for(mix: str, entries: int) -> tuple[str, list[dict[str, object]]]:
     pairs = qqp_pairs(entries)
     queries = [q["text"] for q in bq_lines("queries.jsonl", 2000)]
-    if mix == "bare":
+    if mix in ("bare", "floor"):
         return "/v1/cache/lookup", [{"prompt": q2, "mode": "fallback"} for _, q2, _ in pairs]
     if mix == "exact":
         return "/v1/cache/lookup", [{"prompt": q1} for q1, _, _ in pairs]
@@ -424,7 +509,8 @@ def measure(servers: Sequence[tuple[subprocess.Popen[bytes], str]], mix: str, st
 
     run_client(all_servers())
     stream.advance(row)
-    row.cpu_ms = 1000 * (sum(cpu_seconds(proc.pid) for proc, _ in servers) - cpu0) / max(1, row.answers)
+    row.cpu_ms = (1000 * (sum(cpu_seconds(proc.pid) for proc, _ in servers) - cpu0)
+                  / max(1, row.answers or row.n))  # per response where none is an answer (the floor)
     gc1 = [gc_pause_s(base) for _, base in servers]
     if all(g is not None for g in gc0 + gc1):
         row.gc_ms_per_s = 1000 * sum(b - a for a, b in zip(gc0, gc1, strict=True)) / seconds  # type: ignore[operator]
@@ -479,11 +565,12 @@ def run(args: argparse.Namespace) -> Run:
         print(f"seeded in {time.perf_counter() - started:.0f} s", file=sys.stderr)
         serve_args = ["--workers", str(args.workers)] if args.workers else []
         bare = [start_bare(tmp)]
+        floor = [start_floor(tmp)] if "floor" in args.mixes else []
         replicas = [start_server(tmp, serve_args, env) for _ in range(args.replicas)]
         try:
             streams = {mix: Stream(mix, args.entries) for mix in {*args.mixes, "semantic", "kb_search"}}
             for mix in args.mixes:
-                servers = bare if mix == "bare" else replicas
+                servers = {"bare": bare, "floor": floor}.get(mix, replicas)
                 stream = streams[mix]
                 for _, base in servers:
                     warm_up = Row(mix, 4, 1.0)
@@ -502,7 +589,7 @@ def run(args: argparse.Namespace) -> Run:
             if args.soak:
                 result.soak_row, result.soak_probes, result.soak = soak(replicas[0], args, streams["semantic"])
         finally:
-            for proc, _ in bare + replicas:
+            for proc, _ in bare + floor + replicas:
                 proc.terminate()
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=30)
@@ -607,7 +694,11 @@ def render(res: Run, args: argparse.Namespace) -> str:
         f"{servers}{f' --workers {args.workers}' if args.workers else ''}, "
         f"holding {args.entries} cached QQP questions and {args.kb_docs} BQ FAQ",
         "questions (+ the demo folder) in the KB, and a bare FastAPI app (one POST endpoint, the same JSON body",
-        "through pydantic) started by the same run; client and servers share the machine's cores. Each row:",
+        "through pydantic) started by the same run"
+        + ("; `floor` is a server that refuses every request with a constant `503 overloaded` and does nothing "
+           "else (no framework, one process per core): the cheapest refusal a Python server can write, as this "
+           "client sees it" if "floor" in args.mixes else "")
+        + "; client and servers share the machine's cores. Each row:",
         f"`clients` kept-alive connections send back to back for {args.seconds:g} s (raw-socket client of",
         f"`bench/_http_client.py` on uvloop, {args.client_timeout:g} s timeout"
         f"{', which every request says in `X-Lastline-Budget-Ms`' if args.say_budget else ''}). `× bare` is"
@@ -620,7 +711,8 @@ def render(res: Run, args: argparse.Namespace) -> str:
         "are counted in the status column; `p99 ok` covers answers only (2xx, and 404 for no answer),",
         "`p99 503` the shed ones. RSS is the server's (all workers). `CPU ms` is the server's CPU time (user +",
         "system of the server process and its workers, from `/proc/<pid>/stat`) over the row, per answered",
-        "request: on a loaded machine wall-clock figures move with the load, this one much less. `GC ms/s` is",
+        "request (per response for the floor, which answers none): on a loaded machine wall-clock figures move",
+        "with the load, this one much less. `GC ms/s` is",
         "how long the server's garbage collector paused it per second of the row (`lastline_gc_pause_seconds`,",
         "workers summed).",
         "",
@@ -685,6 +777,9 @@ def render(res: Run, args: argparse.Namespace) -> str:
 def main() -> None:
     if "--bare" in sys.argv[1:]:
         serve_bare(sys.argv[1:])
+        return
+    if "--floor" in sys.argv[1:]:
+        serve_floor(sys.argv[1:])
         return
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])

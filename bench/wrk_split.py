@@ -15,7 +15,9 @@ compare (e.g. the 128 slots of before).
 ``--levels`` runs rows at several client counts, ``--bare`` the bare app of ``bench/load.py`` first
 at the same levels: the issue's own measurement of whether throughput holds as clients rise, with a
 client written in C, where ``bench/load.py``'s asyncio client spends more of the same two cores
-per request.
+per request. ``--floor`` runs rows against the refusal floor of ``bench/load.py`` (a server that
+answers every request with a constant ``503 overloaded`` and does nothing else) before them: what
+``wrk`` itself sees of the cheapest refusal on these cores.
 
     python bench/wrk_split.py                        # 2 servers × 4 rows of 256 clients (≈3 minutes)
     python bench/wrk_split.py --env LASTLINE_LIMIT_SEMANTIC=128 --env LASTLINE_LIMIT_CACHE=144
@@ -43,7 +45,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import machine, write_section
 from http_bench import children, start_server
-from load import bodies_for, seed, start_bare
+from load import bodies_for, seed, start_bare, start_floor
 
 SECTION = "## wrk against two workers"
 #: Each mix writes a section of its own.
@@ -83,7 +85,7 @@ end
 
 @dataclass
 class Row:
-    server: int  # which fresh server, from 0; -1 for the bare app
+    server: int  # which fresh server, from 0; -1 for the bare app, -2 for the floor
     pid: int
     row: int
     clients: int
@@ -155,16 +157,17 @@ def run(args: argparse.Namespace) -> list[Row]:
         lua = tmp / "post.lua"
         lua.write_text(LUA, encoding="utf-8")
         _, posted = bodies_for(args.mix, args.entries)
-        bare_bodies = bodies_for("bare", args.entries)[1] if args.bare else []
+        bare_bodies = bodies_for("bare", args.entries)[1] if args.bare or args.floor else []
         per_row = len(posted) // (args.servers * args.rows * len(args.levels))
         settings = dict(kv.split("=", 1) for kv in args.env)
-        servers = ([-1] if args.bare else []) + list(range(args.servers))
+        servers = ([-2] if args.floor else []) + ([-1] if args.bare else []) + list(range(args.servers))
         made = 0
         for s in servers:
             run_dir = tmp / f"server{s}"
             run_dir.mkdir()
             shutil.copy(seeded / "bench.db", run_dir / "bench.db")  # start_server's database name
-            proc, base = start_bare(run_dir) if s < 0 else start_server(run_dir, env={**env, **settings})
+            proc, base = ({-2: start_floor, -1: start_bare}[s](run_dir) if s < 0
+                          else start_server(run_dir, env={**env, **settings}))
             try:
                 time.sleep(args.settle)
                 for clients in args.levels:
@@ -189,7 +192,7 @@ def render_row(row: Row) -> str:
     res = row.result
     answered = res["requests"] - res["refused"] - res["other"]  # a 200 each
     splits = sorted({"/".join(map(str, sorted(s, reverse=True))) for s in row.splits if sum(s) == row.clients})
-    server = "bare app" if row.server < 0 else f"{row.server + 1}"
+    server = {-2: "floor", -1: "bare app"}.get(row.server, f"{row.server + 1}")
     return (f"| {server} | {row.clients} | {row.row + 1} | {', '.join(splits) or '—'} | "
             f"{answered / res['seconds']:.0f} | "
             f"{res['refused']:.0f} | {res['other']:.0f} | {res['socket_errors']:.0f} | {res['p50_ms']:.1f} | "
@@ -204,11 +207,15 @@ def render(rows: list[Row], args: argparse.Namespace, started: str, load_before:
              f"{f' --servers {args.servers}' if args.servers != 2 else ''}"
              f"{f' --rows {args.rows}' if args.rows != 4 else ''}"
              f"{f' --seconds {args.seconds}' if args.seconds != 5 else ''}"
-             f"{' --bare' if args.bare else ''}{''.join(f' --env {e}' for e in args.env)}")
+             f"{' --floor' if args.floor else ''}{' --bare' if args.bare else ''}"
+             f"{''.join(f' --env {e}' for e in args.env)}")
     posting = ("the stored questions themselves (exact hits)" if args.mix == "exact"
                else "unseen questions in fallback mode")
     bare = (" The bare app (`bench/load.py --bare`: one POST endpoint, the same JSON body through pydantic) first, "
             "at the same levels." if args.bare else "")
+    floor = (" The floor (`bench/load.py --floor`: a server that refuses every request with a constant "
+             "`503 overloaded` and does nothing else, one process per core) before it: what `wrk` sees of the "
+             "cheapest refusal a Python server can write." if args.floor else "")
     head = [
         SECTIONS[args.mix], "",
         f"Machine: {machine()}; started {started} UTC; load average {load_before} before, "
@@ -217,7 +224,7 @@ def render(rows: list[Row], args: argparse.Namespace, started: str, load_before:
         f"`lastline serve` with its default two workers and {settings}, on `bench/load.py`'s data "
         f"({args.entries} cached questions); `wrk -t{args.threads} -c<clients> -d{args.seconds}s` posting "
         f"{posting}, a fresh server per {args.rows} row(s) at each of {levels} clients, {args.gap:g} s between rows."
-        f"{bare} Split: the connections each worker held, sampled once "
+        f"{floor}{bare} Split: the connections each worker held, sampled once "
         "a second while all of them were open (every distinct split seen). Answered: 200s a second; "
         "refused: `503 overloaded` in the row.", "",
         "| server | clients | row | split | answered/s | refused | other statuses | socket errors | p50 ms | p99 ms "
@@ -235,6 +242,8 @@ def main() -> None:
     parser.add_argument("--mix", choices=sorted(SECTIONS), default="semantic",
                         help="Unseen questions (semantic) or the stored ones (exact hits).")
     parser.add_argument("--bare", action="store_true", help="Rows against the bare app first, at the same levels.")
+    parser.add_argument("--floor", action="store_true",
+                        help="Rows against the refusal floor (bench/load.py --floor) first, at the same levels.")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads (-t).")
     parser.add_argument("--seconds", type=int, default=5, help="Length of each row.")
     parser.add_argument("--gap", type=float, default=2.0,
