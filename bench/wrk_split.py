@@ -212,9 +212,9 @@ def render(rows: list[Row], args: argparse.Namespace, started: str, load_before:
     posting = ("the stored questions themselves (exact hits)" if args.mix == "exact"
                else "unseen questions in fallback mode")
     bare = (" The bare app (`bench/load.py --bare`: one POST endpoint, the same JSON body through pydantic) first, "
-            "at the same levels." if args.bare else "")
+            "before the server, at the same levels." if args.bare else "")
     floor = (" The floor (`bench/load.py --floor`: a server that refuses every request with a constant "
-             "`503 overloaded` and does nothing else, one process per core) before it: what `wrk` sees of the "
+             "`503 overloaded` and does nothing else, one process per core) first: what `wrk` sees of the "
              "cheapest refusal a Python server can write." if args.floor else "")
     head = [
         SECTIONS[args.mix], "",
