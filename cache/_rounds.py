@@ -16,8 +16,16 @@ loop take the lock for up to a switch interval while the round waits. Measured f
 (``bench/load.py``, three alternating runs per side): semantic lookups at 64 clients 1.31–1.48 ms
 of server CPU per answer against 1.44–1.55, and none shed against some in two of three runs; in the
 ``mixed`` flood at 256 clients the p99 of the new questions' answers 569–664 ms against 697–829.
-No round waits for company: the lookups that arrive while one runs form the next, so rounds grow
-with the load and a lone lookup never waits.
+The lookups that arrive while one round runs form the next, so rounds grow with the load. A round
+after a shared one lingers up to ``linger_s`` (1.5 ms) for company before it starts: a round's own
+cost — the model's call streaming its weights, the catch-up check, one search per partition — is
+≈2 ms whatever its size, and at a few clients per worker the rounds otherwise alternate between the
+halves of the clients, each round half as large as it could be. Measured from outside
+(``bench/load.py --mixes bare,semantic --levels 1,16,64 --no-burst --no-flood``, four runs per side
+alternating): semantic lookups at 16 clients 1.80–1.96 → 1.45–1.56 ms of server CPU per answer and
+958–1,017 → 1,099–1,170 answers a second, p99 unchanged (28–30 ms); at 64 clients 1.21–1.27 →
+1.12–1.23 ms. A round after a round of one does not wait, so a lone client waits for nothing; at
+full load the queue holds ``max_round`` lookups and no round waits either.
 
 What bounds the queue: its callers. ``SemanticCache.submit_lookup`` queues a lookup holding its
 ``past_exact`` slot (``semantic``, 144 per process by default, ``docs/reliability.md``) and frees it
@@ -29,6 +37,7 @@ without a slot takes one inside its steps, on this thread, and is refused (or se
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -42,18 +51,23 @@ from ._config import LookupResult
 from ._lookup import Ask, Encode, LookupSteps, Search
 from ._neighbours import Nearest, PartitionKey
 
-__all__ = ["DEFAULT_MAX_ROUND", "LookupRounds", "RoundStats"]
+__all__ = ["DEFAULT_LINGER_S", "DEFAULT_MAX_ROUND", "LookupRounds", "RoundStats"]
 
 #: Lookups per round at most: the embedder's largest shared call (``DEFAULT_MAX_BATCH``).
 DEFAULT_MAX_ROUND = 64
+#: How long a round after a shared one waits for company, at most (see the module docstring): the
+#: time a few clients' next lookups take to arrive, short against a round (≈2 ms and more). 3 ms
+#: measured no better than 1.5 (1.66 ms of CPU per answer at 16 clients, one run).
+DEFAULT_LINGER_S = 0.0015
 
 
 @dataclass
 class RoundStats:
     """What the rounds did: ``lookups`` in ``rounds``, ``texts`` encoded in ``encode_calls``,
-    ``searched`` vectors in ``search_calls``."""
+    ``searched`` vectors in ``search_calls``; ``lingered``: rounds that waited for company."""
 
     rounds: int = 0
+    lingered: int = 0
     lookups: int = 0
     largest: int = 0
     encode_calls: int = 0
@@ -74,16 +88,20 @@ class LookupRounds:
     ``encode`` makes the vectors of a round's texts (the cache's embedder: its memo answers what it
     encoded before); ``search`` finds the nearest entries of one partition for several vectors (the
     cache's ``Neighbours.nearest_many``); ``before_round`` runs first in each round (the cache's
-    catch-up with other processes' writes, once per round instead of once per lookup). The thread
+    catch-up with other processes' writes, once per round instead of once per lookup); a round
+    after a shared one waits up to ``linger_s`` for ``max_round`` lookups to be queued. The thread
     starts with the first lookup and stops at :meth:`close`, after the lookups already queued.
     """
 
     def __init__(self, encode: Callable[[Sequence[str]], np.ndarray],
                  search: Callable[[PartitionKey, np.ndarray, int], list[Nearest]], *,
-                 before_round: Callable[[], object] | None = None, max_round: int = DEFAULT_MAX_ROUND) -> None:
-        if max_round < 1:
-            raise ValueError("max_round must be ≥ 1")
+                 before_round: Callable[[], object] | None = None, max_round: int = DEFAULT_MAX_ROUND,
+                 linger_s: float = DEFAULT_LINGER_S) -> None:
+        if max_round < 1 or linger_s < 0:
+            raise ValueError("max_round must be ≥ 1 and linger_s ≥ 0")
         self.max_round = max_round
+        self.linger_s = linger_s
+        self._last_round = 0  # lookups the round before took
         self.stats = RoundStats()
         self._encode = encode
         self._search = search
@@ -123,7 +141,10 @@ class LookupRounds:
                     self._arrived.wait()
                 if not self._queue:
                     return
+                if self._last_round > 1 and self.linger_s:
+                    self._linger()
                 batch = [self._queue.popleft() for _ in range(min(self.max_round, len(self._queue)))]
+                self._last_round = len(batch)
             try:
                 self._round(batch)
             except BaseException as exc:  # the round itself failed (its catch-up): no lookup waits forever
@@ -131,6 +152,17 @@ class LookupRounds:
                     if not p.future.done():
                         p.steps.close()
                         p.future.set_exception(exc)
+
+    def _linger(self) -> None:
+        """Under the lock: wait up to ``linger_s`` for ``max_round`` lookups (not past a close)."""
+        deadline = time.monotonic() + self.linger_s
+        if len(self._queue) < self.max_round and not self._closed:
+            self.stats.lingered += 1
+        while len(self._queue) < self.max_round and not self._closed:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self._arrived.wait(left)
 
     def _round(self, batch: list[_Pending]) -> None:
         live = [p for p in batch if p.future.set_running_or_notify_cancel()]

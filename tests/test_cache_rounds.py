@@ -281,3 +281,43 @@ def test_a_round_that_fails_before_its_lookups_fails_them_all_and_the_next_round
     assert cache.submit_lookup(QUESTIONS[0]).result(30).layer == "exact"
     assert cache._lookup.past_exact is not None
     assert cache._lookup.past_exact.stats().in_flight == 0
+
+
+def _lingering_rounds(cache: SemanticCache) -> tuple[LookupRounds, _Gate]:
+    """Rounds of at most 3 lookups that linger 30 s for company: a round after a shared one starts
+    only when 3 are queued (or at close), so what waits is known without timing."""
+    gate = _Gate()
+    cache.rounds.close()
+    cache.rounds = LookupRounds(cache.embedder.encode, cache.neighbours.nearest_many, before_round=gate,
+                                max_round=3, linger_s=30)
+    return cache.rounds, gate
+
+
+def test_a_round_after_a_shared_one_waits_for_company_until_its_round_is_full(cache: SemanticCache) -> None:
+    expected = [_decision(cache.lookup(q)) for q in PARAPHRASES[:5]]
+    rounds, gate = _lingering_rounds(cache)
+    first = _first_queued(cache, gate)
+    pair = [cache.submit_lookup(q) for q in PARAPHRASES[:2]]
+    gate.open()
+    assert first.result(30).hit and [_decision(f.result(30)) for f in pair] == expected[:2]
+    assert (rounds.stats.rounds, rounds.stats.largest, rounds.stats.lingered) == (2, 2, 0)  # the first alone
+    waiting = cache.submit_lookup(PARAPHRASES[2])
+    with pytest.raises(TimeoutError):  # the round before was shared: this one waits for company
+        waiting.result(0.5)
+    company = [cache.submit_lookup(q) for q in PARAPHRASES[3:5]]
+    assert [_decision(f.result(30)) for f in [waiting, *company]] == expected[2:]
+    assert (rounds.stats.rounds, rounds.stats.largest, rounds.stats.lingered) == (3, 3, 1)
+    last = cache.submit_lookup(PARAPHRASES[0])  # lingers too; close does not wait out the 30 s
+    closing = threading.Thread(target=rounds.close)
+    closing.start()
+    closing.join(10)
+    assert not closing.is_alive() and _decision(last.result(0)) == expected[0]
+
+
+def test_a_lone_client_never_waits_for_company(cache: SemanticCache) -> None:
+    expected = [_decision(cache.lookup(q)) for q in PARAPHRASES[:3]]
+    rounds, gate = _lingering_rounds(cache)
+    gate.open()
+    for q, decided in zip(PARAPHRASES[:3], expected, strict=True):  # rounds of one: none lingers 30 s
+        assert _decision(cache.submit_lookup(q).result(10)) == decided
+    assert (rounds.stats.rounds, rounds.stats.lingered) == (3, 0)
