@@ -155,13 +155,13 @@ class LookupRounds:
 
     def _linger(self) -> None:
         """Under the lock: wait up to ``linger_s`` for ``max_round`` lookups (not past a close)."""
-        deadline = time.monotonic() + self.linger_s
-        if len(self._queue) < self.max_round and not self._closed:
+        def room() -> bool:
+            return len(self._queue) < self.max_round and not self._closed
+
+        if room():
             self.stats.lingered += 1
-        while len(self._queue) < self.max_round and not self._closed:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return
+        deadline = time.monotonic() + self.linger_s
+        while room() and (left := deadline - time.monotonic()) > 0:
             self._arrived.wait(left)
 
     def _round(self, batch: list[_Pending]) -> None:

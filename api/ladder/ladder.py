@@ -177,7 +177,7 @@ def run_ladder(runtime: Runtime, tenant: str, req: FallbackRequest, *, route: st
     run = _LadderRun.enter(runtime, tenant, req, route)
     trail = run.trail
     lang = language_of(req.prompt)
-    deadline = deadline or Deadline.after(runtime.settings.request_deadline_s)
+    deadline = deadline if deadline is not None else Deadline.after(runtime.settings.request_deadline_s)
     for rung, bulkhead in ((_from_cache, "cache"), (_from_rules, "rules"), (_from_kb, "kb"), (_from_default, None)):
         try:
             answer = _bounded(runtime, tenant, req, lang, trail, rung, bulkhead, deadline)
